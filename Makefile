@@ -1,0 +1,86 @@
+# Ferrite -- top-level build.
+#
+#   make            build the kernel, the ISO and the host tools
+#   make run        build, then power Ferrite on in QEMU (tools/run-qemu)
+#   make test       build, then run every test; ends with one summary line
+#   make clean      remove build/ (never var/, where the NVM images live)
+#
+# Everything built lands in build/. Sources are found by folder: every .c and
+# .S under boot/ and kernel/ is part of the kernel, with libc/*.c.
+
+BUILD := build
+CC := gcc
+LD := ld
+OBJCOPY := objcopy
+PYTHON := /usr/bin/python3
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+
+# --- the kernel --------------------------------------------------------------
+
+FREESTANDING_INC := -nostdinc -isystem $(shell $(CC) -print-file-name=include)
+KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-builtin \
+	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-strict-aliasing -fno-common -mno-sse -mno-mmx -mno-80387 \
+	$(FREESTANDING_INC) -Iinclude -Ilibc/include -Ikernel $(KERNEL_DEFS)
+KERNEL_ASFLAGS := $(KERNEL_CFLAGS) -D__ASSEMBLY__
+KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+	--no-warn-rwx-segments -T boot/linker.ld
+
+KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
+	$(sort $(wildcard libc/*.c))
+KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
+
+.PHONY: all kernel iso tools run test unit-test system-test clean deps
+all: kernel iso tools
+
+kernel: $(BUILD)/ferrite.elf
+
+$(BUILD)/kernel-obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/kernel-obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/ferrite.elf: $(KERNEL_OBJS) boot/linker.ld
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
+
+# --- the GRUB rescue ISO (multiboot2) ----------------------------------------
+
+iso: $(BUILD)/ferrite.iso
+
+$(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg
+	@mkdir -p $(BUILD)/iso/boot/grub
+	cp $(BUILD)/ferrite.elf $(BUILD)/iso/boot/ferrite.elf
+	cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# --- host tools and tests ----------------------------------------------------
+
+include tests/unit/unit.mk
+
+tools: $(UNIT_TESTS)
+
+deps:
+	@tools/deps.sh
+
+run: deps all
+	tools/run-qemu $(RUN_ARGS)
+
+test: deps all
+	@$(PYTHON) tests/run-all
+
+unit-test: $(UNIT_TESTS)
+	@$(PYTHON) tests/run-all --unit-only
+
+system-test: all
+	@$(PYTHON) tests/run-all --system-only
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# deps.sh -- install, from Debian's packages, what Ferrite's build, run,
+# tests and benchmarks need; only what is missing, and say what it does.
+#
+# Cheap when everything is present: one dpkg-query, no network.
+set -eu
+
+# package -> why we need it
+packages=(
+	make            # the build
+	gcc             # kernel, libc, objstore, host tools
+	binutils        # ld, objcopy
+	grub-pc-bin     # BIOS GRUB modules for the rescue ISO
+	grub-common     # grub-mkrescue
+	xorriso         # grub-mkrescue writes the ISO with it
+	mtools          # grub-mkrescue builds the EFI image with it
+	qemu-system-x86 # the machine
+	qemu-system-data # qboot.rom, the fast firmware for --accel kvm
+	gdb             # make debug
+	python3         # the test harness
+	python3-pytest  # system tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$p")
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	sudo=sudo
+else
+	sudo=
+fi
+export DEBIAN_FRONTEND=noninteractive
+# The package lists may be absent on a fresh machine; refresh them once.
+if ! $sudo apt-get install -y --no-install-recommends "${missing[@]}"; then
+	echo "deps: refreshing the package lists and trying again"
+	$sudo apt-get update
+	$sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+echo "deps: done"
