@@ -19,6 +19,10 @@ extern char panic_epitaph[PANIC_EPITAPH_SIZE];
 /* panic -- print the reason and the registers, then stop for good */
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 
+/* panic_without_dump -- panic when the caller has already printed the state */
+__attribute__((noreturn, format(printf, 1, 2))) void
+panic_without_dump(const char *fmt, ...);
+
 /* halt_forever -- stop: exit QEMU if panic=exit, else halt with interrupts off */
 __attribute__((noreturn)) void halt_forever(void);
 

@@ -1,0 +1,157 @@
+/*
+ * cpu.c -- the x86_64 side of arch.h that is not interrupts, timers or
+ * flushing: CPU setup, halting, leaving QEMU, register dumps, backtraces.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/io.h"
+#include "arch/x86_64/trap.h"
+#include "core/printk.h"
+#include "mm/phys.h"
+
+#define QEMU_DEBUG_EXIT_PORT 0xf4
+
+extern char __text_start[], __text_end[];
+extern char boot_stack_bottom[], boot_stack_top[];
+
+/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU */
+void arch_cpu_init(void)
+{
+	gdt_init();
+	idt_init();
+}
+
+void arch_interrupts_enable(void)
+{
+	__asm__ volatile("sti" ::: "memory");
+}
+
+void arch_interrupts_disable(void)
+{
+	__asm__ volatile("cli" ::: "memory");
+}
+
+/* arch_wait_for_interrupt -- enable interrupts and halt until one arrives */
+void arch_wait_for_interrupt(void)
+{
+	/* sti takes effect after the next instruction: no lost wake-up. */
+	__asm__ volatile("sti; hlt" ::: "memory");
+}
+
+/* arch_halt -- stop this CPU for good */
+void arch_halt(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+/* arch_qemu_exit -- leave QEMU through isa-debug-exit (status = code*2+1) */
+void arch_qemu_exit(uint8_t code)
+{
+	arch_outb(QEMU_DEBUG_EXIT_PORT, code);
+	/* Without the device the write does nothing and we return. */
+}
+
+/* arch_cycles -- the time-stamp counter */
+uint64_t arch_cycles(void)
+{
+	return rdtsc();
+}
+
+/* arch_cpu_is_virtual -- whether CPUID reports a hypervisor */
+bool arch_cpu_is_virtual(void)
+{
+	return cpuid(1, 0).ecx & (1u << 31);
+}
+
+/* is_kernel_stack_address -- whether a frame pointer may be followed */
+static bool is_kernel_stack_address(uint64_t fp)
+{
+	return fp % 8 == 0 && fp >= KERNEL_BASE && fp < UINT64_MAX - 16;
+}
+
+/* arch_backtrace -- print up to `depth` return addresses from frame `fp` */
+void arch_backtrace(uint64_t fp, unsigned depth)
+{
+	for (unsigned i = 0; i < depth && fp; i++) {
+		const uint64_t *frame = (const uint64_t *)(uintptr_t)fp;
+
+		if (!is_kernel_stack_address(fp))
+			break;
+		if (frame[1] < (uint64_t)__text_start ||
+		    frame[1] >= (uint64_t)__text_end)
+			break;
+		printk(LOG_EMERG, "  %p\n", (void *)frame[1]);
+		if (frame[0] <= fp)
+			break; /* stacks grow down: a caller's frame lies above */
+		fp = frame[0];
+	}
+}
+
+/* arch_dump_state -- print the registers of the caller and a backtrace */
+void __attribute__((noinline)) arch_dump_state(void)
+{
+	uint64_t r[16];
+
+	__asm__ volatile("movq %%rax, 0(%0)\n\t"
+			 "movq %%rbx, 8(%0)\n\t"
+			 "movq %%rcx, 16(%0)\n\t"
+			 "movq %%rdx, 24(%0)\n\t"
+			 "movq %%rsi, 32(%0)\n\t"
+			 "movq %%rdi, 40(%0)\n\t"
+			 "movq %%rbp, 48(%0)\n\t"
+			 "movq %%rsp, 56(%0)\n\t"
+			 "movq %%r8, 64(%0)\n\t"
+			 "movq %%r9, 72(%0)\n\t"
+			 "movq %%r10, 80(%0)\n\t"
+			 "movq %%r11, 88(%0)\n\t"
+			 "movq %%r12, 96(%0)\n\t"
+			 "movq %%r13, 104(%0)\n\t"
+			 "movq %%r14, 112(%0)\n\t"
+			 "movq %%r15, 120(%0)\n\t"
+			 :
+			 : "r"(r)
+			 : "memory");
+	printk(LOG_EMERG, "rax %016llx rbx %016llx rcx %016llx\n",
+	       (unsigned long long)r[0], (unsigned long long)r[1],
+	       (unsigned long long)r[2]);
+	printk(LOG_EMERG, "rdx %016llx rsi %016llx rdi %016llx\n",
+	       (unsigned long long)r[3], (unsigned long long)r[4],
+	       (unsigned long long)r[5]);
+	printk(LOG_EMERG, "rbp %016llx rsp %016llx r8  %016llx\n",
+	       (unsigned long long)r[6], (unsigned long long)r[7],
+	       (unsigned long long)r[8]);
+	printk(LOG_EMERG, "r9  %016llx r10 %016llx r11 %016llx\n",
+	       (unsigned long long)r[9], (unsigned long long)r[10],
+	       (unsigned long long)r[11]);
+	printk(LOG_EMERG, "r12 %016llx r13 %016llx r14 %016llx\n",
+	       (unsigned long long)r[12], (unsigned long long)r[13],
+	       (unsigned long long)r[14]);
+	printk(LOG_EMERG, "r15 %016llx cr0 %016llx cr2 %016llx\n",
+	       (unsigned long long)r[15], (unsigned long long)read_cr0(),
+	       (unsigned long long)read_cr2());
+	printk(LOG_EMERG, "cr3 %016llx cr4 %016llx rflags %016llx\n",
+	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4(),
+	       (unsigned long long)read_rflags());
+	printk(LOG_EMERG, "backtrace:\n");
+	arch_backtrace(r[6], 16);
+}
+
+/* arch_trigger_fault -- cause CPU exception `kind` ("ud", "pf", "de", "gp"), for self-tests */
+void arch_trigger_fault(const char *kind)
+{
+	if (strcmp(kind, "ud") == 0)
+		__asm__ volatile("ud2");
+	else if (strcmp(kind, "pf") == 0)
+		__asm__ volatile("movq $0xdead, 0x10" ::: "memory"); /* write near NULL */
+	else if (strcmp(kind, "de") == 0) {
+		volatile uint32_t zero = 0;
+		uint32_t one = 1;
+
+		__asm__ volatile("divl %1" : "+a"(one) : "r"(zero) : "rdx");
+	} else if (strcmp(kind, "gp") == 0)
+		wrmsr(0xdeadbeef, 0); /* no such MSR */
+}

@@ -1,0 +1,83 @@
+/*
+ * gdt.c -- the segment descriptors and the task-state segment.
+ *
+ * In long mode segments are almost gone: we need a code and a data
+ * descriptor for ring 0 and a TSS whose interrupt stack table gives the
+ * double-fault, NMI and machine-check handlers stacks of their own, so a
+ * kernel stack overflow still ends in a readable dump instead of a triple
+ * fault. User segments arrive with user mode.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "arch/x86_64/trap.h"
+
+struct tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tss) == 104, "TSS layout");
+
+struct descriptor_pointer {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+#define IST_STACK_SIZE 8192
+
+static uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
+static struct tss tss;
+
+/* null, kernel code, kernel data, TSS (two slots) */
+static uint64_t gdt[5] = {
+	0,
+	0x00af9a000000ffffull, /* 0x08: 64-bit code, DPL 0 */
+	0x00cf92000000ffffull, /* 0x10: data, DPL 0 */
+};
+#define GDT_TSS 0x18
+
+/* tss_descriptor -- fill the two GDT slots of a 64-bit available TSS */
+static void tss_descriptor(uint64_t *slot, const struct tss *t)
+{
+	uint64_t base = (uint64_t)(uintptr_t)t;
+	uint64_t limit = sizeof(*t) - 1;
+
+	slot[0] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+		  (0x89ull << 40) | (((limit >> 16) & 0xf) << 48) |
+		  (((base >> 24) & 0xff) << 56);
+	slot[1] = base >> 32;
+}
+
+/* gdt_init -- load the GDT and TSS of this CPU */
+void gdt_init(void)
+{
+	struct descriptor_pointer gdtr;
+
+	memset(&tss, 0, sizeof(tss));
+	for (int i = 0; i < 3; i++)
+		tss.ist[i] = (uint64_t)(uintptr_t)&ist_stacks[i][IST_STACK_SIZE];
+	tss.iomap_base = sizeof(tss); /* no I/O permission bitmap */
+	tss_descriptor(&gdt[GDT_TSS / 8], &tss);
+
+	gdtr.limit = sizeof(gdt) - 1;
+	gdtr.base = (uint64_t)(uintptr_t)gdt;
+	__asm__ volatile("lgdt %0\n\t"
+			 "pushq %1\n\t"
+			 "leaq 1f(%%rip), %%rax\n\t"
+			 "pushq %%rax\n\t"
+			 "lretq\n"
+			 "1:\n\t"
+			 "movw %w2, %%ds\n\t"
+			 "movw %w2, %%es\n\t"
+			 "movw %w2, %%ss\n\t"
+			 "ltr %w3"
+			 :
+			 : "m"(gdtr), "i"(GDT_KERNEL_CODE), "r"(GDT_KERNEL_DATA),
+			   "r"(GDT_TSS)
+			 : "rax", "memory");
+}

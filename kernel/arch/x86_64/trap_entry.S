@@ -1,0 +1,81 @@
+/*
+ * trap_entry.S -- the 256 interrupt entry points and the common path.
+ *
+ * Each stub pushes an error code (0 when the CPU pushes none) and its
+ * vector, so every trap frame has the same shape (struct trap_frame in
+ * trap.h); the common path saves the general registers, calls
+ * trap_dispatch(frame) and returns with iretq.
+ */
+
+/* Vectors for which the CPU pushes an error code. */
+#define HAS_ERROR_CODE(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
+
+	.text
+	.balign 16
+trap_common:
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	cld
+	movq %rsp, %rdi
+	call trap_dispatch
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp            /* vector and error code */
+	iretq
+
+	.altmacro
+	.macro trap_stub v
+	.balign 16
+trap_stub_\v:
+	.if !HAS_ERROR_CODE(\v)
+	pushq $0
+	.endif
+	pushq $\v
+	jmp trap_common
+	.endm
+
+	.macro trap_stub_address v
+	.quad trap_stub_\v
+	.endm
+
+	.set vector, 0
+	.rept 256
+	trap_stub %vector
+	.set vector, vector + 1
+	.endr
+
+	.section .rodata
+	.balign 8
+	.globl trap_stubs
+trap_stubs:
+	.set vector, 0
+	.rept 256
+	trap_stub_address %vector
+	.set vector, vector + 1
+	.endr

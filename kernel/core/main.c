@@ -1,0 +1,96 @@
+/*
+ * main.c -- kmain: from the first C instruction to a running system.
+ *
+ * The order matters: the console first (so everything after can speak),
+ * then the loader's information and the command line, the CPU tables, DRAM
+ * and the kernel's page tables, ACPI (interrupt controllers, power-off,
+ * NVM), interrupts and the timer, and finally the NVM. Any failure that
+ * leaves the machine unusable says what is wrong and halts; nothing is
+ * guessed.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "acpi/acpi.h"
+#include "arch/arch.h"
+#include "core/bootinfo.h"
+#include "core/cmdline.h"
+#include "core/console.h"
+#include "core/panic.h"
+#include "core/printk.h"
+#include "core/selftest.h"
+#include "core/time.h"
+#include "dev/nvm.h"
+#include "dev/uart.h"
+#include "mm/frame.h"
+#include "mm/vm.h"
+
+#define FERRITE_VERSION "0.1-dev"
+
+void kmain(uint32_t boot_magic, uint32_t boot_info_phys);
+
+static struct boot_info boot_info;
+static struct nvm nvm;
+
+/* apply_loglevel -- loglevel=N (0..7) from the command line */
+static void apply_loglevel(void)
+{
+	const char *text = cmdline_get("loglevel");
+	char *end;
+	unsigned long level;
+
+	if (!text)
+		return;
+	level = strtoul(text, &end, 10);
+	if (*text && !*end && level <= LOG_DEBUG)
+		printk_set_level((enum log_level)level);
+	else
+		pr_warn("cmdline: loglevel=%s is not a number from 0 to 7\n", text);
+}
+
+/* platform_init -- ACPI tables, interrupt controllers and power-off */
+static void platform_init(void)
+{
+	struct madt_info madt;
+
+	if (acpi_init(boot_info.rsdp_phys))
+		panic("acpi: no usable ACPI tables (see above)");
+	if (acpi_madt_parse(&madt))
+		panic("acpi: no usable MADT: cannot find the interrupt controllers");
+	arch_interrupts_init(&madt);
+	if (acpi_poweroff_prepare())
+		pr_warn("acpi: power-off through S5 is unavailable\n");
+}
+
+/* kmain -- called by boot.S in the higher half with the loader's magic and information */
+void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
+{
+	uart_init();
+	if (bootinfo_parse(boot_magic, boot_info_phys, &boot_info)) {
+		pr_err("boot: not started by a multiboot loader (magic %#x)\n",
+		       boot_magic);
+		halt_forever();
+	}
+	cmdline_init(boot_info.cmdline);
+	apply_loglevel();
+	pr_info("Ferrite %s, a persistent-object microkernel (%s)\n",
+		FERRITE_VERSION, boot_info.loader);
+	pr_info("cmdline: %s\n", cmdline_text());
+	cmdline_warn_unknown();
+
+	arch_cpu_init();
+	frame_init(&boot_info);
+	mm_init(&boot_info);
+	platform_init();
+	time_init();
+	uart_enable_receive_interrupt();
+	arch_interrupts_enable();
+
+	if (cmdline_has("crash"))
+		arch_trigger_fault(cmdline_get("crash"));
+	if (cmdline_has("selftest"))
+		selftest_run(cmdline_get("selftest"));
+	if (nvm_init(&nvm))
+		halt_forever();
+	console_run();
+}

@@ -1,0 +1,23 @@
+/*
+ * time.h -- kernel time: the periodic tick and nanoseconds from the TSC.
+ */
+#ifndef CORE_TIME_H
+#define CORE_TIME_H
+
+#include <stdint.h>
+
+#define TICK_HZ 1000
+
+/* time_init -- start the periodic tick; time_ns counts from here */
+void time_init(void);
+
+/* time_ns -- nanoseconds since time_init, from the calibrated TSC */
+uint64_t time_ns(void);
+
+/* time_ticks -- timer interrupts since time_init */
+uint64_t time_ticks(void);
+
+/* time_cycles_to_ns -- convert a TSC delta to nanoseconds */
+uint64_t time_cycles_to_ns(uint64_t cycles);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * uart.c -- the 16550 UART on COM1.
+ *
+ * Transmit polls the line-status register; receive is interrupt driven
+ * into a single-producer (the IRQ handler) single-consumer ring that drops
+ * bytes when full rather than blocking the interrupt.
+ */
+#include <stdint.h>
+
+#include "arch/arch.h"
+#include "arch/x86_64/io.h"
+#include "dev/uart.h"
+
+#define COM1 0x3f8
+#define UART_DATA 0        /* receive / transmit holding register */
+#define UART_IER 1         /* interrupt enable */
+#define UART_FCR 2         /* FIFO control */
+#define UART_LCR 3         /* line control */
+#define UART_MCR 4         /* modem control */
+#define UART_LSR 5         /* line status */
+#define UART_DLL 0         /* divisor latch, low (DLAB = 1) */
+#define UART_DLM 1         /* divisor latch, high (DLAB = 1) */
+
+#define LSR_DATA_READY 0x01
+#define LSR_THR_EMPTY 0x20
+#define IER_RECEIVED_DATA 0x01
+#define MCR_DTR_RTS_OUT2 0x0b /* OUT2 gates the IRQ line on PC hardware */
+#define COM1_IRQ 4
+
+#define RX_RING_SIZE 1024 /* a power of two */
+
+static volatile char rx_ring[RX_RING_SIZE];
+static volatile uint32_t rx_head; /* written by the IRQ handler */
+static volatile uint32_t rx_tail; /* written by the reader */
+
+/* uart_init -- 115200 baud, 8N1, FIFOs on, interrupts off */
+void uart_init(void)
+{
+	arch_outb(COM1 + UART_IER, 0);
+	arch_outb(COM1 + UART_LCR, 0x80); /* DLAB: set the divisor */
+	arch_outb(COM1 + UART_DLL, 1);    /* 115200 / 1 */
+	arch_outb(COM1 + UART_DLM, 0);
+	arch_outb(COM1 + UART_LCR, 0x03); /* 8 bits, no parity, 1 stop */
+	arch_outb(COM1 + UART_FCR, 0xc7); /* enable and clear FIFOs, 14-byte trigger */
+	arch_outb(COM1 + UART_MCR, MCR_DTR_RTS_OUT2);
+}
+
+/* uart_put -- send one byte when the holding register is free */
+static void uart_put(char c)
+{
+	while (!(arch_inb(COM1 + UART_LSR) & LSR_THR_EMPTY))
+		;
+	arch_outb(COM1 + UART_DATA, (uint8_t)c);
+}
+
+/* uart_write -- send bytes, turning "\n" into "\r\n" */
+void uart_write(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n')
+			uart_put('\r');
+		uart_put(s[i]);
+	}
+}
+
+/* uart_receive_interrupt -- move every waiting byte into the ring */
+static void uart_receive_interrupt(void)
+{
+	while (arch_inb(COM1 + UART_LSR) & LSR_DATA_READY) {
+		char c = (char)arch_inb(COM1 + UART_DATA);
+
+		if (rx_head - rx_tail < RX_RING_SIZE) {
+			rx_ring[rx_head % RX_RING_SIZE] = c;
+			rx_head++;
+		}
+	}
+}
+
+/* uart_enable_receive_interrupt -- route IRQ 4 and buffer what arrives */
+void uart_enable_receive_interrupt(void)
+{
+	arch_irq_route(COM1_IRQ, uart_receive_interrupt);
+	arch_outb(COM1 + UART_IER, IER_RECEIVED_DATA);
+	uart_receive_interrupt(); /* anything that arrived before */
+}
+
+/* uart_read_byte -- take one received byte; false when none is waiting */
+bool uart_read_byte(char *out)
+{
+	if (rx_tail == rx_head)
+		return false;
+	*out = rx_ring[rx_tail % RX_RING_SIZE];
+	rx_tail++;
+	return true;
+}

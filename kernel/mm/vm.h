@@ -1,0 +1,37 @@
+/*
+ * vm.h -- the kernel's address space.
+ *
+ * Layout (virtual):
+ *   0x0000000000000000 - 0x00007fffffffffff  user space (not yet used)
+ *   0xffff800000000000 (HHDM_BASE)           physical memory, linearly:
+ *                                            RAM, ACPI tables, and the NVM
+ *                                            once the NVM driver maps it
+ *   0xffffc00000000000 (MMIO_BASE)           device registers, uncached
+ *   0xffffffff80000000 (KERNEL_BASE)         the kernel image
+ * Page tables are volatile: rebuilt from these rules at every power-on.
+ */
+#ifndef MM_VM_H
+#define MM_VM_H
+
+#include <stdint.h>
+
+struct boot_info;
+
+#define MMIO_BASE 0xffffc00000000000ull
+
+/* Protection bits for arch_map (kernel/arch/x86_64/paging.c). */
+#define VM_READ 0x1
+#define VM_WRITE 0x2
+#define VM_EXEC 0x4
+#define VM_UNCACHED 0x8
+
+/* mm_init -- build the kernel's page tables and switch to them */
+void mm_init(const struct boot_info *bi);
+
+/* vm_map_physical -- make [phys, phys+size) reachable through the HHDM; 0 or -ERR_NOMEM */
+int vm_map_physical(uint64_t phys, uint64_t size);
+
+/* vm_map_mmio -- map device registers uncached; their kernel address */
+void *vm_map_mmio(uint64_t phys, uint64_t size);
+
+#endif

@@ -1,0 +1,145 @@
+"""ferrite.py -- driving Ferrite in QEMU from a test, through tools/run-qemu.
+
+A Machine is one power-on: it starts the launcher with the serial console on
+a pipe, collects everything the kernel prints, and lets a test wait for a
+pattern, type, power-cut (SIGKILL) or wait for QEMU to exit. Every failure
+message carries the whole console output, so a failing test explains itself.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN_QEMU = os.path.join(ROOT, "tools", "run-qemu")
+
+# Generous: TCG on a loaded 2-core machine can be slow. Never a pass/fail
+# criterion on speed, only a bound so a hung kernel fails instead of hanging.
+DEFAULT_TIMEOUT = 60
+
+# QEMU exit statuses from isa-debug-exit (see docs/qemu.md).
+EXIT_SELFTEST_PASSED = 33
+EXIT_SELFTEST_FAILED = 35
+EXIT_PANIC = 37
+
+
+def accel():
+    """The accelerator the tests use: $FERRITE_ACCEL, default tcg."""
+    return os.environ.get("FERRITE_ACCEL", "tcg")
+
+
+def kvm_usable():
+    """Whether /dev/kvm can be opened read-write."""
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+class Machine:
+    """One power-on of Ferrite in QEMU."""
+
+    def __init__(self, image=None, size=None, boot="kernel", append=None,
+                 ram=None, no_nvm=False, extra=(), qemu_args=(),
+                 accel_name=None):
+        args = [RUN_QEMU, "--boot", boot, "--accel", accel_name or accel()]
+        if no_nvm:
+            args.append("--no-nvm")
+        else:
+            args += ["--image", str(image)]
+        if size:
+            args += ["--size", size]
+        if ram:
+            args += ["--ram", ram]
+        if append:
+            args += ["--append", append]
+        args += list(extra)
+        if qemu_args:
+            args += ["--"] + list(qemu_args)
+        self.args = args
+        self.output = ""
+        self._cond = threading.Condition()
+        self.proc = subprocess.Popen(
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, cwd=ROOT)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        """Collect the console output until QEMU closes it."""
+        while True:
+            chunk = self.proc.stdout.read1(4096)
+            if not chunk:
+                break
+            text = chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+            with self._cond:
+                self.output += text
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def _explain(self, what):
+        return "%s\n--- command: %s\n--- console output:\n%s" % (
+            what, " ".join(self.args), self.output)
+
+    def expect(self, pattern, timeout=DEFAULT_TIMEOUT, start=0):
+        """Wait until the output (from offset `start`) matches `pattern`; the match."""
+        regex = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                m = regex.search(self.output, start)
+                if m:
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None
+                                 and not self._reader.is_alive()):
+                    raise AssertionError(self._explain(
+                        "timed out or exited waiting for %r" % pattern))
+                self._cond.wait(min(left, 0.5))
+
+    def send(self, text):
+        """Type `text` on the serial console."""
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def wait_exit(self, timeout=DEFAULT_TIMEOUT):
+        """Wait for QEMU to exit by itself; its exit status."""
+        try:
+            status = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.power_cut()
+            raise AssertionError(self._explain("QEMU did not exit"))
+        self._reader.join(5)
+        return status
+
+    def power_cut(self):
+        """SIGKILL QEMU: the machine loses power at this instant."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._reader.join(5)
+
+    def close(self):
+        """Make sure QEMU is gone (used by fixtures on teardown)."""
+        self.power_cut()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+def run_launcher(*args, env=None):
+    """Run tools/run-qemu to completion (for its refusals); (status, output)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    p = subprocess.run([RUN_QEMU] + list(args), cwd=ROOT, env=full_env,
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=120)
+    return p.returncode, p.stdout + p.stderr

@@ -1,0 +1,115 @@
+"""test_boot.py -- powering Ferrite on: both boot paths, the NVM line for
+several sizes and RAM layouts, the error paths, and a kernel write to the NVM
+that survives a power cut."""
+
+import os
+
+import pytest
+
+from ferrite import EXIT_PANIC, Machine, kvm_usable
+
+NVM_LINE = r"nvm: (\d+) MiB at (0x[0-9a-f]+) \(NFIT SPA range (\d+)\), flush: (\S+)"
+
+
+def nvm_line(m):
+    """Wait for the NVM line; (MiB, base) as numbers."""
+    match = m.expect(NVM_LINE)
+    return int(match.group(1)), int(match.group(2), 16)
+
+
+@pytest.mark.parametrize("size,mib", [("64M", 64), ("1G", 1024), ("8G", 8192)])
+def test_kernel_boot_finds_nvm_of_each_size(machines, image, size, mib):
+    m = machines(image=image, size=size, boot="kernel")
+    m.expect(r"Ferrite \S+, a persistent-object microkernel \(multiboot1\)")
+    assert nvm_line(m) == (mib, 0x100000000)
+    m.expect(r"ferrite> ")
+    assert os.path.getsize(image) == mib << 20
+
+
+def test_nvm_moves_above_4g_ram(machines, image):
+    m = machines(image=image, size="1G", ram="4G", boot="kernel")
+    assert nvm_line(m) == (1024, 0x140000000)
+    m.expect(r"ferrite> ")
+
+
+def test_iso_boot_through_grub_multiboot2(machines, image):
+    m = machines(image=image, size="1G", boot="iso")
+    m.expect(r"Ferrite \S+, a persistent-object microkernel \(multiboot2\)")
+    assert nvm_line(m) == (1024, 0x100000000)
+    m.expect(r"ferrite> ")
+
+
+def test_no_nvdimm_is_a_clear_error(machines):
+    m = machines(no_nvm=True, append="panic=exit")
+    m.expect(r"nvm: no NVDIMM: the ACPI tables have no NFIT")
+    m.expect(r"-device nvdimm")  # says how to start QEMU correctly
+    assert m.wait_exit() == EXIT_PANIC
+
+
+def test_too_small_nvm_is_a_clear_error(machines, image):
+    m = machines(image=image, size="4M", append="panic=exit")
+    m.expect(r"nvm: the NVDIMM has 4096 KiB, less than the 16384 KiB Ferrite needs")
+    assert m.wait_exit() == EXIT_PANIC
+
+
+def test_power_on_counter_survives_power_cuts(machines, image):
+    for expected in (1, 2, 3):
+        m = machines(image=image, size="64M")
+        m.expect(r"nvm: power-on %d of this image" % expected)
+        m.expect(r"ferrite> ")
+        m.power_cut()
+
+
+def test_acpi_poweroff_from_the_console(machines, image):
+    m = machines(image=image, size="64M")
+    m.expect(r"ferrite> ")
+    m.send("help\r")
+    m.expect(r"commands: help, uptime, poweroff")
+    m.send("poweroff\r")
+    m.expect(r"ferrite: powering off")
+    assert m.wait_exit() == 0
+    again = machines(image=image, size="64M")
+    again.expect(r"nvm: power-on 2 of this image")
+
+
+def test_foreign_image_is_left_untouched(machines, image):
+    data = bytes(range(256)) * 16
+    with open(image, "wb") as f:
+        f.write(data)
+        f.truncate(64 << 20)
+    m = machines(image=image)
+    m.expect(r"nvm: the image holds data Ferrite did not write; leaving it untouched")
+    m.expect(r"ferrite> ")
+    m.power_cut()
+    with open(image, "rb") as f:
+        assert f.read(len(data)) == data
+
+
+def test_unknown_command_line_option_is_reported(machines, image):
+    m = machines(image=image, size="64M", append="bogus=1 loglevel=6")
+    m.expect(r"warning: cmdline: unknown option 'bogus' ignored")
+    m.expect(r"ferrite> ")
+
+
+@pytest.mark.parametrize("extra,append,flush", [
+    ((), "flush=clflush", "clflush"),
+    (("--cpu", "qemu64"), "", "clflush"),
+    (("--persistence", "cpu"), "", "none"),
+])
+def test_flush_instruction_choice(machines, image, extra, append, flush):
+    m = machines(image=image, size="64M", extra=extra, append=append or None)
+    match = m.expect(NVM_LINE)
+    assert match.group(4) == flush
+
+
+def test_flush_override_the_cpu_lacks_falls_back(machines, image):
+    m = machines(image=image, size="64M", extra=("--cpu", "qemu64"),
+                 append="flush=clwb")
+    m.expect(r"warning: nvm: flush=clwb: this CPU has no clwb; using clflush")
+
+
+@pytest.mark.skipif(not kvm_usable(), reason="/dev/kvm is not usable here")
+def test_kvm_boot(machines, image):
+    m = machines(image=image, size="1G", accel_name="kvm")
+    assert nvm_line(m) == (1024, 0x100000000)
+    m.expect(r"ferrite> ")
