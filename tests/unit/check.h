@@ -59,15 +59,16 @@ static inline void check_fail(const char *file, int line, const char *what)
 	printf("  %s:%d: check failed: %s\n", file, line, what);
 }
 
-/* check_eq -- compare two integers; on a mismatch print both */
-static inline void check_eq(const char *file, int line, const char *a_text,
+/* check_eq -- compare two integers; on a mismatch print both; true if equal */
+static inline bool check_eq(const char *file, int line, const char *a_text,
 			    const char *b_text, uintmax_t a, uintmax_t b)
 {
 	if (a == b)
-		return;
+		return true;
 	check_fail(file, line, "CHECK_EQ");
 	printf("    %s = %jd (%#jx)\n    %s = %jd (%#jx)\n", a_text,
 	       (intmax_t)a, a, b_text, (intmax_t)b, b);
+	return false;
 }
 
 /* check_print_str -- print s quoted, with unprintable bytes escaped */
@@ -119,8 +120,8 @@ static inline void check_show(const char *text, const char *s, size_t len)
 	putchar('\n');
 }
 
-/* check_str_eq -- compare two strings (either may be NULL); on a mismatch print both */
-static inline void check_str_eq(const char *file, int line, const char *a_text,
+/* check_str_eq -- compare strings (or NULLs); on a mismatch print both; true if equal */
+static inline bool check_str_eq(const char *file, int line, const char *a_text,
 				const char *b_text, const char *a, const char *b)
 {
 	size_t a_len = a != NULL ? check_host_strlen(a) : 0;
@@ -128,22 +129,24 @@ static inline void check_str_eq(const char *file, int line, const char *a_text,
 
 	if (a == NULL || b == NULL ? a == b :
 	    a_len == b_len && check_bytes_eq(a, b, a_len))
-		return;
+		return true;
 	check_fail(file, line, "CHECK_STR_EQ");
 	check_show(a_text, a, a_len);
 	check_show(b_text, b, b_len);
+	return false;
 }
 
-/* check_mem_eq -- compare two buffers of n bytes; on a mismatch print both */
-static inline void check_mem_eq(const char *file, int line, const char *a_text,
+/* check_mem_eq -- compare two n-byte buffers; on a mismatch print both; true if equal */
+static inline bool check_mem_eq(const char *file, int line, const char *a_text,
 				const char *b_text, const void *a, const void *b,
 				size_t n)
 {
 	if (check_bytes_eq(a, b, n))
-		return;
+		return true;
 	check_fail(file, line, "CHECK_MEM_EQ");
 	check_show(a_text, a, n);
 	check_show(b_text, b, n);
+	return false;
 }
 
 /* Each argument is evaluated exactly once. */

@@ -24,6 +24,8 @@
 # The list is derived from what was compiled, so a function added to libc is
 # renamed without anyone editing this file. The host runtime keeps its own
 # memcpy; ASan and UBSan instrument every load and store of our code.
+#
+# Uses BUILD and WARN from the top-level Makefile.
 
 UNIT_DIR := $(BUILD)/tests/unit
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%,\
