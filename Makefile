@@ -23,7 +23,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-builtin \
 	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-strict-aliasing -fno-common -mno-sse -mno-mmx -mno-80387 \
-	$(FREESTANDING_INC) -Iinclude -Ilibc/include -Ikernel $(KERNEL_DEFS)
+	$(FREESTANDING_INC) -Iinclude -Ilibc/include -Ikernel -Iobjstore/include \
+	$(KERNEL_DEFS)
 KERNEL_ASFLAGS := $(KERNEL_CFLAGS) -D__ASSEMBLY__
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T boot/linker.ld
@@ -32,7 +33,7 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
-.PHONY: all kernel iso tools run test unit-test system-test clean deps
+.PHONY: all kernel iso tools objstore run test unit-test system-test clean deps
 all: kernel iso tools
 
 kernel: $(BUILD)/ferrite.elf
@@ -62,8 +63,9 @@ $(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg
 # --- host tools and tests ----------------------------------------------------
 
 include tests/unit/unit.mk
+include objstore/objstore.mk
 
-tools: $(UNIT_TESTS)
+tools: $(UNIT_TESTS) objstore
 
 deps:
 	@tools/deps.sh

@@ -1,0 +1,273 @@
+/*
+ * alloc.c -- allocating data pages and small blocks, inside transactions.
+ *
+ * Pages: a persistent stack of free page numbers (free_top entries in use,
+ * in the root block). Allocation pops, freeing pushes: O(1), and opening a
+ * heap never scans anything. Every page has a descriptor saying what it is
+ * used for; a free page's descriptor says FREE, which catches double frees.
+ *
+ * Small blocks (64 B ... 2 KiB, six power-of-two classes): a slab is one
+ * page of equal blocks, its descriptor's slot_map says which are in use.
+ * Slabs with a free slot are on a doubly-linked list per class, headed in
+ * the root block; a slab is taken off when it fills and its page is freed
+ * when it empties. Allocation and free are O(1).
+ *
+ * Crash consistency: everything changed (root block, descriptors, stack
+ * slots) is logged with os_tx_log before it is written, so rollback
+ * restores the allocator exactly; each block handed out gets a FRESH
+ * record so the commit flushes what the caller wrote into it.
+ *
+ * Invariants (verified by the checker): free_top <= page_count; the stack
+ * holds free_top distinct page numbers whose descriptors are FREE, and
+ * every other page's descriptor is not FREE; a slab's `used` is the
+ * popcount of its slot_map, bits beyond its slot count are clear; a slab
+ * is on its class list iff used < slots, and the list links are mutual.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* log_desc -- log a page descriptor before changing it */
+static int log_desc(struct objstore *os, uint64_t page)
+{
+	return os_tx_log(os, &os->desc[page], sizeof(os->desc[page]));
+}
+
+/* seal_desc -- recompute a descriptor's checksum after changing it */
+static void seal_desc(struct objstore *os, uint64_t page)
+{
+	os->desc[page].crc = os_desc_crc(&os->desc[page]);
+}
+
+/* page_alloc -- pop a free page; its descriptor logged and set to `kind` */
+static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page)
+{
+	struct os_root *root = os->root;
+	uint64_t p;
+	int err;
+
+	if (root->free_top == 0)
+		return -ERR_NOMEM;
+	p = os->stack[root->free_top - 1];
+	if (p >= os->sb->page_count || os->desc[p].kind != OS_PAGE_FREE)
+		return -ERR_CORRUPT;
+	err = os_log_root(os);
+	if (!err)
+		err = log_desc(os, p);
+	if (err)
+		return err;
+	root->free_top--;
+	memset(&os->desc[p], 0, sizeof(os->desc[p]));
+	os->desc[p].kind = kind;
+	seal_desc(os, p);
+	*page = p;
+	return 0;
+}
+
+/* page_free -- push a page back on the free stack */
+static int page_free(struct objstore *os, uint64_t page)
+{
+	struct os_root *root = os->root;
+	uint32_t *slot = &os->stack[root->free_top];
+	int err;
+
+	if (root->free_top >= os->sb->page_count)
+		return -ERR_CORRUPT;
+	err = os_log_root(os);
+	if (!err)
+		err = os_tx_log(os, slot, sizeof(*slot));
+	if (!err)
+		err = log_desc(os, page);
+	if (err)
+		return err;
+	*slot = (uint32_t)page;
+	root->free_top++;
+	memset(&os->desc[page], 0, sizeof(os->desc[page]));
+	seal_desc(os, page);
+	return 0;
+}
+
+/* class_for -- the smallest size class holding `size` bytes */
+static unsigned class_for(uint64_t size)
+{
+	unsigned c = 0;
+
+	while (os_class_size(c) < size)
+		c++;
+	return c;
+}
+
+/* slab_unlink -- take slab `page` off its class list */
+static int slab_unlink(struct objstore *os, uint64_t page)
+{
+	struct os_page_desc *d = &os->desc[page];
+	int err = 0;
+
+	if (d->prev) {
+		err = log_desc(os, d->prev - 1);
+		if (err)
+			return err;
+		os->desc[d->prev - 1].next = d->next;
+		seal_desc(os, d->prev - 1);
+	} else {
+		err = os_log_root(os);
+		if (err)
+			return err;
+		os->root->slab_partial[d->size_class] = d->next;
+	}
+	if (d->next) {
+		err = log_desc(os, d->next - 1);
+		if (err)
+			return err;
+		os->desc[d->next - 1].prev = d->prev;
+		seal_desc(os, d->next - 1);
+	}
+	d->next = d->prev = 0; /* the caller logged d */
+	return 0;
+}
+
+/* slab_push -- put slab `page` at the head of its class list (d already logged) */
+static int slab_push(struct objstore *os, uint64_t page)
+{
+	struct os_page_desc *d = &os->desc[page];
+	uint64_t head = os->root->slab_partial[d->size_class];
+	int err = os_log_root(os);
+
+	if (err)
+		return err;
+	if (head) {
+		err = log_desc(os, head - 1);
+		if (err)
+			return err;
+		os->desc[head - 1].prev = (uint32_t)(page + 1);
+		seal_desc(os, head - 1);
+	}
+	d->next = (uint32_t)head;
+	d->prev = 0;
+	os->root->slab_partial[d->size_class] = page + 1;
+	return 0;
+}
+
+/* slab_new -- a fresh empty slab of class c, on its list */
+static int slab_new(struct objstore *os, unsigned c, uint64_t *page)
+{
+	int err = page_alloc(os, OS_PAGE_SLAB, page);
+
+	if (err)
+		return err;
+	os->desc[*page].size_class = (uint8_t)c;
+	err = slab_push(os, *page);
+	seal_desc(os, *page);
+	return err;
+}
+
+/* small_alloc -- one block of class c */
+static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
+{
+	uint64_t page = os->root->slab_partial[c];
+	struct os_page_desc *d;
+	unsigned slot;
+	int err;
+
+	if (page) {
+		page--;
+		if (page >= os->sb->page_count)
+			return -ERR_CORRUPT;
+	} else {
+		err = slab_new(os, c, &page);
+		if (err)
+			return err;
+	}
+	d = &os->desc[page];
+	if (d->kind != OS_PAGE_SLAB || d->size_class != c || d->used >= os_class_slots(c))
+		return -ERR_CORRUPT;
+	err = log_desc(os, page);
+	if (err)
+		return err;
+	slot = (unsigned)__builtin_ctzll(~d->slot_map);
+	d->slot_map |= 1ull << slot;
+	d->used++;
+	if (d->used == os_class_slots(c))
+		err = slab_unlink(os, page);
+	seal_desc(os, page);
+	if (err)
+		return err;
+	*off = os_page_off(os, page) + (uint64_t)slot * os_class_size(c);
+	return os_log_fresh(os, *off, os_class_size(c));
+}
+
+/* os_alloc -- `size` bytes: a small block, or a whole page */
+int os_alloc(struct objstore *os, uint64_t size, uint64_t *off)
+{
+	uint64_t page;
+	int err;
+
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	if (size == 0 || size > OS_PAGE_SIZE)
+		return -ERR_INVAL;
+	err = os_log_room(os, OS_ALLOC_LOG_RESERVE);
+	if (err)
+		return err;
+	if (size <= OS_LARGEST_SMALL)
+		return small_alloc(os, class_for(size), off);
+	err = page_alloc(os, OS_PAGE_WHOLE, &page);
+	if (err)
+		return err;
+	*off = os_page_off(os, page);
+	return os_log_fresh(os, *off, OS_PAGE_SIZE);
+}
+
+/* small_free -- give back a block of a slab */
+static int small_free(struct objstore *os, uint64_t page, uint64_t off)
+{
+	struct os_page_desc *d = &os->desc[page];
+	uint64_t in_page = off - os_page_off(os, page);
+	unsigned c = d->size_class, slot;
+	bool was_full;
+	int err;
+
+	if (c >= OS_SIZE_CLASSES || in_page % os_class_size(c))
+		return -ERR_INVAL;
+	slot = (unsigned)(in_page / os_class_size(c));
+	if (!(d->slot_map & (1ull << slot)))
+		return -ERR_INVAL; /* double free */
+	err = log_desc(os, page);
+	if (err)
+		return err;
+	was_full = d->used == os_class_slots(c);
+	d->slot_map &= ~(1ull << slot);
+	d->used--;
+	if (was_full && d->used > 0)
+		err = slab_push(os, page);
+	else if (d->used == 0 && !was_full)
+		err = slab_unlink(os, page);
+	seal_desc(os, page);
+	if (err)
+		return err;
+	return d->used == 0 ? page_free(os, page) : 0;
+}
+
+/* os_free -- give back a block from os_alloc */
+int os_free(struct objstore *os, uint64_t off)
+{
+	uint64_t page;
+
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	if (!os_in_data(os, off, 1))
+		return -ERR_INVAL;
+	if (os_log_room(os, OS_ALLOC_LOG_RESERVE))
+		return -ERR_NOSPC;
+	page = os_page_of(os, off);
+	switch (os->desc[page].kind) {
+	case OS_PAGE_WHOLE:
+		if (off != os_page_off(os, page))
+			return -ERR_INVAL;
+		return page_free(os, page);
+	case OS_PAGE_SLAB:
+		return small_free(os, page, off);
+	default:
+		return -ERR_INVAL; /* a free page: double free */
+	}
+}

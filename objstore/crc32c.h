@@ -1,0 +1,13 @@
+/*
+ * crc32c.h -- CRC-32C (Castagnoli), the checksum of every objstore header.
+ */
+#ifndef OBJSTORE_CRC32C_H
+#define OBJSTORE_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* crc32c -- the CRC-32C of `len` bytes, continuing from `crc` (start with 0) */
+uint32_t crc32c(uint32_t crc, const void *p, size_t len);
+
+#endif

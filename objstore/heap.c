@@ -1,0 +1,288 @@
+/*
+ * heap.c -- creating, validating and opening a heap.
+ *
+ * Creation writes every region, then the superblock last: a heap whose
+ * creation was cut short has no magic and is "not a Ferrite heap".
+ * Opening never scans the heap: it checks the superblock (magic, version,
+ * checksum, geometry), rolls back the records of an unfinished transaction
+ * (bounded by one transaction's log) and checks the root block. So open
+ * time does not grow with the heap's size or its number of objects.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+#define LOG_MIN (256u << 10)
+#define LOG_MAX (64u << 20)
+#define LOG_FLOOR (64u << 10) /* the smallest log a valid heap may have */
+
+/* default_log_size -- heap/16, clamped, in whole pages */
+static uint64_t default_log_size(uint64_t size)
+{
+	uint64_t log = size / 16;
+
+	if (log < LOG_MIN)
+		log = LOG_MIN;
+	if (log > LOG_MAX)
+		log = LOG_MAX;
+	return OS_ALIGN_DOWN(log, OS_PAGE_SIZE);
+}
+
+/* layout -- place the regions of a heap of `size` bytes; 0 or -ERR_NOSPC */
+static int layout(struct os_superblock *sb, uint64_t size, uint64_t log_size)
+{
+	uint64_t fixed = 2 * OS_PAGE_SIZE + log_size;
+	uint64_t pages, meta;
+
+	if (size < OS_MIN_HEAP_SIZE || fixed >= size)
+		return -ERR_NOSPC;
+	/* Each data page costs a page, a descriptor and a stack slot. */
+	pages = (size - fixed) / (OS_PAGE_SIZE + sizeof(struct os_page_desc) +
+				  sizeof(uint32_t));
+	for (;; pages--) {
+		meta = OS_ALIGN_UP(pages * sizeof(struct os_page_desc), OS_PAGE_SIZE) +
+		       OS_ALIGN_UP(pages * sizeof(uint32_t), OS_PAGE_SIZE);
+		if (fixed + meta + pages * OS_PAGE_SIZE <= size)
+			break;
+	}
+	if (pages < 16 || pages > UINT32_MAX - 1)
+		return -ERR_NOSPC;
+	sb->heap_size = size;
+	sb->root_offset = OS_PAGE_SIZE;
+	sb->log_offset = 2 * OS_PAGE_SIZE;
+	sb->log_size = log_size;
+	sb->desc_offset = sb->log_offset + log_size;
+	sb->stack_offset = sb->desc_offset +
+			   OS_ALIGN_UP(pages * sizeof(struct os_page_desc), OS_PAGE_SIZE);
+	sb->data_offset = sb->stack_offset +
+			  OS_ALIGN_UP(pages * sizeof(uint32_t), OS_PAGE_SIZE);
+	sb->page_count = pages;
+	return 0;
+}
+
+/* os_geometry_check -- validate a superblock's geometry against `size` */
+const char *os_geometry_check(const struct os_superblock *sb, uint64_t size)
+{
+	uint64_t pages = sb->page_count;
+
+	if (sb->heap_size != size)
+		return "heap size in the superblock differs from the image size";
+	if (sb->root_offset != OS_PAGE_SIZE || sb->log_offset != 2 * OS_PAGE_SIZE)
+		return "root block or log not where layout 1 puts them";
+	if (sb->log_size < LOG_FLOOR || sb->log_size % OS_PAGE_SIZE ||
+	    sb->log_size > size)
+		return "log size out of range";
+	if (pages < 16 || pages > UINT32_MAX - 1 || pages > size / OS_PAGE_SIZE)
+		return "page count out of range";
+	if (sb->desc_offset != sb->log_offset + sb->log_size)
+		return "page descriptors do not follow the log";
+	if (sb->stack_offset != sb->desc_offset +
+	    OS_ALIGN_UP(pages * sizeof(struct os_page_desc), OS_PAGE_SIZE))
+		return "free-page stack does not follow the descriptors";
+	if (sb->data_offset != sb->stack_offset +
+	    OS_ALIGN_UP(pages * sizeof(uint32_t), OS_PAGE_SIZE))
+		return "data pages do not follow the free-page stack";
+	if (sb->data_offset > size ||
+	    pages > (size - sb->data_offset) / OS_PAGE_SIZE)
+		return "data pages run past the end of the heap";
+	return NULL;
+}
+
+/* reserved_zero -- whether `len` bytes at p are all zero */
+static bool reserved_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* check_superblock -- magic, version, checksum and geometry; 0 or error */
+static int check_superblock(const struct os_superblock *sb, uint64_t size)
+{
+	if (size < sizeof(*sb) || memcmp(sb->magic, OS_MAGIC, 8) != 0)
+		return -ERR_INVAL;
+	if (sb->layout_major != OS_LAYOUT_MAJOR)
+		return -ERR_VERSION;
+	if (sb->header_size != sizeof(*sb) || sb->crc != os_sb_crc(sb))
+		return -ERR_CORRUPT;
+	if (!reserved_zero(sb->reserved, sizeof(sb->reserved)) || sb->flags)
+		return -ERR_CORRUPT;
+	if (os_geometry_check(sb, size))
+		return -ERR_CORRUPT;
+	if (sb->committed_epoch == 0)
+		return -ERR_CORRUPT;
+	return 0;
+}
+
+/* root_after_rollback -- the root block as rollback would leave it, in *out, writing nothing */
+static void root_after_rollback(const uint8_t *base, const struct os_superblock *sb,
+				struct os_root *out)
+{
+	const uint8_t *log = base + sb->log_offset;
+	uint64_t epoch = sb->committed_epoch + 1, pos = 0, size;
+	uint64_t root = sb->root_offset, root_end = root + sizeof(*out);
+
+	memcpy(out, base + root, sizeof(*out));
+	/* Forward: the oldest record wins, so apply in order only where not yet applied. */
+	uint8_t applied[sizeof(struct os_root)] = { 0 };
+
+	while (os_log_record_ok(sb, log, pos, epoch, &size)) {
+		const struct os_log_entry *e = (const void *)(log + pos);
+		const uint8_t *data = (const uint8_t *)(e + 1);
+
+		if (e->kind == OS_LOG_UNDO && e->offset < root_end &&
+		    e->offset + e->length > root) {
+			for (uint64_t a = e->offset; a < e->offset + e->length; a++) {
+				if (a < root || a >= root_end || applied[a - root])
+					continue;
+				((uint8_t *)out)[a - root] = data[a - e->offset];
+				applied[a - root] = 1;
+			}
+		}
+		pos += size;
+	}
+}
+
+/* os_probe -- the same checks as os_open, writing nothing: 0 or its error */
+int os_probe(const void *base, uint64_t size)
+{
+	const struct os_superblock *sb = base;
+	struct os_root root;
+	int err = check_superblock(sb, size);
+
+	if (err)
+		return err;
+	root_after_rollback(base, sb, &root);
+	if (root.crc != os_root_crc(&root))
+		return -ERR_CORRUPT;
+	if (root.free_top > sb->page_count || root.next_object_id == 0)
+		return -ERR_CORRUPT;
+	return 0;
+}
+
+/* attach -- fill the volatile handle from a heap's geometry `g` */
+static void attach(struct objstore *os, void *base, uint64_t size,
+		   const struct os_platform *pf, const struct os_superblock *g)
+{
+	memset(os, 0, sizeof(*os));
+	os->base = base;
+	os->size = size;
+	os->pf = pf;
+	os->sb = base;
+	os->root = (struct os_root *)((uint8_t *)base + g->root_offset);
+	os->log = (uint8_t *)base + g->log_offset;
+	os->log_size = g->log_size;
+	os->desc = (struct os_page_desc *)((uint8_t *)base + g->desc_offset);
+	os->stack = (uint32_t *)((uint8_t *)base + g->stack_offset);
+	os->data = (uint8_t *)base + g->data_offset;
+}
+
+/* os_open -- validate the superblock, roll back an unfinished transaction */
+int os_open(struct objstore *os, void *base, uint64_t size,
+	    const struct os_platform *pf)
+{
+	int err = os_probe(base, size);
+
+	if (err)
+		return err;
+	attach(os, base, size, pf, base);
+	os->rolled_back = os_rollback(os);
+	return 0;
+}
+
+/* format_data_structures -- descriptors, free-page stack and root block of an empty heap */
+static void format_data_structures(struct objstore *os, uint64_t pages)
+{
+	for (uint64_t p = 0; p < pages; p++) {
+		memset(&os->desc[p], 0, sizeof(os->desc[p]));
+		os->desc[p].crc = os_desc_crc(&os->desc[p]);
+		os->stack[p] = (uint32_t)(pages - 1 - p); /* page 0 is popped first */
+	}
+	memset(os->root, 0, sizeof(*os->root));
+	os->root->next_object_id = 1;
+	os->root->free_top = pages;
+	os->root->crc = os_root_crc(os->root);
+	memset(os->log, 0, OS_CACHE_LINE); /* no record at the start of the log */
+	os_flush(os, os->desc, pages * sizeof(*os->desc));
+	os_flush(os, os->stack, pages * sizeof(*os->stack));
+	os_flush(os, os->root, sizeof(*os->root));
+	os_flush(os, os->log, OS_CACHE_LINE);
+}
+
+/* default_heap_id -- a heap id from time and address when none is given */
+static void default_heap_id(uint8_t id[16], const struct os_platform *pf,
+			    const void *base)
+{
+	uint64_t seed[2] = { pf->now_ns ? pf->now_ns() : 0, (uint64_t)(uintptr_t)base };
+
+	for (int i = 0; i < 4; i++) {
+		uint32_t c = crc32c((uint32_t)i, seed, sizeof(seed));
+
+		memcpy(id + 4 * i, &c, 4);
+		seed[0] += c;
+	}
+}
+
+/* os_create -- format [base, base+size) as an empty heap and open it */
+int os_create(struct objstore *os, void *base, uint64_t size,
+	      const struct os_platform *pf, const struct os_create_opts *opts)
+{
+	struct os_superblock sb;
+	uint64_t log_size = opts && opts->log_size ? opts->log_size
+						 : default_log_size(size);
+	int err;
+
+	memset(&sb, 0, sizeof(sb));
+	if (log_size < LOG_FLOOR || log_size % OS_PAGE_SIZE)
+		return -ERR_INVAL;
+	err = layout(&sb, size, log_size);
+	if (err)
+		return err;
+	memcpy(sb.magic, OS_MAGIC, 8);
+	sb.layout_major = OS_LAYOUT_MAJOR;
+	sb.layout_minor = OS_LAYOUT_MINOR;
+	sb.header_size = sizeof(sb);
+	if (opts && opts->heap_id)
+		memcpy(sb.heap_id, opts->heap_id, 16);
+	else
+		default_heap_id(sb.heap_id, pf, base);
+	sb.create_time = pf->now_ns ? pf->now_ns() : 0;
+	sb.crc = os_sb_crc(&sb);
+	sb.committed_epoch = 1;
+
+	/* Invalidate an old superblock first: a cut below leaves no magic. */
+	memset(base, 0, sizeof(sb));
+	pf->flush(base, sizeof(sb));
+	pf->fence();
+	attach(os, base, size, pf, &sb);
+	format_data_structures(os, sb.page_count);
+	pf->fence();
+	memcpy(base, &sb, sizeof(sb));
+	pf->flush(base, sizeof(sb));
+	pf->fence();
+	return 0;
+}
+
+/* os_epoch -- the committed epoch */
+uint64_t os_epoch(const struct objstore *os)
+{
+	return os->sb->committed_epoch;
+}
+
+/* os_stats -- counts from the root block and the running transaction */
+void os_stats(const struct objstore *os, struct os_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->heap_size = os->size;
+	out->page_count = os->sb->page_count;
+	out->pages_free = os->root->free_top;
+	out->objects = os->root->object_count;
+	out->names = os->root->catalogue_count;
+	out->epoch = os->sb->committed_epoch;
+	out->log_size = os->log_size;
+	out->log_used = os->log_tail;
+	out->log_high_water = os->log_high_water;
+}

@@ -1,0 +1,211 @@
+/*
+ * format.h -- the on-NVM format of a Ferrite heap. Every persistent byte
+ * Ferrite writes is laid out here; docs/format.md explains it in prose.
+ *
+ * Rules (checked by os_check and, for the superblock, at every open):
+ *  - all integers are little-endian, fixed width, naturally aligned;
+ *  - persistent structures refer to each other by heap offset (from the
+ *    first byte of the heap) or page number, never by pointer; 0 is null
+ *    (offset 0 is the superblock, never an object);
+ *  - reserved fields are zero;
+ *  - every header carries a CRC32C (objstore/crc32c.h) of its other bytes;
+ *  - the layout major version changes on any incompatible change; a heap of
+ *    another major version is never touched. Minor versions only add.
+ *
+ * Heap geometry (all regions page aligned, fixed at creation):
+ *
+ *   page 0            superblock (struct os_superblock)
+ *   page 1            root block (struct os_root)
+ *   log_offset        undo log: log_size bytes of struct os_log_entry records
+ *   desc_offset       page descriptors: page_count x struct os_page_desc
+ *   stack_offset      free-page stack: page_count x uint32_t page numbers
+ *   data_offset       the data pages: page_count x OS_PAGE_SIZE
+ *
+ * A "page number" p names the data page at data_offset + p * OS_PAGE_SIZE.
+ */
+#ifndef OBJSTORE_FORMAT_H
+#define OBJSTORE_FORMAT_H
+
+#include <stdint.h>
+
+#define OS_PAGE_SIZE 4096u
+#define OS_CACHE_LINE 64u
+
+#define OS_MAGIC "FERRHEAP"     /* 8 bytes, no NUL */
+#define OS_LAYOUT_MAJOR 1
+#define OS_LAYOUT_MINOR 0
+
+/* The smallest heap: metadata plus a useful number of data pages. */
+#define OS_MIN_HEAP_SIZE (4u << 20)
+
+/*
+ * The superblock, page 0. Everything up to `crc` is written once, at
+ * creation, and covered by `crc`. `committed_epoch` lives in its own cache
+ * line and changes only by one aligned 8-byte store: that store is the
+ * commit of a transaction (objstore/tx.c).
+ */
+struct os_superblock {
+	char magic[8];              /* OS_MAGIC */
+	uint16_t layout_major;      /* OS_LAYOUT_MAJOR */
+	uint16_t layout_minor;      /* OS_LAYOUT_MINOR */
+	uint32_t header_size;       /* sizeof(struct os_superblock) */
+	uint8_t heap_id[16];        /* random, fixed at creation */
+	uint64_t heap_size;         /* bytes, the whole image */
+	uint64_t root_offset;       /* the root block: OS_PAGE_SIZE */
+	uint64_t log_offset;        /* the undo log */
+	uint64_t log_size;          /* bytes, a multiple of OS_PAGE_SIZE */
+	uint64_t desc_offset;       /* page descriptors */
+	uint64_t stack_offset;      /* free-page stack */
+	uint64_t data_offset;       /* data page 0 */
+	uint64_t page_count;        /* data pages */
+	uint64_t create_time;       /* platform time at creation, ns (0: unknown) */
+	uint64_t reserved[18];      /* zero */
+	uint32_t flags;             /* zero: no flags defined in 1.0 */
+	uint32_t crc;               /* CRC32C of all bytes above */
+	/* --- not covered by crc --- */
+	uint64_t committed_epoch __attribute__((aligned(OS_CACHE_LINE)));
+	uint8_t epoch_line_pad[OS_CACHE_LINE - 8];
+};
+_Static_assert(sizeof(struct os_superblock) == 320, "superblock size");
+_Static_assert(__builtin_offsetof(struct os_superblock, crc) == 252, "crc position");
+_Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
+	       "the epoch has a cache line of its own");
+
+/* Small-block size classes: 64 B ... 2 KiB, each a slab of one page. */
+#define OS_SIZE_CLASSES 6
+#define OS_SMALLEST_CLASS_SHIFT 6   /* 64 B */
+#define OS_LARGEST_SMALL (2048u)
+
+/*
+ * The root block, page 1: the mutable roots of every structure. Changed
+ * only inside a transaction (logged first); `crc` is recomputed by the
+ * commit whenever the transaction touched the root block.
+ */
+struct os_root {
+	uint64_t next_object_id;    /* ids start at 1 and are never reused */
+	uint64_t object_count;      /* live objects */
+	uint64_t index_root;        /* id index: offset of its top page, 0 if empty */
+	uint32_t index_depth;       /* levels of the id index (0 if empty) */
+	uint32_t reserved0;         /* zero */
+	uint64_t catalogue_root;    /* catalogue B+tree: offset of the root node, 0 if empty */
+	uint64_t catalogue_count;   /* names in the catalogue */
+	uint64_t free_top;          /* entries in use in the free-page stack */
+	uint64_t slab_partial[OS_SIZE_CLASSES]; /* first slab with a free slot, page+1; 0 none */
+	uint64_t app_roots[8];      /* offsets owned by the application (the kernel's roots) */
+	uint64_t reserved[10];       /* zero */
+	uint32_t reserved1;         /* zero */
+	uint32_t crc;               /* CRC32C of all bytes above */
+};
+_Static_assert(sizeof(struct os_root) == 256, "root block size");
+
+/* What a data page is used for. */
+enum os_page_kind {
+	OS_PAGE_FREE = 0,           /* on the free-page stack */
+	OS_PAGE_SLAB = 1,           /* small blocks of one size class */
+	OS_PAGE_WHOLE = 2,          /* one allocation of a whole page */
+};
+
+/*
+ * A page descriptor: one per data page, at desc_offset + 32 * page.
+ * For a slab: slot i (of OS_PAGE_SIZE >> (class + 6)) is in use when bit i
+ * of slot_map is set, `used` counts them, and next/prev (page + 1, 0 for
+ * none) link the slabs of the class that have a free slot.
+ */
+struct os_page_desc {
+	uint8_t kind;               /* enum os_page_kind */
+	uint8_t size_class;         /* slab: 0 = 64 B ... 5 = 2 KiB; else 0 */
+	uint16_t used;              /* slab: slots in use; else 0 */
+	uint32_t next;              /* slab on the partial list: next page + 1 */
+	uint32_t prev;              /* slab on the partial list: previous page + 1 */
+	uint32_t reserved;          /* zero */
+	uint64_t slot_map;          /* slab: slots in use */
+	uint32_t reserved2;         /* zero */
+	uint32_t crc;               /* CRC32C of the 28 bytes above */
+};
+_Static_assert(sizeof(struct os_page_desc) == 32, "page descriptor size");
+
+/*
+ * An undo-log record: this header, then (for OS_LOG_UNDO) the `length` old
+ * bytes of the range, padded with zeros to a multiple of OS_CACHE_LINE.
+ * Records are written from the start of the log, back to back; rollback
+ * walks them backwards through prev_size.
+ *
+ * Invariant: the records of the running transaction are exactly the longest
+ * prefix of the log whose records have a good crc and epoch ==
+ * committed_epoch + 1. Committing (storing committed_epoch + 1) therefore
+ * empties the log in the same single store.
+ */
+enum os_log_kind {
+	OS_LOG_UNDO = 1,            /* old contents follow; restored on rollback */
+	OS_LOG_FRESH = 2,           /* newly allocated range: only flushed at commit */
+};
+
+struct os_log_entry {
+	uint64_t offset;            /* heap offset of the range */
+	uint32_t length;            /* bytes in the range */
+	uint16_t kind;              /* enum os_log_kind */
+	uint16_t reserved;          /* zero */
+	uint64_t epoch;             /* the epoch this record belongs to */
+	uint32_t prev_size;         /* bytes of the previous record (0: first), to walk back */
+	uint32_t crc;               /* CRC32C of the header (crc = 0) and the data */
+};
+_Static_assert(sizeof(struct os_log_entry) == 32, "log record header size");
+
+/* Object types. Values are part of the format. */
+enum os_obj_type {
+	OS_TYPE_BLOB = 1,           /* bytes, mappable */
+	OS_TYPE_CODE = 2,           /* an ELF image, executed in place */
+	OS_TYPE_PROCESS = 3,
+	OS_TYPE_THREAD = 4,
+	OS_TYPE_ASPACE = 5,
+	OS_TYPE_CHANNEL = 6,
+	OS_TYPE_CATALOGUE = 7,
+	OS_TYPE_MAX = 7,
+};
+
+/*
+ * An object header: one 64-byte small block per object, found through the
+ * id index. The object's bytes live either in one small block
+ * (OS_PLACE_SMALL: kernel objects up to OS_LARGEST_SMALL bytes, fixed
+ * size) or in whole data pages (OS_PLACE_PAGED: blobs and code, mappable
+ * and page aligned) reached through a radix tree of index pages:
+ *   depth 0: `data` is the one data page (or 0 when size is 0);
+ *   depth d: `data` is an index page of OS_RADIX_FANOUT offsets of
+ *            depth d-1 subtrees; page i of the object is found by the
+ *            base-512 digits of i. Missing pages (0) read as zeros.
+ */
+enum os_placement {
+	OS_PLACE_SMALL = 1,
+	OS_PLACE_PAGED = 2,
+};
+
+struct os_obj_header {
+	uint64_t id;                /* never reused */
+	uint16_t type;              /* enum os_obj_type */
+	uint16_t flags;             /* zero: none defined in 1.0 */
+	uint32_t refcount;          /* names + kernel references; 0 = being deleted */
+	uint64_t size;              /* bytes */
+	uint64_t data;              /* see above */
+	uint8_t depth;              /* paged: radix depth */
+	uint8_t placement;          /* enum os_placement */
+	uint16_t reserved0;         /* zero */
+	uint32_t reserved1;         /* zero */
+	uint64_t modified_epoch;    /* epoch of the last change to size or contents */
+	uint64_t reserved2;         /* zero */
+	uint32_t reserved3;         /* zero */
+	uint32_t crc;               /* CRC32C of the 60 bytes above */
+};
+_Static_assert(sizeof(struct os_obj_header) == 64, "object header size");
+
+/*
+ * Index pages (the id index and object data radix trees): a whole data
+ * page of OS_RADIX_FANOUT little-endian uint64_t offsets, 0 for none. The
+ * page descriptor's `used` counts the non-zero entries, so an emptied page
+ * is freed at once. The id index maps id -> object header offset with the
+ * base-512 digits of the id, most significant first, over
+ * os_root.index_depth levels.
+ */
+#define OS_RADIX_FANOUT 512u
+#define OS_RADIX_SHIFT 9u
+
+#endif

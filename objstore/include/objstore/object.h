@@ -1,0 +1,79 @@
+/*
+ * object.h -- objects: ids, headers, the id index, and object contents.
+ *
+ * Every object has a 64-bit id, never reused, a type (format.h), a size
+ * and a reference count, in a checksummed header (struct os_obj_header)
+ * found through the id index. Contents are paged (blobs, code: whole data
+ * pages in a radix tree, page aligned so they can be mapped and executed in
+ * place) or small (kernel objects: one small block, fixed size).
+ *
+ * All changing calls run inside a transaction (os_tx_begin) and log what
+ * they change; on error they change nothing the transaction would keep
+ * inconsistent (log space is checked before anything is written).
+ */
+#ifndef OBJSTORE_OBJECT_H
+#define OBJSTORE_OBJECT_H
+
+#include <stdint.h>
+
+#include "objstore/objstore.h"
+
+/* What os_obj_stat reports. */
+struct os_obj_info {
+	uint64_t id;
+	uint16_t type;               /* enum os_obj_type */
+	uint8_t placement;           /* enum os_placement */
+	uint32_t refcount;
+	uint64_t size;
+	uint64_t modified_epoch;
+	uint64_t pages;              /* data pages allocated (paged objects) */
+};
+
+/* os_obj_create -- a new object of `type` and `size` bytes (zero-filled)
+ * with refcount 1; paged for OS_TYPE_BLOB and OS_TYPE_CODE, small for the
+ * kernel types (size 1..OS_LARGEST_SMALL, else -ERR_TOOBIG). Its id in *id.
+ * -ERR_INVAL for a bad type, -ERR_NOMEM heap full, -ERR_NOSPC log full. */
+int os_obj_create(struct objstore *os, uint16_t type, uint64_t size,
+		  uint64_t *id);
+
+/* os_obj_stat -- the header of object `id`; -ERR_NOENT if none,
+ * -ERR_CORRUPT if its header fails its checksum */
+int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out);
+
+/* os_obj_delete -- free the object, its pages and its index entry,
+ * whatever its refcount (the caller decides when; see os_obj_unref) */
+int os_obj_delete(struct objstore *os, uint64_t id);
+
+/* os_obj_ref -- refcount += delta (delta may be negative); the new count in
+ * *count. Reaching 0 does not delete: the caller calls os_obj_delete. */
+int os_obj_ref(struct objstore *os, uint64_t id, int32_t delta, uint32_t *count);
+
+/* os_obj_resize -- grow (zero-filled) or shrink a paged object; small
+ * objects cannot be resized (-ERR_NOTSUP) */
+int os_obj_resize(struct objstore *os, uint64_t id, uint64_t size);
+
+/* os_obj_read -- copy up to len bytes from offset `off`; bytes read
+ * (0 at or past the end) */
+int64_t os_obj_read(const struct objstore *os, uint64_t id, uint64_t off,
+		    void *buf, uint64_t len);
+
+/* os_obj_write -- copy len bytes to offset `off`, logging the old bytes;
+ * writing past the end is -ERR_RANGE (resize first). Bytes written. */
+int64_t os_obj_write(struct objstore *os, uint64_t id, uint64_t off,
+		     const void *buf, uint64_t len);
+
+/* os_obj_data -- the address of a small object's bytes (NULL if `id` is
+ * not a small object); the caller logs before writing them */
+void *os_obj_data(const struct objstore *os, uint64_t id);
+
+/* os_obj_page -- heap offset of page `index` of a paged object, allocating
+ * it (zero-filled) if `create` and it is missing; *page_off = 0 when
+ * missing and !create. For mapping objects and executing in place. */
+int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
+		uint64_t *page_off);
+
+/* os_obj_next -- the smallest live id >= `from`, for listing every object;
+ * -ERR_NOENT when there is none */
+int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id);
+
+#endif

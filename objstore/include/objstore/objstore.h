@@ -1,0 +1,144 @@
+/*
+ * objstore.h -- the persistent object heap: the public interface.
+ *
+ * objstore lays out, allocates, logs and checks every persistent byte of a
+ * Ferrite heap (format.h). It is a portable C library: it knows nothing of
+ * x86 or of the kernel, and reaches the outside only through the platform
+ * table below. The kernel, the host tool objtool, the crash simulator and
+ * the benchmarks each supply their own platform.
+ *
+ * Consistency: every change happens inside a transaction. os_tx_log()
+ * saves a range's old bytes in the persistent undo log (and makes them
+ * durable) before the caller writes the range; os_tx_commit() flushes what
+ * the transaction wrote, then advances the superblock's committed epoch
+ * with one 8-byte store. Opening a heap rolls back a transaction that did
+ * not commit. The same log serves short transactions (objtool) and one long
+ * transaction per checkpoint epoch (the kernel). A full log is -ERR_NOSPC,
+ * which the caller answers by committing (or aborting) early.
+ *
+ * Errors: every action returns 0 (or a non-negative result) or a negative
+ * code from <ferrite/errors.h>. One heap handle is used by one thread.
+ */
+#ifndef OBJSTORE_OBJSTORE_H
+#define OBJSTORE_OBJSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ferrite/errors.h"
+#include "objstore/format.h"
+
+/* How objstore reaches the platform. `now_ns` may be NULL. */
+struct os_platform {
+	/* write back the cache lines of [p, p+len) towards persistence */
+	void (*flush)(const void *p, size_t len);
+	/* order earlier flushes and stores before later stores */
+	void (*fence)(void);
+	/* an objstore invariant broke: report and do not return */
+	void (*fatal)(const char *message) __attribute__((noreturn));
+	/* current time in nanoseconds, for the creation stamp */
+	uint64_t (*now_ns)(void);
+};
+
+/*
+ * An open heap. Volatile: it lives in the caller's memory and is rebuilt
+ * by os_open() at every power-on. Fields are private to objstore.
+ */
+struct objstore {
+	uint8_t *base;                 /* the heap's first byte */
+	uint64_t size;
+	const struct os_platform *pf;
+	struct os_superblock *sb;
+	struct os_root *root;
+	struct os_page_desc *desc;
+	uint32_t *stack;
+	uint8_t *data;
+	uint8_t *log;
+	uint64_t log_size;
+	uint64_t log_tail;             /* bytes of the log used by the running transaction */
+	uint64_t log_high_water;       /* largest log_tail seen since open */
+	uint32_t last_record_size;     /* bytes of the last record appended */
+	uint64_t tx_epoch;             /* committed_epoch + 1 while a transaction runs */
+	bool in_tx;
+	bool root_logged;              /* the root block is in this transaction's log */
+	uint64_t rolled_back;          /* records undone by the last open or abort */
+};
+
+/* Creation options; zero fields take defaults. */
+struct os_create_opts {
+	uint64_t log_size;             /* default: heap/16, clamped to [256 KiB, 64 MiB] */
+	const uint8_t *heap_id;        /* 16 bytes; default: derived from time and address */
+};
+
+/* --- heaps ------------------------------------------------------------ */
+
+/* os_create -- format [base, base+size) as an empty heap and open it */
+int os_create(struct objstore *os, void *base, uint64_t size,
+	      const struct os_platform *pf, const struct os_create_opts *opts);
+
+/* os_open -- validate the superblock, roll back an unfinished transaction.
+ * -ERR_INVAL: not a Ferrite heap (no magic); -ERR_VERSION: another layout
+ * major version; -ERR_CORRUPT: a checksum or geometry check failed. Writes
+ * nothing unless the superblock and root block are valid. */
+int os_open(struct objstore *os, void *base, uint64_t size,
+	    const struct os_platform *pf);
+
+/* os_probe -- the same checks as os_open, writing nothing: 0 or its error */
+int os_probe(const void *base, uint64_t size);
+
+/* --- transactions ----------------------------------------------------- */
+
+/* os_tx_begin -- start a transaction; -ERR_BUSY if one is running */
+int os_tx_begin(struct objstore *os);
+
+/* os_tx_log -- save [p, p+len) (inside the heap) before changing it;
+ * -ERR_NOSPC when the log is full (nothing was logged) */
+int os_tx_log(struct objstore *os, const void *p, size_t len);
+
+/* os_tx_commit -- make everything the transaction did durable, atomically */
+int os_tx_commit(struct objstore *os);
+
+/* os_tx_abort -- undo everything the transaction did */
+int os_tx_abort(struct objstore *os);
+
+/* os_epoch -- the committed epoch */
+uint64_t os_epoch(const struct objstore *os);
+
+/* --- allocation (inside a transaction) -------------------------------- */
+
+/* os_alloc -- `size` bytes (1..OS_PAGE_SIZE): a small block of the
+ * smallest class that fits, or a whole page above OS_LARGEST_SMALL. The
+ * heap offset in *off. Contents are undefined; what the caller writes there
+ * is flushed by the commit. -ERR_NOMEM when the heap is full. */
+int os_alloc(struct objstore *os, uint64_t size, uint64_t *off);
+
+/* os_free -- give back a block from os_alloc; a wild or double free is
+ * refused with -ERR_INVAL (and changes nothing) */
+int os_free(struct objstore *os, uint64_t off);
+
+/* os_ptr -- the address of heap offset `off` (no check) */
+static inline void *os_ptr(const struct objstore *os, uint64_t off)
+{
+	return os->base + off;
+}
+
+/* os_off -- the heap offset of an address inside the heap (no check) */
+static inline uint64_t os_off(const struct objstore *os, const void *p)
+{
+	return (uint64_t)((const uint8_t *)p - os->base);
+}
+
+/* --- statistics ------------------------------------------------------- */
+
+struct os_stats {
+	uint64_t heap_size, page_count, pages_free;
+	uint64_t objects, names;
+	uint64_t epoch;
+	uint64_t log_size, log_used, log_high_water;
+};
+
+/* os_stats -- counts from the root block and the running transaction */
+void os_stats(const struct objstore *os, struct os_stats *out);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * internal.h -- helpers shared by the objstore modules; not for callers.
+ */
+#ifndef OBJSTORE_INTERNAL_H
+#define OBJSTORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crc32c.h"
+#include "objstore/objstore.h"
+
+#define OS_ALIGN_UP(v, a) (((v) + (a) - 1) / (a) * (a))
+#define OS_ALIGN_DOWN(v, a) ((v) / (a) * (a))
+
+/* os_page_off -- heap offset of data page `page` */
+static inline uint64_t os_page_off(const struct objstore *os, uint64_t page)
+{
+	return os->sb->data_offset + page * OS_PAGE_SIZE;
+}
+
+/* os_page_of -- the data page holding heap offset `off` (caller checks range) */
+static inline uint64_t os_page_of(const struct objstore *os, uint64_t off)
+{
+	return (off - os->sb->data_offset) / OS_PAGE_SIZE;
+}
+
+/* os_in_data -- whether [off, off+len) lies inside the data pages */
+static inline bool os_in_data(const struct objstore *os, uint64_t off,
+			      uint64_t len)
+{
+	uint64_t start = os->sb->data_offset;
+	uint64_t end = start + os->sb->page_count * OS_PAGE_SIZE;
+
+	return off >= start && off <= end && len <= end - off;
+}
+
+/* os_class_size -- bytes in a block of size class c */
+static inline uint32_t os_class_size(unsigned c)
+{
+	return 1u << (c + OS_SMALLEST_CLASS_SHIFT);
+}
+
+/* os_class_slots -- blocks in a slab of class c */
+static inline uint32_t os_class_slots(unsigned c)
+{
+	return OS_PAGE_SIZE / os_class_size(c);
+}
+
+/* os_desc_crc -- the checksum a page descriptor must carry */
+static inline uint32_t os_desc_crc(const struct os_page_desc *d)
+{
+	return crc32c(0, d, __builtin_offsetof(struct os_page_desc, crc));
+}
+
+/* os_root_crc -- the checksum the root block must carry */
+static inline uint32_t os_root_crc(const struct os_root *r)
+{
+	return crc32c(0, r, __builtin_offsetof(struct os_root, crc));
+}
+
+/* os_sb_crc -- the checksum the superblock must carry */
+static inline uint32_t os_sb_crc(const struct os_superblock *sb)
+{
+	return crc32c(0, sb, __builtin_offsetof(struct os_superblock, crc));
+}
+
+/* os_flush -- flush a range through the platform */
+static inline void os_flush(const struct objstore *os, const void *p,
+			    size_t len)
+{
+	os->pf->flush(p, len);
+}
+
+/* os_fence -- fence through the platform */
+static inline void os_fence(const struct objstore *os)
+{
+	os->pf->fence();
+}
+
+/* Log bytes one os_alloc or os_free may need at most: checked up front, so
+ * that a full log fails the call before it changes anything. */
+#define OS_ALLOC_LOG_RESERVE 1024u
+
+/* os_log_room -- 0 if `bytes` more of log fit, else -ERR_NOSPC */
+static inline int os_log_room(const struct objstore *os, uint64_t bytes)
+{
+	return os->log_size - os->log_tail >= bytes ? 0 : -ERR_NOSPC;
+}
+
+/* os_log_root -- log the root block once per transaction */
+int os_log_root(struct objstore *os);
+
+/* os_log_fresh -- record a newly allocated range, to be flushed at commit */
+int os_log_fresh(struct objstore *os, uint64_t off, uint32_t len);
+
+/* os_geometry_check -- validate a superblock's geometry against `size`; NULL or what is wrong */
+const char *os_geometry_check(const struct os_superblock *sb, uint64_t size);
+
+/* os_log_record_ok -- whether the record at log byte `pos` belongs to
+ * transaction `epoch` and is intact; its total size in *record_size */
+bool os_log_record_ok(const struct os_superblock *sb, const uint8_t *log,
+		      uint64_t pos, uint64_t epoch, uint64_t *record_size);
+
+/* os_log_record_size -- bytes a record of `kind` for `len` bytes occupies */
+static inline uint64_t os_log_record_size(unsigned kind, uint64_t len)
+{
+	return OS_ALIGN_UP(sizeof(struct os_log_entry) +
+				   (kind == OS_LOG_UNDO ? len : 0),
+			   OS_CACHE_LINE);
+}
+
+/* os_rollback -- undo the records of the running (or crashed) transaction,
+ * then commit the restored state as a new epoch; records undone */
+uint64_t os_rollback(struct objstore *os);
+
+#endif
