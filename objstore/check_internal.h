@@ -23,6 +23,7 @@ enum os_owner {
 	OS_OWNER_NONE = 0,
 	OS_OWNER_FREE,          /* on the free-page stack */
 	OS_OWNER_SLAB,          /* a slab: its blocks are claimed one by one */
+	OS_OWNER_BLOCK,         /* a whole page claimed with os_check_claim_block */
 	OS_OWNER_ID_INDEX,      /* a page of the id index */
 	OS_OWNER_OBJ_INDEX,     /* an index page of an object's radix tree */
 	OS_OWNER_OBJ_DATA,      /* a data page of an object */
@@ -35,6 +36,7 @@ struct os_checker {
 	const struct os_superblock *sb;
 	const struct os_root *root;
 	const struct os_page_desc *desc;
+	const uint32_t *stack;
 	uint8_t *page_owner;       /* per data page: enum os_owner */
 	uint64_t *slot_claimed;    /* per data page: claimed slab slots */
 	uint64_t problems;

@@ -88,33 +88,31 @@ const char *os_geometry_check(const struct os_superblock *sb, uint64_t size)
 	return NULL;
 }
 
-/* reserved_zero -- whether `len` bytes at p are all zero */
-static bool reserved_zero(const void *p, size_t len)
+/* os_sb_check -- magic, version, checksum and geometry; 0 or error, with the reason in *why */
+int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 {
-	const uint8_t *b = p;
+	const char *geometry;
 
-	for (size_t i = 0; i < len; i++)
-		if (b[i])
-			return false;
-	return true;
-}
-
-/* check_superblock -- magic, version, checksum and geometry; 0 or error */
-static int check_superblock(const struct os_superblock *sb, uint64_t size)
-{
-	if (size < sizeof(*sb) || memcmp(sb->magic, OS_MAGIC, 8) != 0)
+	*why = NULL;
+	if (size < sizeof(*sb) || memcmp(sb->magic, OS_MAGIC, 8) != 0) {
+		*why = "no Ferrite heap magic";
 		return -ERR_INVAL;
-	if (sb->layout_major != OS_LAYOUT_MAJOR)
+	}
+	if (sb->layout_major != OS_LAYOUT_MAJOR) {
+		*why = "another layout major version";
 		return -ERR_VERSION;
-	if (sb->header_size != sizeof(*sb) || sb->crc != os_sb_crc(sb))
-		return -ERR_CORRUPT;
-	if (!reserved_zero(sb->reserved, sizeof(sb->reserved)) || sb->flags)
-		return -ERR_CORRUPT;
-	if (os_geometry_check(sb, size))
-		return -ERR_CORRUPT;
-	if (sb->committed_epoch == 0)
-		return -ERR_CORRUPT;
-	return 0;
+	}
+	if (sb->header_size != sizeof(*sb))
+		*why = "superblock header size is wrong";
+	else if (sb->crc != os_sb_crc(sb))
+		*why = "superblock checksum mismatch";
+	else if (!os_all_zero(sb->reserved, sizeof(sb->reserved)) || sb->flags)
+		*why = "superblock reserved fields or flags are not zero";
+	else if ((geometry = os_geometry_check(sb, size)) != NULL)
+		*why = geometry;
+	else if (sb->committed_epoch == 0)
+		*why = "committed epoch is 0";
+	return *why ? -ERR_CORRUPT : 0;
 }
 
 /* root_after_rollback -- the root block as rollback would leave it, in *out, writing nothing */
@@ -151,7 +149,8 @@ int os_probe(const void *base, uint64_t size)
 {
 	const struct os_superblock *sb = base;
 	struct os_root root;
-	int err = check_superblock(sb, size);
+	const char *why;
+	int err = os_sb_check(sb, size, &why);
 
 	if (err)
 		return err;

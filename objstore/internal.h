@@ -13,10 +13,27 @@
 #define OS_ALIGN_UP(v, a) (((v) + (a) - 1) / (a) * (a))
 #define OS_ALIGN_DOWN(v, a) ((v) / (a) * (a))
 
+/* os_all_zero -- whether `len` bytes at p are all zero (reserved fields) */
+static inline bool os_all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
 /* os_page_off -- heap offset of data page `page` */
 static inline uint64_t os_page_off(const struct objstore *os, uint64_t page)
 {
 	return os->sb->data_offset + page * OS_PAGE_SIZE;
+}
+
+/* os_page_off_raw -- heap offset of data page `page`, from a superblock */
+static inline uint64_t os_page_off_raw(const struct os_superblock *sb, uint64_t page)
+{
+	return sb->data_offset + page * OS_PAGE_SIZE;
 }
 
 /* os_page_of -- the data page holding heap offset `off` (caller checks range) */
@@ -96,6 +113,10 @@ int os_log_fresh(struct objstore *os, uint64_t off, uint32_t len);
 
 /* os_geometry_check -- validate a superblock's geometry against `size`; NULL or what is wrong */
 const char *os_geometry_check(const struct os_superblock *sb, uint64_t size);
+
+/* os_sb_check -- magic, version, checksum and geometry of a superblock;
+ * 0, -ERR_INVAL, -ERR_VERSION or -ERR_CORRUPT with the reason in *why */
+int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why);
 
 /* os_log_record_ok -- whether the record at log byte `pos` belongs to
  * transaction `epoch` and is intact; its total size in *record_size */

@@ -1,0 +1,389 @@
+/*
+ * check.c -- the checker: every invariant of the format, read-only.
+ *
+ * Order: the superblock (if it is bad nothing else can be trusted), the
+ * root block, the log (an unfinished transaction means the structures may
+ * be half-changed in place: reported, and the check stops — open the heap
+ * first, or check a rolled-back private view as objtool does), every page
+ * descriptor, the free-page stack, the partial-slab lists; then each
+ * structure's module walks what it owns and claims every page and small
+ * block it reaches (check_internal.h); finally every allocated page and
+ * block must have been claimed exactly once (no leak, no double use) and
+ * every claimed one must be allocated (no dangling reference).
+ *
+ * Every offset is validated before it is followed, and every walk is
+ * bounded, so a corrupt heap yields reports, never a crash or a hang.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_internal.h"
+#include "internal.h"
+
+#define PROBLEMS_PRINTED_MAX 1000
+#define PROGRESS_STEP 65536
+
+/* os_check_problem -- report one problem (printf-style) and count it */
+void os_check_problem(struct os_checker *ck, const char *fmt, ...)
+{
+	char message[320];
+	va_list ap;
+
+	ck->problems++;
+	if (ck->problems > PROBLEMS_PRINTED_MAX || !ck->report->problem)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	ck->report->problem(ck->report->ctx, message);
+}
+
+/* progress -- tell the caller how far along we are */
+static void progress(struct os_checker *ck, uint64_t done, uint64_t total)
+{
+	if (ck->report->progress && done % PROGRESS_STEP == 0)
+		ck->report->progress(ck->report->ctx, done, total);
+}
+
+/* os_check_offset_ok -- whether [off, off+len) lies in the data pages */
+bool os_check_offset_ok(const struct os_checker *ck, uint64_t off, uint64_t len)
+{
+	uint64_t start = ck->sb->data_offset;
+	uint64_t end = start + ck->sb->page_count * OS_PAGE_SIZE;
+
+	return off >= start && off <= end && len <= end - off;
+}
+
+static const char *const owner_names[] = {
+	[OS_OWNER_NONE] = "nobody",
+	[OS_OWNER_FREE] = "the free-page stack",
+	[OS_OWNER_SLAB] = "a slab",
+	[OS_OWNER_BLOCK] = "a block",
+	[OS_OWNER_ID_INDEX] = "the id index",
+	[OS_OWNER_OBJ_INDEX] = "an object's index",
+	[OS_OWNER_OBJ_DATA] = "an object's data",
+	[OS_OWNER_CATALOGUE] = "the catalogue",
+};
+
+/* os_check_claim_page -- claim data page `page` for `owner` */
+bool os_check_claim_page(struct os_checker *ck, uint64_t page,
+			 enum os_owner owner, const char *what)
+{
+	if (page >= ck->sb->page_count) {
+		os_check_problem(ck, "%s: page %llu is beyond the %llu data pages",
+				 what, (unsigned long long)page,
+				 (unsigned long long)ck->sb->page_count);
+		return false;
+	}
+	if (ck->desc[page].kind != OS_PAGE_WHOLE) {
+		os_check_problem(ck, "%s: page %llu is not allocated as a whole page (descriptor kind %u)",
+				 what, (unsigned long long)page, ck->desc[page].kind);
+		return false;
+	}
+	if (ck->page_owner[page] != OS_OWNER_NONE) {
+		os_check_problem(ck, "%s: page %llu is already used by %s",
+				 what, (unsigned long long)page,
+				 owner_names[ck->page_owner[page]]);
+		return false;
+	}
+	ck->page_owner[page] = (uint8_t)owner;
+	return true;
+}
+
+/* claim_slot -- claim one block of a slab */
+static bool claim_slot(struct os_checker *ck, uint64_t page, uint64_t off,
+		       uint64_t size, const char *what)
+{
+	const struct os_page_desc *d = &ck->desc[page];
+	uint64_t in_page = off - os_page_off_raw(ck->sb, page);
+	uint32_t block = os_class_size(d->size_class);
+	uint64_t bit;
+
+	if (in_page % block || size > block) {
+		os_check_problem(ck, "%s: offset %#llx (%llu bytes) is not a block of its %u-byte slab",
+				 what, (unsigned long long)off,
+				 (unsigned long long)size, block);
+		return false;
+	}
+	bit = 1ull << (in_page / block);
+	if (!(d->slot_map & bit)) {
+		os_check_problem(ck, "%s: block at %#llx is free in its slab (dangling reference)",
+				 what, (unsigned long long)off);
+		return false;
+	}
+	if (ck->slot_claimed[page] & bit) {
+		os_check_problem(ck, "%s: block at %#llx is used twice",
+				 what, (unsigned long long)off);
+		return false;
+	}
+	ck->slot_claimed[page] |= bit;
+	return true;
+}
+
+/* os_check_claim_block -- claim the allocation at `off` of at least `size` bytes */
+bool os_check_claim_block(struct os_checker *ck, uint64_t off, uint64_t size,
+			  const char *what)
+{
+	uint64_t page;
+
+	if (!os_check_offset_ok(ck, off, size ? size : 1)) {
+		os_check_problem(ck, "%s: offset %#llx is outside the data pages",
+				 what, (unsigned long long)off);
+		return false;
+	}
+	page = (off - ck->sb->data_offset) / OS_PAGE_SIZE;
+	if (ck->desc[page].kind == OS_PAGE_SLAB) {
+		if (ck->desc[page].size_class >= OS_SIZE_CLASSES)
+			return false; /* reported with the descriptors */
+		return claim_slot(ck, page, off, size, what);
+	}
+	if (off % OS_PAGE_SIZE != ck->sb->data_offset % OS_PAGE_SIZE ||
+	    size > OS_PAGE_SIZE) {
+		os_check_problem(ck, "%s: offset %#llx is not the start of a page", what,
+				 (unsigned long long)off);
+		return false;
+	}
+	return os_check_claim_page(ck, page, OS_OWNER_BLOCK, what);
+}
+
+/* check_root -- the root block's checksum and bounds */
+static void check_root(struct os_checker *ck)
+{
+	const struct os_root *r = ck->root;
+
+	if (r->crc != os_root_crc(r))
+		os_check_problem(ck, "root block: checksum %#x != %#x", r->crc,
+				 os_root_crc(r));
+	if (r->free_top > ck->sb->page_count)
+		os_check_problem(ck, "root block: free-page stack top %llu beyond %llu pages",
+				 (unsigned long long)r->free_top,
+				 (unsigned long long)ck->sb->page_count);
+	if (r->next_object_id == 0)
+		os_check_problem(ck, "root block: next object id is 0");
+	if (!os_all_zero(r->reserved, sizeof(r->reserved)) || r->reserved0 || r->reserved1)
+		os_check_problem(ck, "root block: reserved fields are not zero");
+	for (unsigned c = 0; c < OS_SIZE_CLASSES; c++)
+		if (r->slab_partial[c] > ck->sb->page_count)
+			os_check_problem(ck, "root block: partial-slab list %u starts at page %llu, beyond the heap",
+					 c, (unsigned long long)r->slab_partial[c] - 1);
+}
+
+/* log_is_empty -- whether the log holds no record of an unfinished transaction */
+static bool log_is_empty(struct os_checker *ck)
+{
+	const uint8_t *log = ck->base + ck->sb->log_offset;
+	uint64_t pos = 0, size, records = 0;
+
+	while (os_log_record_ok(ck->sb, log, pos, ck->sb->committed_epoch + 1, &size)) {
+		records++;
+		pos += size;
+	}
+	if (records)
+		os_check_problem(ck, "log: an unfinished transaction of %llu records (%llu bytes) awaits rollback; open the heap first",
+				 (unsigned long long)records, (unsigned long long)pos);
+	return records == 0;
+}
+
+/* check_slab_desc -- the invariants of one slab's descriptor */
+static void check_slab_desc(struct os_checker *ck, uint64_t p,
+			    const struct os_page_desc *d)
+{
+	uint32_t slots;
+
+	if (d->size_class >= OS_SIZE_CLASSES) {
+		os_check_problem(ck, "page %llu: slab of unknown size class %u",
+				 (unsigned long long)p, d->size_class);
+		return;
+	}
+	slots = os_class_slots(d->size_class);
+	if (d->used != __builtin_popcountll(d->slot_map))
+		os_check_problem(ck, "page %llu: slab counts %u blocks in use, its map has %d",
+				 (unsigned long long)p, d->used,
+				 __builtin_popcountll(d->slot_map));
+	if (slots < 64 && (d->slot_map >> slots))
+		os_check_problem(ck, "page %llu: slab map has bits beyond its %u slots",
+				 (unsigned long long)p, slots);
+	if (d->used == 0)
+		os_check_problem(ck, "page %llu: empty slab was not freed",
+				 (unsigned long long)p);
+	if (d->next > ck->sb->page_count || d->prev > ck->sb->page_count)
+		os_check_problem(ck, "page %llu: slab list link beyond the heap",
+				 (unsigned long long)p);
+	ck->page_owner[p] = OS_OWNER_SLAB;
+}
+
+/* check_descriptors -- every page descriptor on its own */
+static void check_descriptors(struct os_checker *ck)
+{
+	uint64_t pages = ck->sb->page_count;
+
+	for (uint64_t p = 0; p < pages; p++) {
+		const struct os_page_desc *d = &ck->desc[p];
+
+		progress(ck, p, pages);
+		if (d->crc != os_desc_crc(d)) {
+			os_check_problem(ck, "page %llu: descriptor checksum %#x != %#x",
+					 (unsigned long long)p, d->crc, os_desc_crc(d));
+			continue;
+		}
+		if (d->reserved || d->reserved2)
+			os_check_problem(ck, "page %llu: descriptor reserved fields are not zero",
+					 (unsigned long long)p);
+		if (d->kind == OS_PAGE_SLAB)
+			check_slab_desc(ck, p, d);
+		else if (d->kind == OS_PAGE_FREE && (d->size_class || d->used || d->next || d->prev || d->slot_map))
+			os_check_problem(ck, "page %llu: free page's descriptor is not blank",
+					 (unsigned long long)p);
+		else if (d->kind == OS_PAGE_WHOLE && (d->size_class || d->next || d->prev || d->slot_map || d->used > OS_RADIX_FANOUT))
+			os_check_problem(ck, "page %llu: whole page's descriptor has slab fields set",
+					 (unsigned long long)p);
+		else if (d->kind > OS_PAGE_WHOLE)
+			os_check_problem(ck, "page %llu: unknown descriptor kind %u",
+					 (unsigned long long)p, d->kind);
+	}
+}
+
+/* check_free_stack -- free_top distinct free pages, and no free page missing */
+static void check_free_stack(struct os_checker *ck)
+{
+	uint64_t pages = ck->sb->page_count, top = ck->root->free_top;
+
+	if (top > pages)
+		return; /* reported by check_root */
+	for (uint64_t i = 0; i < top; i++) {
+		uint32_t p = ck->stack[i];
+
+		if (p >= pages) {
+			os_check_problem(ck, "free-page stack slot %llu: page %u beyond the heap",
+					 (unsigned long long)i, p);
+		} else if (ck->desc[p].kind != OS_PAGE_FREE) {
+			os_check_problem(ck, "free-page stack slot %llu: page %u is in use (descriptor kind %u)",
+					 (unsigned long long)i, p, ck->desc[p].kind);
+		} else if (ck->page_owner[p] == OS_OWNER_FREE) {
+			os_check_problem(ck, "free-page stack slot %llu: page %u is on the stack twice",
+					 (unsigned long long)i, p);
+		} else {
+			ck->page_owner[p] = OS_OWNER_FREE;
+		}
+	}
+	for (uint64_t p = 0; p < pages; p++)
+		if (ck->desc[p].kind == OS_PAGE_FREE && ck->page_owner[p] != OS_OWNER_FREE)
+			os_check_problem(ck, "page %llu: free but not on the free-page stack (lost)",
+					 (unsigned long long)p);
+}
+
+/* check_partial_list -- one class's list of slabs with a free slot */
+static void check_partial_list(struct os_checker *ck, unsigned c,
+			       uint64_t partial_slabs)
+{
+	uint64_t page = ck->root->slab_partial[c], prev = 0, steps = 0;
+
+	while (page) {
+		const struct os_page_desc *d;
+
+		if (page > ck->sb->page_count || ++steps > partial_slabs) {
+			os_check_problem(ck, "partial-slab list %u: runs past its %llu slabs (cycle or bad link)",
+					 c, (unsigned long long)partial_slabs);
+			return;
+		}
+		d = &ck->desc[page - 1];
+		if (d->kind != OS_PAGE_SLAB || d->size_class != c ||
+		    d->used >= os_class_slots(c) || d->prev != prev) {
+			os_check_problem(ck, "partial-slab list %u: page %llu is not a partial slab of this class linked back to %llu",
+					 c, (unsigned long long)page - 1,
+					 (unsigned long long)prev);
+			return;
+		}
+		prev = page;
+		page = d->next;
+	}
+	if (steps != partial_slabs)
+		os_check_problem(ck, "partial-slab list %u: holds %llu of the %llu slabs with a free slot",
+				 c, (unsigned long long)steps,
+				 (unsigned long long)partial_slabs);
+}
+
+/* check_partial_lists -- every class's list against the descriptors */
+static void check_partial_lists(struct os_checker *ck)
+{
+	uint64_t partial[OS_SIZE_CLASSES] = { 0 };
+
+	for (uint64_t p = 0; p < ck->sb->page_count; p++) {
+		const struct os_page_desc *d = &ck->desc[p];
+
+		if (d->kind == OS_PAGE_SLAB && d->size_class < OS_SIZE_CLASSES &&
+		    d->used < os_class_slots(d->size_class))
+			partial[d->size_class]++;
+	}
+	for (unsigned c = 0; c < OS_SIZE_CLASSES; c++)
+		check_partial_list(ck, c, partial[c]);
+}
+
+/* check_claims -- every allocated page and block reached exactly once */
+static void check_claims(struct os_checker *ck)
+{
+	uint64_t pages = ck->sb->page_count;
+
+	for (uint64_t p = 0; p < pages; p++) {
+		const struct os_page_desc *d = &ck->desc[p];
+
+		progress(ck, p, pages);
+		if (d->kind == OS_PAGE_WHOLE && ck->page_owner[p] == OS_OWNER_NONE)
+			os_check_problem(ck, "page %llu (offset %#llx): allocated but unreachable (leak)",
+					 (unsigned long long)p,
+					 (unsigned long long)os_page_off_raw(ck->sb, p));
+		if (d->kind == OS_PAGE_SLAB && d->size_class < OS_SIZE_CLASSES &&
+		    ck->slot_claimed[p] != d->slot_map) {
+			uint64_t lost = d->slot_map & ~ck->slot_claimed[p];
+			uint32_t block = os_class_size(d->size_class);
+
+			for (unsigned s = 0; lost && s < 64; s++)
+				if (lost & (1ull << s))
+					os_check_problem(ck, "block at %#llx (%u bytes): allocated but unreachable (leak)",
+							 (unsigned long long)(os_page_off_raw(ck->sb, p) + s * block),
+							 block);
+		}
+	}
+}
+
+/* os_check_scratch_size -- bytes of scratch memory os_check needs */
+uint64_t os_check_scratch_size(uint64_t size)
+{
+	uint64_t pages = size / OS_PAGE_SIZE + 1;
+
+	return pages * (sizeof(uint64_t) + 1);
+}
+
+/* os_check -- check the heap at base; the number of problems found */
+uint64_t os_check(const void *base, uint64_t size, void *scratch,
+		  const struct os_check_report *report)
+{
+	struct os_checker ck = { .base = base, .size = size, .report = report };
+	const char *why;
+	uint64_t pages;
+
+	ck.sb = base;
+	if (os_sb_check(ck.sb, size, &why)) {
+		os_check_problem(&ck, "superblock: %s", why);
+		return ck.problems;
+	}
+	pages = ck.sb->page_count;
+	ck.root = (const void *)(ck.base + ck.sb->root_offset);
+	ck.desc = (const void *)(ck.base + ck.sb->desc_offset);
+	ck.stack = (const void *)(ck.base + ck.sb->stack_offset);
+	ck.slot_claimed = scratch;
+	ck.page_owner = (uint8_t *)(ck.slot_claimed + pages);
+	memset(scratch, 0, pages * (sizeof(uint64_t) + 1));
+
+	check_root(&ck);
+	if (!log_is_empty(&ck) || ck.problems)
+		return ck.problems;
+	check_descriptors(&ck);
+	check_free_stack(&ck);
+	check_partial_lists(&ck);
+	os_check_objects(&ck);
+	os_check_catalogue(&ck);
+	check_claims(&ck);
+	return ck.problems;
+}
