@@ -64,6 +64,7 @@ $(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg
 
 include tests/unit/unit.mk
 include objstore/objstore.mk
+include tests/bench/bench.mk
 
 tools: $(UNIT_TESTS) objstore
 

@@ -19,6 +19,8 @@ packages=(
 	gdb             # make debug
 	python3         # the test harness
 	python3-pytest  # system tests
+	libpmemobj-dev  # make bench-objstore: PMDK's libpmemobj and its hashmap_tx example, the yardstick
+	libpmem-dev     # libpmemobj's flush layer (pulled by libpmemobj-dev; named for clarity)
 )
 
 missing=()

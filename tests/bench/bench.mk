@@ -1,0 +1,61 @@
+# bench.mk -- benchmarks. Not tests: nothing here fails on time.
+#
+#   make bench-objstore   objstore against PMDK's libpmemobj, same machine,
+#                         same run: build/bench/bench_objstore and
+#                         build/bench/bench_pmdk, then the ratio table
+#                         (tests/bench/run-objstore-bench; docs/performance.md)
+#   make bench            every benchmark
+#
+# Benchmark programs: -O2, no sanitizers. The objstore side links
+# build/host/libobjstore.a (objstore.mk), the PMDK side -lpmemobj and the
+# hashmap_tx example that libpmemobj-dev installs, compiled from the
+# installed sources into build/bench/ (never copied into this tree), with
+# its own warnings left alone: it is PMDK's code, not ours.
+#
+# BENCH_ARGS is passed to both programs (e.g. BENCH_ARGS="--runs 3").
+# Uses BUILD, CC and WARN from the top-level Makefile.
+
+BENCH_DIR := $(BUILD)/bench
+PMDK_EXAMPLES ?= /usr/share/doc/libpmemobj-dev/examples
+PMDK_HASHMAP := $(PMDK_EXAMPLES)/hashmap
+
+BENCH_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Iobjstore/include \
+	-Itools/host -Itests/bench
+BENCH_OBJSTORE := $(BENCH_DIR)/bench_objstore
+BENCH_PMDK := $(BENCH_DIR)/bench_pmdk
+BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
+
+.PHONY: bench bench-objstore bench-objstore-bins
+
+bench: bench-objstore
+
+# deps first (it installs libpmemobj-dev), then build, then run: a
+# sub-make so that the PMDK files exist before make looks for them.
+bench-objstore: deps
+	@$(MAKE) --no-print-directory bench-objstore-bins
+	@tests/bench/run-objstore-bench --bin $(BENCH_DIR) $(BENCH_ARGS)
+
+bench-objstore-bins: $(BENCH_OBJSTORE) $(BENCH_PMDK) $(BENCH_PMDK_COUNT)
+
+$(BENCH_DIR)/%.o: tests/bench/%.c tests/bench/bench.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BENCH_DIR)/bench_pmdk.o: BENCH_CFLAGS += -I$(PMDK_HASHMAP)
+
+$(BENCH_DIR)/hashmap_tx.o: $(PMDK_HASHMAP)/hashmap_tx.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -I$(PMDK_HASHMAP) -c $< -o $@
+
+$(BENCH_OBJSTORE): $(BENCH_DIR)/bench_objstore.o $(BENCH_DIR)/bench_common.o \
+		$(BUILD)/host/libobjstore.a
+	$(CC) -o $@ $^
+
+$(BENCH_PMDK): $(BENCH_DIR)/bench_pmdk.o $(BENCH_DIR)/bench_common.o \
+		$(BENCH_DIR)/hashmap_tx.o
+	$(CC) -o $@ $^ -lpmemobj -lpmem
+
+# LD_PRELOADed by bench_pmdk --count: counts PMDK's flushes and fences
+$(BENCH_PMDK_COUNT): tests/bench/pmdk_count.c tests/bench/bench.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $< -ldl
