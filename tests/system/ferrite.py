@@ -76,7 +76,7 @@ class Machine:
             chunk = self.proc.stdout.read1(4096)
             if not chunk:
                 break
-            text = chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+            text = chunk.decode("utf-8", "replace").replace("\r", "")
             with self._cond:
                 self.output += text
                 self._cond.notify_all()

@@ -152,6 +152,10 @@ void arch_trigger_fault(const char *kind)
 		uint32_t one = 1;
 
 		__asm__ volatile("divl %1" : "+a"(one) : "r"(zero) : "rdx");
-	} else if (strcmp(kind, "gp") == 0)
-		wrmsr(0xdeadbeef, 0); /* no such MSR */
+	} else if (strcmp(kind, "gp") == 0) {
+		uint64_t non_canonical = 0x8000000000000000ull, value;
+
+		__asm__ volatile("movq (%1), %0" : "=r"(value) : "r"(non_canonical));
+		(void)value;
+	}
 }
