@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../objstore/crc32c.h" /* for the cost model only */
 #include "bench.h"
 #include "host_platform.h"
 #include "objstore/catalogue.h"
@@ -408,6 +409,50 @@ static void bench_cat(const struct bench_opts *o)
 		bench_report(cat_names[b], ns[b], o->runs);
 }
 
+/* --- the cost model ------------------------------------------------------- */
+
+/* floor_costs -- what the platform charges for the steps every operation is
+ * made of: write back one dirty line and wait for it, the same for a dirty
+ * page, and a crc32c of a page; printed as a '#' note */
+static void floor_costs(const struct bench_opts *o)
+{
+	enum { N = 20000 };
+	const struct os_platform *pf = host_platform();
+	char path[256];
+	struct objstore os;
+	uint64_t t[4];
+	volatile uint32_t sink = 0;
+	void *base;
+	uint8_t *line, *page;
+
+	bench_path(path, sizeof(path), o, "objstore", "floor");
+	base = heap_new(&os, path, OS_MIN_HEAP_SIZE, pf);
+	line = block(&os, 64);
+	page = block(&os, 4096);
+	t[0] = bench_now_ns();
+	for (unsigned i = 0; i < N; i++) {
+		*(volatile uint64_t *)line = i;
+		pf->flush(line, 8);
+		pf->fence();
+	}
+	t[1] = bench_now_ns();
+	for (unsigned i = 0; i < N; i++) {
+		memset(page, (int)i, 4096);
+		pf->flush(page, 4096);
+		pf->fence();
+	}
+	t[2] = bench_now_ns();
+	for (unsigned i = 0; i < N; i++)
+		sink += crc32c(i, page, 4096);
+	t[3] = bench_now_ns();
+	printf("# objstore: floor: store+flush+fence of 1 line %.0f ns, of 1 page "
+	       "(64 lines) %.0f ns; crc32c of 1 page %.0f ns\n",
+	       (double)(t[1] - t[0]) / N, (double)(t[2] - t[1]) / N,
+	       (double)(t[3] - t[2]) / N);
+	heap_drop(base, OS_MIN_HEAP_SIZE, path);
+	(void)sink;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -418,6 +463,8 @@ int main(int argc, char **argv)
 		o.runs = 1;
 	printf("# objstore: flush instruction %s, %u runs%s\n", host_flush_name(),
 	       o.runs, counting ? ", counting flushes and fences" : "");
+	if (!counting)
+		floor_costs(&o);
 	if (bench_wants(&o, "tx"))
 		bench_tx(&o);
 	if (bench_wants(&o, "open"))
