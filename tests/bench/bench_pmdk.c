@@ -19,7 +19,7 @@
  * flushes with CLWB/CLFLUSHOPT + SFENCE, as objstore does, not with msync.
  *
  * With --count (and LD_PRELOAD=build/bench/pmdk_count.so), each benchmark
- * runs once and prints `# count name flush_calls lines fences` per
+ * runs once and prints `# count name flush_calls lines fences waits` per
  * operation, as bench_objstore --count does, instead of its time.
  */
 #define _GNU_SOURCE
