@@ -64,9 +64,10 @@ $(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg
 
 include tests/unit/unit.mk
 include objstore/objstore.mk
+include tools/objtool/objtool.mk
 include tests/bench/bench.mk
 
-tools: $(UNIT_TESTS) objstore
+tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
 
 deps:
 	@tools/deps.sh

@@ -1,0 +1,348 @@
+/*
+ * cmd_info.c -- the commands that describe an image: info, ls, stat.
+ *
+ * All three are read-only: they run on objtool's private view of the
+ * image (image.c), in which an unfinished transaction has been rolled
+ * back, so they show the image as the next open will see it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "objtool.h"
+
+/* --- info --------------------------------------------------------------- */
+
+/* print_heap_id -- the 16-byte heap id, as a UUID is written */
+static void print_heap_id(const uint8_t id[16])
+{
+	for (int i = 0; i < 16; i++)
+		printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", id[i]);
+	putchar('\n');
+}
+
+/* print_time -- a creation stamp in ns since 1970, in UTC */
+static void print_time(uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char text[64];
+
+	if (ns == 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		puts("unknown");
+	else
+		puts(text);
+}
+
+/* run_info -- objtool IMAGE info */
+static int run_info(struct image *img, const struct args *a)
+{
+	const struct os_superblock *sb = (const void *)img->base;
+	struct os_stats st;
+	char s1[32], s2[32];
+
+	(void)a;
+	os_stats(&img->os, &st);
+	printf("image:            %s\n", img->path);
+	printf("layout version:   %u.%u\n", sb->layout_major, sb->layout_minor);
+	printf("heap id:          ");
+	print_heap_id(sb->heap_id);
+	printf("created:          ");
+	print_time(sb->create_time);
+	printf("size:             %s (%" PRIu64 " bytes)\n",
+	       fmt_size(s1, sizeof(s1), st.heap_size), st.heap_size);
+	printf("data pages:       %" PRIu64 " of %u bytes: %" PRIu64 " used, %" PRIu64
+	       " free (%s)\n", st.page_count, OS_PAGE_SIZE,
+	       st.page_count - st.pages_free, st.pages_free,
+	       fmt_size(s2, sizeof(s2), st.pages_free * OS_PAGE_SIZE));
+	printf("objects:          %" PRIu64 "\n", st.objects);
+	printf("names:            %" PRIu64 "\n", st.names);
+	printf("committed epoch:  %" PRIu64 "\n", img->disk_epoch);
+	printf("log:              %s, ", fmt_size(s1, sizeof(s1), st.log_size));
+	if (img->had_unfinished_tx)
+		printf("holds an unfinished transaction (shown rolled back, as the "
+		       "next open will roll it back)\n");
+	else
+		printf("empty (no unfinished transaction)\n");
+	return EXIT_OK;
+}
+
+const struct command cmd_info = {
+	.name = "info",
+	.access = ACCESS_READ,
+	.min_pos = 0,
+	.max_pos = 0,
+	.usage = "info",
+	.summary = "layout version, heap id, size, pages, counts, epoch, log",
+	.help = "Describes the image: its layout version and heap id, when it was\n"
+		"created, its size, the data pages used and free, the number of objects\n"
+		"and of names, the committed epoch (which advances by one with every\n"
+		"transaction), the size of the undo log, and whether the log holds a\n"
+		"transaction that did not commit (a power cut, or a killed writer).\n"
+		"Counts are shown as the next open will see them: with such a\n"
+		"transaction rolled back.\n",
+	.run = run_info,
+};
+
+/* --- ls ----------------------------------------------------------------- */
+
+/* name_count -- the names the root block counts: a bound on catalogue walks */
+static uint64_t name_count(const struct image *img)
+{
+	struct os_stats st;
+
+	os_stats(&img->os, &st);
+	return st.names;
+}
+
+struct ls_entry {
+	char name[OS_NAME_MAX];
+	uint16_t len;
+	uint64_t id;
+	int err;                    /* os_obj_stat's, for -l */
+	struct os_obj_info info;
+};
+
+struct ls_list {
+	struct ls_entry *v;
+	size_t n, cap;
+};
+
+/* ls_push -- append a copy of the cursor's name and its id */
+static struct ls_entry *ls_push(struct ls_list *l, const struct os_cat_cursor *c,
+				uint64_t id)
+{
+	struct ls_entry *e;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		void *v = realloc(l->v, cap * sizeof(*l->v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	e = &l->v[l->n++];
+	memcpy(e->name, c->name, c->len);
+	e->len = c->len;
+	e->id = id;
+	return e;
+}
+
+/* digits -- decimal width of v */
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* Column widths of ls -l. */
+struct ls_widths {
+	int id, type, size, ref, epoch;
+};
+
+#define WIDEN(w, v) ((w) = (v) > (w) ? (v) : (w))
+
+/* ls_measure -- the widths that align every entry's columns */
+static void ls_measure(const struct ls_list *l, struct ls_widths *w)
+{
+	*w = (struct ls_widths){ 1, 1, 1, 1, 1 };
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->v[i];
+
+		WIDEN(w->id, digits(e->id) + 1);
+		if (e->err)
+			continue;
+		WIDEN(w->type, (int)strlen(type_name(e->info.type)));
+		WIDEN(w->size, digits(e->info.size));
+		WIDEN(w->ref, digits(e->info.refcount));
+		WIDEN(w->epoch, digits(e->info.modified_epoch));
+	}
+}
+
+/* ls_row -- one line of ls -l: #id type size refs epoch name ("?" if unreadable) */
+static void ls_row(const struct ls_entry *e, const struct ls_widths *w)
+{
+	char id[24];
+
+	snprintf(id, sizeof(id), "#%" PRIu64, e->id);
+	if (e->err)
+		printf("%*s %-*s %*s %*s %*s ", w->id, id, w->type, "?", w->size, "?",
+		       w->ref, "?", w->epoch, "?");
+	else
+		printf("%*s %-*s %*" PRIu64 " %*" PRIu32 " %*" PRIu64 " ", w->id, id,
+		       w->type, type_name(e->info.type), w->size, e->info.size,
+		       w->ref, e->info.refcount, w->epoch, e->info.modified_epoch);
+	print_escaped(e->name, e->len);
+	putchar('\n');
+}
+
+/* ls_long -- print the entries as aligned columns, then what was unreadable */
+static int ls_long(const struct ls_list *l)
+{
+	char text[NAME_TEXT_MAX];
+	struct ls_widths w;
+	int status = EXIT_OK;
+
+	ls_measure(l, &w);
+	for (size_t i = 0; i < l->n; i++)
+		ls_row(&l->v[i], &w);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->v[i];
+		bool dangling = e->err == -ERR_NOENT;
+
+		if (!e->err)
+			continue;
+		status = fail(dangling ? EXIT_CORRUPT : os_err_exit(e->err),
+			      "ls: '%s' is bound to object #%" PRIu64 "%s%s",
+			      name_text(text, e->name, e->len), e->id,
+			      dangling ? ", which does not exist" : ": ",
+			      dangling ? "" : os_err_text(e->err));
+	}
+	return status;
+}
+
+/* ls_walk -- print (or, for -l, collect) the names that begin with prefix */
+static int ls_walk(struct image *img, const char *prefix, bool long_form,
+		   struct ls_list *list)
+{
+	uint64_t plen = strlen(prefix), names = name_count(img), seen = 0, id;
+	struct os_cat_cursor c;
+	struct ls_entry *e;
+	int err;
+
+	os_cat_cursor_init(&c, prefix, plen);
+	while ((err = os_cat_next(&img->os, &c, prefix, plen, &id)) == 0) {
+		/* Bound the walk: a corrupt catalogue must not make ls run forever. */
+		if (++seen > names)
+			return fail(EXIT_CORRUPT, "ls: the catalogue holds more than its "
+				    "%" PRIu64 " names: it is corrupt (run 'objtool %s check')",
+				    names, img->path);
+		if (!long_form) {
+			print_escaped(c.name, c.len);
+			putchar('\n');
+			continue;
+		}
+		e = ls_push(list, &c, id);
+		if (!e)
+			return fail(EXIT_FAILED, "ls: out of memory");
+		e->err = os_obj_stat(&img->os, id, &e->info);
+	}
+	if (err != -ERR_NOENT)
+		return fail(os_err_exit(err), "ls: reading the catalogue: %s",
+			    os_err_text(err));
+	return EXIT_OK;
+}
+
+/* run_ls -- objtool IMAGE ls [-l] [PREFIX] */
+static int run_ls(struct image *img, const struct args *a)
+{
+	const char *prefix = a->npos ? a->pos[0] : "";
+	bool long_form = a->opt[0] != NULL;
+	struct ls_list list = { 0 };
+	int status;
+
+	if (strlen(prefix) > OS_NAME_MAX)
+		return fail(EXIT_USAGE, "ls: a prefix is at most %d bytes", OS_NAME_MAX);
+	status = ls_walk(img, prefix, long_form, &list);
+	if (!status && long_form)
+		status = ls_long(&list);
+	free(list.v);
+	return status;
+}
+
+const struct command cmd_ls = {
+	.name = "ls",
+	.access = ACCESS_READ,
+	.min_pos = 0,
+	.max_pos = 1,
+	.opts = { { "--long", 'l', false } },
+	.usage = "ls [-l] [PREFIX]",
+	.summary = "names in the catalogue, in order",
+	.help = "Lists the names in the catalogue in byte order (memcmp, shorter\n"
+		"first), one a line; with PREFIX, only the names that begin with it\n"
+		"(names group by convention with '/': ls bin/). Control bytes in a name\n"
+		"print as \\xNN and a backslash as \\\\.\n\n"
+		"  -l, --long   aligned columns: #ID, TYPE, SIZE (bytes), REFCOUNT,\n"
+		"               MODIFIED (the epoch of the last change), NAME\n",
+	.run = run_ls,
+};
+
+/* --- stat --------------------------------------------------------------- */
+
+/* print_names_of -- every name bound to `id` (a scan of the catalogue) */
+static int print_names_of(struct image *img, uint64_t id)
+{
+	struct os_cat_cursor c;
+	uint64_t found, n = 0, seen = 0, names = name_count(img);
+	int err;
+
+	printf("names:     ");
+	os_cat_cursor_init(&c, "", 0);
+	while ((err = os_cat_next(&img->os, &c, "", 0, &found)) == 0 && ++seen <= names) {
+		if (found != id)
+			continue;
+		printf("%s'", n++ ? ", " : "");
+		print_escaped(c.name, c.len);
+		putchar('\'');
+	}
+	printf("%s\n", n ? "" : "(none)");
+	if (seen > names)
+		return fail(EXIT_CORRUPT, "stat: the catalogue holds more than its "
+			    "%" PRIu64 " names: it is corrupt", names);
+	if (err != -ERR_NOENT)
+		return fail(os_err_exit(err), "stat: reading the catalogue: %s",
+			    os_err_text(err));
+	return EXIT_OK;
+}
+
+/* run_stat -- objtool IMAGE stat NAME|#ID */
+static int run_stat(struct image *img, const struct args *a)
+{
+	struct os_obj_info info;
+	const char *name;
+	char s[32];
+	uint64_t id;
+	int status = resolve_object(img, "stat", a->pos[0], &id, &name);
+
+	if (status)
+		return status;
+	os_obj_stat(&img->os, id, &info); /* resolve_object checked it */
+	printf("id:        #%" PRIu64 "\n", info.id);
+	printf("type:      %s\n", type_name(info.type));
+	printf("size:      %" PRIu64 " bytes (%s)\n", info.size,
+	       fmt_size(s, sizeof(s), info.size));
+	if (info.placement == OS_PLACE_PAGED)
+		printf("placement: paged, %" PRIu64 " data page%s\n", info.pages,
+		       info.pages == 1 ? "" : "s");
+	else
+		printf("placement: small (one block)\n");
+	printf("refcount:  %" PRIu32 "\n", info.refcount);
+	printf("modified:  epoch %" PRIu64 "\n", info.modified_epoch);
+	return print_names_of(img, id);
+}
+
+const struct command cmd_stat = {
+	.name = "stat",
+	.access = ACCESS_READ,
+	.min_pos = 1,
+	.max_pos = 1,
+	.usage = "stat NAME|#ID",
+	.summary = "an object's header (id, type, size...) and its names",
+	.help = "Shows an object's header: its id, type, size, placement (paged:\n"
+		"whole data pages, with how many are allocated; small: one block),\n"
+		"reference count and the epoch of its last change, then every name\n"
+		"bound to it (found by a scan of the catalogue).\n\n"
+		"NAME is looked up in the catalogue; #ID (e.g. #12) names an object\n"
+		"by its id, named or not.\n",
+	.run = run_stat,
+};

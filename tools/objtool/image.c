@@ -1,0 +1,303 @@
+/*
+ * image.c -- opening an image file the safe way, and closing it.
+ *
+ * The order matters, and each step exists to protect the image:
+ *
+ *   1. open(2): O_RDONLY for read-only commands, so they cannot write;
+ *   2. flock(2) without waiting: LOCK_SH to read, LOCK_EX to write.
+ *      tools/run-qemu holds LOCK_EX for QEMU's whole life, so an image a
+ *      running Ferrite owns is refused (EXIT_IN_USE), as is one another
+ *      objtool is writing; readers share;
+ *   3. mmap(2) PROT_READ: MAP_SHARED for a writer, MAP_PRIVATE for a
+ *      reader (copy-on-write: what objstore writes stays in objtool);
+ *   4. os_probe on that read-only mapping: not a heap, another layout
+ *      version, a corrupt superblock or root block are refused with their
+ *      own exit status before anything could be written;
+ *   5. a writer first opens a private copy-on-write view (a dry run of the
+ *      rollback): if objstore finds a broken invariant there, objtool exits
+ *      (image_platform's fatal) before touching the file;
+ *   6. mprotect to PROT_READ|PROT_WRITE and os_open, which rolls back an
+ *      unfinished transaction: in the private view for a reader, in the
+ *      file for a writer (as the kernel would at power-on).
+ *
+ * Closing: a writer msyncs the mapping, so that when objtool reports
+ * success the host has the changes on disk, not only in its page cache.
+ * Crash safety never depends on that msync: it comes from the undo log.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host_platform.h"
+#include "objtool.h"
+
+static const char *mapped_path; /* for the SIGBUS handler */
+
+/* on_sigbus -- a mapped page could not be read or written: report, exit */
+static void on_sigbus(int sig)
+{
+	static const char what[] = ": I/O error on the mapped image (SIGBUS): "
+				   "the file shrank, or its file system is full\n";
+
+	(void)sig;
+	if (write(2, "objtool: ", 9) < 0 ||
+	    write(2, mapped_path, strlen(mapped_path)) < 0 ||
+	    write(2, what, sizeof(what) - 1) < 0)
+		_exit(EXIT_FAILED);
+	_exit(EXIT_FAILED);
+}
+
+/* image_fatal -- objstore met a broken invariant: the image is corrupt */
+static __attribute__((noreturn)) void image_fatal(const char *message)
+{
+	const char *path = mapped_path ? mapped_path : "image";
+
+	/*
+	 * We do not return into objstore, and we do not abort a running
+	 * transaction (its rollback would write to a heap we now know is
+	 * corrupt): the undo log holds what the next open rolls back.
+	 */
+	fail(EXIT_CORRUPT, "%s: corrupt: %s; nothing was committed (run 'objtool %s check')",
+	     path, message, path);
+	exit(EXIT_CORRUPT);
+}
+
+/* image_platform -- the host platform, with a fatal() that reports and exits */
+const struct os_platform *image_platform(void)
+{
+	static struct os_platform pf;
+
+	if (!pf.flush) {
+		pf = *host_platform();
+		pf.fatal = image_fatal;
+	}
+	return &pf;
+}
+
+/* image_lock_file -- flock fd without waiting; an exit status */
+int image_lock_file(int fd, const char *path, bool exclusive)
+{
+	if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
+		return EXIT_OK;
+	if (errno == EWOULDBLOCK)
+		return fail(EXIT_IN_USE, "%s is in use by a running QEMU (or another objtool)",
+			    path);
+	return fail(EXIT_FAILED, "cannot lock %s: %s", path, strerror(errno));
+}
+
+/* open_file -- open, lock and size the image file; an exit status */
+static int open_file(struct image *img, bool write)
+{
+	struct stat st;
+	int status;
+
+	img->fd = open(img->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (img->fd < 0)
+		return fail(EXIT_FAILED, "cannot open %s: %s", img->path, strerror(errno));
+	status = image_lock_file(img->fd, img->path, write);
+	if (status)
+		return status;
+	if (fstat(img->fd, &st) != 0)
+		return fail(EXIT_FAILED, "cannot stat %s: %s", img->path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(EXIT_FAILED, "%s is not a regular file", img->path);
+	if ((uint64_t)st.st_size < sizeof(struct os_superblock))
+		return fail(EXIT_NOT_IMAGE, "%s is not a Ferrite image (%" PRIu64 " bytes)",
+			    img->path, (uint64_t)st.st_size);
+	img->size = (uint64_t)st.st_size;
+	return EXIT_OK;
+}
+
+/* map_file -- map the whole file read-only: shared for a writer, else private */
+static int map_file(struct image *img, bool write)
+{
+	struct sigaction sa;
+	void *p = mmap(NULL, img->size, PROT_READ, write ? MAP_SHARED : MAP_PRIVATE,
+		       img->fd, 0);
+
+	if (p == MAP_FAILED)
+		return fail(EXIT_FAILED, "cannot map %s: %s", img->path, strerror(errno));
+	img->base = p;
+	mapped_path = img->path;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+	return EXIT_OK;
+}
+
+/* probe -- os_probe's verdict, told to the user; an exit status */
+static int probe(struct image *img)
+{
+	const struct os_superblock *sb = (const void *)img->base;
+	char a[32], b[32];
+
+	img->probe = os_probe(img->base, img->size);
+	switch (img->probe) {
+	case 0:
+		return EXIT_OK;
+	case -ERR_INVAL:
+		return fail(EXIT_NOT_IMAGE, "%s is not a Ferrite image", img->path);
+	case -ERR_VERSION:
+		return fail(EXIT_VERSION, "%s: layout version %u.%u, this objtool reads %u.x",
+			    img->path, sb->layout_major, sb->layout_minor,
+			    OS_LAYOUT_MAJOR);
+	case -ERR_CORRUPT:
+		if (img->access == ACCESS_CHECK)
+			return EXIT_OK; /* check reports what is wrong */
+		if (sb->heap_size != img->size)
+			return fail(EXIT_CORRUPT, "%s: corrupt superblock or root block "
+				    "(the superblock says %s, the file is %s; run 'objtool %s check')",
+				    img->path, fmt_size(a, sizeof(a), sb->heap_size),
+				    fmt_size(b, sizeof(b), img->size), img->path);
+		return fail(EXIT_CORRUPT, "%s: corrupt superblock or root block "
+			    "(run 'objtool %s check' for details)", img->path, img->path);
+	default:
+		return fail(EXIT_FAILED, "%s: %s", img->path, os_err_text(img->probe));
+	}
+}
+
+/* dry_run -- roll back an unfinished transaction in a private view first,
+ * so that objstore meets any broken invariant before the file is written */
+static int dry_run(struct image *img)
+{
+	struct objstore os;
+	void *p = mmap(NULL, img->size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		       img->fd, 0);
+	int err;
+
+	if (p == MAP_FAILED)
+		return fail(EXIT_FAILED, "cannot map %s: %s", img->path, strerror(errno));
+	err = os_open(&os, p, img->size, image_platform());
+	munmap(p, img->size);
+	if (err)
+		return fail(os_err_exit(err), "%s: %s", img->path, os_err_text(err));
+	return EXIT_OK;
+}
+
+/* open_heap -- make the mapping writable and os_open it; an exit status */
+static int open_heap(struct image *img)
+{
+	const struct os_superblock *sb = (const void *)img->base;
+	int err;
+
+	if (mprotect(img->base, img->size, PROT_READ | PROT_WRITE) != 0)
+		return fail(EXIT_FAILED, "cannot map %s writable: %s", img->path,
+			    strerror(errno));
+	img->disk_epoch = sb->committed_epoch;
+	err = os_open(&img->os, img->base, img->size, image_platform());
+	if (err)
+		return fail(os_err_exit(err), "%s: %s", img->path, os_err_text(err));
+	img->opened = true;
+	/* Rolling back commits the restored state as a new epoch. */
+	img->had_unfinished_tx = os_epoch(&img->os) != img->disk_epoch;
+	if (img->had_unfinished_tx && img->access == ACCESS_WRITE)
+		note("%s: rolled back an unfinished transaction that a power cut "
+		     "or an interrupted writer left", img->path);
+	return EXIT_OK;
+}
+
+/* image_open -- open, lock, map and open the heap of `path`; an exit status */
+int image_open(struct image *img, const char *path, enum image_access access)
+{
+	bool write = access == ACCESS_WRITE;
+	int status;
+
+	memset(img, 0, sizeof(*img));
+	img->path = path;
+	img->fd = -1;
+	img->access = access;
+	status = open_file(img, write);
+	if (!status)
+		status = map_file(img, write);
+	if (!status)
+		status = probe(img);
+	if (!status && img->probe)
+		return EXIT_OK; /* check, on a corrupt heap: mapped read-only, not opened */
+	if (!status && write)
+		status = dry_run(img);
+	if (!status)
+		status = open_heap(img);
+	if (status)
+		image_close(img);
+	return status;
+}
+
+/* image_close -- make a writer's changes durable, unmap, unlock; an exit status */
+int image_close(struct image *img)
+{
+	int status = EXIT_OK;
+
+	if (img->base && img->access == ACCESS_WRITE && img->opened &&
+	    msync(img->base, img->size, MS_SYNC) != 0)
+		status = fail(EXIT_FAILED, "%s: cannot write the changes to disk: %s",
+			      img->path, strerror(errno));
+	if (img->base)
+		munmap(img->base, img->size);
+	img->base = NULL;
+	if (img->fd >= 0)
+		close(img->fd); /* releases the flock */
+	img->fd = -1;
+	return status;
+}
+
+/* image_tx_begin -- os_tx_begin, reported; an exit status */
+int image_tx_begin(struct image *img, const char *cmd)
+{
+	int err = os_tx_begin(&img->os);
+
+	if (err)
+		return fail(EXIT_FAILED, "%s: cannot begin a transaction: %s", cmd,
+			    os_err_text(err));
+	return EXIT_OK;
+}
+
+/* image_tx_commit -- os_tx_commit, reported; an exit status */
+int image_tx_commit(struct image *img, const char *cmd)
+{
+	int err = os_tx_commit(&img->os);
+
+	if (err)
+		return image_tx_fail(img, cmd, err, "commit");
+	return EXIT_OK;
+}
+
+/* image_tx_fail -- end a failed transaction and report `err` for `what` */
+int image_tx_fail(struct image *img, const char *cmd, int err, const char *what)
+{
+	struct os_stats st;
+	char size[32];
+
+	if (err == -ERR_CORRUPT) {
+		/*
+		 * A corruption met inside the transaction. os_tx_abort would
+		 * roll back, which writes, and objtool never writes to an
+		 * image it found corrupt; so the transaction is left
+		 * unfinished, its undo records in the log, and the next open
+		 * (objtool's or the kernel's) rolls it back. The commands do
+		 * their lookups before os_tx_begin, so this is reached only for
+		 * structures the transaction itself had to walk.
+		 */
+		img->tx_abandoned = true;
+		return fail(EXIT_CORRUPT, "%s: %s: %s; nothing was committed "
+			    "(the next open rolls the partial transaction back; "
+			    "run 'objtool %s check')", cmd, what, os_err_text(err),
+			    img->path);
+	}
+	os_tx_abort(&img->os);
+	os_stats(&img->os, &st);
+	if (err == -ERR_NOSPC)
+		return fail(EXIT_FAILED, "%s: %s: the transaction does not fit the "
+			    "image's %s undo log; aborted, nothing was changed "
+			    "(see 'Log size' in docs/objtool.md)", cmd, what,
+			    fmt_size(size, sizeof(size), st.log_size));
+	return fail(os_err_exit(err), "%s: %s: %s; aborted, nothing was changed",
+		    cmd, what, os_err_text(err));
+}

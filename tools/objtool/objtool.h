@@ -1,0 +1,182 @@
+/*
+ * objtool.h -- what objtool's modules share.
+ *
+ * objtool is the offline host tool for Ferrite NVM images, as pmempool is
+ * for PMDK pools. Its modules:
+ *
+ *   main.c       command line: dispatch, options, --help
+ *   image.c      an image file: open, lock, map, probe, open the heap,
+ *                transactions' failure path, close
+ *   lookup.c     NAME or #ID to an object, read-only
+ *   output.c     messages, error texts, sizes, escaped names
+ *   cmd_info.c   info, ls, stat            (read-only)
+ *   cmd_data.c   cat, export (read-only), import (one transaction)
+ *   cmd_names.c  rm, mv                    (one transaction each)
+ *   cmd_check.c  check                     (read-only, os_check)
+ *   cmd_create.c create                    (a new file)
+ *
+ * Safety rules every command follows (docs/objtool.md):
+ *  - read-only commands map the image MAP_PRIVATE from a read-only
+ *    descriptor under a shared flock: an unfinished transaction is rolled
+ *    back in objtool's private copy only, and the file is never written;
+ *  - a command that writes holds an exclusive flock, does every lookup it
+ *    depends on before os_tx_begin (so a corruption is found before any
+ *    write), and makes all its changes in ONE transaction: killed at any
+ *    instant, it leaves an image the next open rolls back to where it was.
+ */
+#ifndef OBJTOOL_H
+#define OBJTOOL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "objstore/catalogue.h"
+#include "objstore/object.h"
+#include "objstore/objstore.h"
+
+/* Exit statuses: part of objtool's interface (docs/objtool.md, --help). */
+enum objtool_exit {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,        /* the command failed: no such name, full, I/O... */
+	EXIT_USAGE = 2,         /* bad command line */
+	EXIT_NOT_IMAGE = 3,     /* not a Ferrite image */
+	EXIT_VERSION = 4,       /* a layout version this objtool does not read */
+	EXIT_CORRUPT = 5,       /* corrupt superblock, root block or structure */
+	EXIT_IN_USE = 6,        /* locked by a running QEMU or another objtool */
+	EXIT_PROBLEMS = 7,      /* check found problems */
+};
+
+/* How a command uses the image. */
+enum image_access {
+	ACCESS_NONE,            /* no image opened by main (create) */
+	ACCESS_READ,            /* shared lock, private copy-on-write view */
+	ACCESS_WRITE,           /* exclusive lock, shared mapping, one transaction */
+	ACCESS_CHECK,           /* as ACCESS_READ, but a corrupt heap is mapped too */
+};
+
+/* An open image. Volatile: objtool's own state. */
+struct image {
+	const char *path;
+	int fd;
+	enum image_access access;
+	uint8_t *base;              /* the mapping: private or shared */
+	uint64_t size;              /* bytes, the file's size */
+	int probe;                  /* os_probe's verdict: 0 or -ERR_CORRUPT (check only) */
+	bool opened;                /* os_open succeeded: `os` is usable */
+	struct objstore os;
+	uint64_t disk_epoch;        /* committed epoch as found in the file */
+	bool had_unfinished_tx;     /* the log held a transaction that did not commit */
+	bool tx_abandoned;          /* a transaction was left for the next open */
+};
+
+/* --- image.c ---------------------------------------------------------- */
+
+/* image_open -- open, lock, map and open the heap of `path`; an exit status */
+int image_open(struct image *img, const char *path, enum image_access access);
+
+/* image_close -- make a writer's changes durable, unmap, unlock; an exit status */
+int image_close(struct image *img);
+
+/* image_platform -- the host platform, with a fatal() that reports and exits */
+const struct os_platform *image_platform(void);
+
+/* image_tx_begin -- os_tx_begin, reported; an exit status */
+int image_tx_begin(struct image *img, const char *cmd);
+
+/* image_tx_commit -- os_tx_commit, reported; an exit status */
+int image_tx_commit(struct image *img, const char *cmd);
+
+/* image_tx_fail -- end a failed transaction (abort it, unless the heap
+ * is corrupt) and report `err` for `what`; an exit status */
+int image_tx_fail(struct image *img, const char *cmd, int err,
+		  const char *what);
+
+/* image_lock_file -- flock fd (exclusive or shared) without waiting; an exit status */
+int image_lock_file(int fd, const char *path, bool exclusive);
+
+/* --- output.c --------------------------------------------------------- */
+
+/* fail -- print "objtool: MESSAGE" on stderr; returns `status` */
+int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* note -- print "objtool: MESSAGE" on stderr, not an error */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* os_err_text -- a short message for an objstore error code (sign ignored) */
+const char *os_err_text(int err);
+
+/* os_err_exit -- the exit status for an objstore error met by a command */
+int os_err_exit(int err);
+
+/* type_name -- "blob", "code"... for an object type ("?" if unknown) */
+const char *type_name(unsigned type);
+
+/* fmt_size -- "64 MiB", "10.5 KiB", "100 B" into buf (at least 32 bytes) */
+const char *fmt_size(char *buf, size_t len, uint64_t bytes);
+
+/* parse_size -- "64M", "1G", "4096": bytes; false if malformed */
+bool parse_size(const char *text, uint64_t *bytes);
+
+/* NAME_TEXT_MAX -- room for an escaped name (\xNN for every byte) + NUL */
+#define NAME_TEXT_MAX (4 * OS_NAME_MAX + 1)
+
+/* name_text -- a name with control bytes and backslashes escaped, for one line */
+const char *name_text(char *buf, const char *name, uint64_t len);
+
+/* print_escaped -- print a name to stdout as name_text would write it */
+void print_escaped(const char *name, uint64_t len);
+
+/* write_all -- write len bytes to fd, retrying short writes; 0 or -1 (errno) */
+int write_all(int fd, const void *buf, size_t len);
+
+/* finish_stdout -- flush stdout, reporting a write error; an exit status */
+int finish_stdout(int status);
+
+/* --- main.c: command-line parsing shared by the commands ----------------- */
+
+#define OPTS_MAX 4
+
+/* One option of a command: "--type VALUE", "--long" / "-l". */
+struct opt_spec {
+	const char *name;           /* "--type" */
+	char short_name;            /* 'l', or 0 for none */
+	bool has_value;
+};
+
+/* A parsed command line. */
+struct args {
+	const char *command;
+	const char *image;
+	int npos;
+	char **pos;                 /* positional arguments after the command */
+	const char *opt[OPTS_MAX];  /* option i's value ("" for a flag); NULL if absent */
+};
+
+/* A command. */
+struct command {
+	const char *name;
+	enum image_access access;
+	int min_pos, max_pos;       /* positional arguments; max -1: no limit */
+	struct opt_spec opts[OPTS_MAX];
+	const char *usage;          /* after "objtool IMAGE " (or "objtool ") */
+	const char *summary;        /* one line for objtool --help */
+	const char *help;           /* objtool COMMAND --help, after the usage */
+	int (*run)(struct image *img, const struct args *a);
+};
+
+/* --- the commands ------------------------------------------------------- */
+
+extern const struct command cmd_info, cmd_ls, cmd_stat, cmd_cat, cmd_export,
+	cmd_import, cmd_rm, cmd_mv, cmd_check, cmd_create;
+
+/* resolve_object -- "NAME" or "#ID" to an id, with read-only lookups only;
+ * the name in *name (NULL for #ID). An exit status, reported for `cmd`. */
+int resolve_object(struct image *img, const char *cmd, const char *arg,
+		   uint64_t *id, const char **name);
+
+/* lookup_name -- os_cat_lookup for a C string, the name checked first */
+int lookup_name(const struct objstore *os, const char *name, uint64_t *id);
+
+#endif

@@ -1,0 +1,14 @@
+# objtool.mk -- build/objtool, the offline host tool for Ferrite images
+# (docs/objtool.md), and nothing else.
+#
+# Every tools/objtool/*.c, compiled for the host by objstore.mk's
+# $(BUILD)/host/%.o rule (HOST_CFLAGS: -O2 -g $(WARN) and the objstore
+# include path), linked with the host's libc and build/host/libobjstore.a,
+# which carries tools/host/host_platform.o. Uses BUILD, CC, WARN from the
+# top-level Makefile; include it after objstore/objstore.mk.
+
+OBJTOOL_SRCS := $(sort $(wildcard tools/objtool/*.c))
+OBJTOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(OBJTOOL_SRCS))
+
+$(BUILD)/objtool: $(OBJTOOL_OBJS) $(BUILD)/host/libobjstore.a
+	$(CC) -O2 -g -o $@ $(OBJTOOL_OBJS) $(BUILD)/host/libobjstore.a
