@@ -15,7 +15,10 @@
  * Crash consistency: everything changed (root block, descriptors, stack
  * slots) is logged with os_tx_log before it is written, so rollback
  * restores the allocator exactly; each block handed out gets a FRESH
- * record so the commit flushes what the caller wrote into it.
+ * record so the commit flushes what the caller wrote into it -- unless the
+ * block was freed earlier in the same transaction (the descriptor's
+ * free_epoch says so): then its old bytes belong to an owner that rollback
+ * brings back, and the block is logged (UNDO) instead.
  *
  * Invariants (verified by the checker): free_top <= page_count; the stack
  * holds free_top distinct page numbers whose descriptors are FREE, and
@@ -39,8 +42,25 @@ static void seal_desc(struct objstore *os, uint64_t page)
 	os->desc[page].crc = os_desc_crc(&os->desc[page]);
 }
 
-/* page_alloc -- pop a free page; its descriptor logged and set to `kind` */
-static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page)
+/* freed_this_tx -- whether page's descriptor says this transaction freed something there */
+static bool freed_this_tx(const struct objstore *os, uint64_t page)
+{
+	return os->desc[page].free_epoch == (uint32_t)os->tx_epoch;
+}
+
+/* hand_out -- record a block given to the caller: UNDO if it was freed in
+ * this transaction (its old owner may come back), else FRESH */
+static int hand_out(struct objstore *os, uint64_t off, uint32_t len, bool reused)
+{
+	if (reused)
+		return os_tx_log(os, os_ptr(os, off), len);
+	return os_log_fresh(os, off, len);
+}
+
+/* page_alloc -- pop a free page; its descriptor logged and set to `kind`;
+ * *reused says whether this transaction had freed it */
+static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page,
+		      bool *reused)
 {
 	struct os_root *root = os->root;
 	uint64_t p;
@@ -57,6 +77,7 @@ static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page)
 	if (err)
 		return err;
 	root->free_top--;
+	*reused = freed_this_tx(os, p);
 	memset(&os->desc[p], 0, sizeof(os->desc[p]));
 	os->desc[p].kind = kind;
 	seal_desc(os, p);
@@ -83,6 +104,7 @@ static int page_free(struct objstore *os, uint64_t page)
 	*slot = (uint32_t)page;
 	root->free_top++;
 	memset(&os->desc[page], 0, sizeof(os->desc[page]));
+	os->desc[page].free_epoch = (uint32_t)os->tx_epoch;
 	seal_desc(os, page);
 	return 0;
 }
@@ -151,11 +173,14 @@ static int slab_push(struct objstore *os, uint64_t page)
 /* slab_new -- a fresh empty slab of class c, on its list */
 static int slab_new(struct objstore *os, unsigned c, uint64_t *page)
 {
-	int err = page_alloc(os, OS_PAGE_SLAB, page);
+	bool reused;
+	int err = page_alloc(os, OS_PAGE_SLAB, page, &reused);
 
 	if (err)
 		return err;
 	os->desc[*page].size_class = (uint8_t)c;
+	if (reused) /* every block of it may hold a freed owner's bytes */
+		os->desc[*page].free_epoch = (uint32_t)os->tx_epoch;
 	err = slab_push(os, *page);
 	seal_desc(os, *page);
 	return err;
@@ -167,6 +192,7 @@ static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 	uint64_t page = os->root->slab_partial[c];
 	struct os_page_desc *d;
 	unsigned slot;
+	bool reused;
 	int err;
 
 	if (page) {
@@ -181,6 +207,7 @@ static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 	d = &os->desc[page];
 	if (d->kind != OS_PAGE_SLAB || d->size_class != c || d->used >= os_class_slots(c))
 		return -ERR_CORRUPT;
+	reused = freed_this_tx(os, page);
 	err = log_desc(os, page);
 	if (err)
 		return err;
@@ -193,13 +220,14 @@ static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 	if (err)
 		return err;
 	*off = os_page_off(os, page) + (uint64_t)slot * os_class_size(c);
-	return os_log_fresh(os, *off, os_class_size(c));
+	return hand_out(os, *off, os_class_size(c), reused);
 }
 
 /* os_alloc -- `size` bytes: a small block, or a whole page */
 int os_alloc(struct objstore *os, uint64_t size, uint64_t *off)
 {
 	uint64_t page;
+	bool reused;
 	int err;
 
 	if (!os->in_tx)
@@ -211,11 +239,11 @@ int os_alloc(struct objstore *os, uint64_t size, uint64_t *off)
 		return err;
 	if (size <= OS_LARGEST_SMALL)
 		return small_alloc(os, class_for(size), off);
-	err = page_alloc(os, OS_PAGE_WHOLE, &page);
+	err = page_alloc(os, OS_PAGE_WHOLE, &page, &reused);
 	if (err)
 		return err;
 	*off = os_page_off(os, page);
-	return os_log_fresh(os, *off, OS_PAGE_SIZE);
+	return hand_out(os, *off, OS_PAGE_SIZE, reused);
 }
 
 /* small_free -- give back a block of a slab */
@@ -238,6 +266,7 @@ static int small_free(struct objstore *os, uint64_t page, uint64_t off)
 	was_full = d->used == os_class_slots(c);
 	d->slot_map &= ~(1ull << slot);
 	d->used--;
+	d->free_epoch = (uint32_t)os->tx_epoch;
 	if (was_full && d->used > 0)
 		err = slab_push(os, page);
 	else if (d->used == 0 && !was_full)

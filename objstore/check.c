@@ -227,8 +227,8 @@ static void check_descriptors(struct os_checker *ck)
 					 (unsigned long long)p, d->crc, os_desc_crc(d));
 			continue;
 		}
-		if (d->reserved || d->reserved2)
-			os_check_problem(ck, "page %llu: descriptor reserved fields are not zero",
+		if (d->reserved)
+			os_check_problem(ck, "page %llu: descriptor reserved field is not zero",
 					 (unsigned long long)p);
 		if (d->kind == OS_PAGE_SLAB)
 			check_slab_desc(ck, p, d);

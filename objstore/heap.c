@@ -103,11 +103,11 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 		return -ERR_VERSION;
 	}
 	if (sb->header_size != sizeof(*sb))
-		*why = "superblock header size is wrong";
+		*why = "header size is wrong";
 	else if (sb->crc != os_sb_crc(sb))
-		*why = "superblock checksum mismatch";
+		*why = "checksum mismatch";
 	else if (!os_all_zero(sb->reserved, sizeof(sb->reserved)) || sb->flags)
-		*why = "superblock reserved fields or flags are not zero";
+		*why = "reserved fields or flags are not zero";
 	else if ((geometry = os_geometry_check(sb, size)) != NULL)
 		*why = geometry;
 	else if (sb->committed_epoch == 0)

@@ -109,12 +109,20 @@ enum os_page_kind {
  * A page descriptor: one per data page, at desc_offset + 32 * page.
  * For a slab: slot i (of OS_PAGE_SIZE >> (class + 6)) is in use when bit i
  * of slot_map is set, `used` counts them, and next/prev (page + 1, 0 for
- * none) link the slabs of the class that have a free slot.
+ * none) link the slabs of the class that have a free slot. For a whole
+ * page used as an index page, `used` counts its non-zero entries.
+ *
+ * free_epoch: the low 32 bits of the epoch of the last transaction that
+ * freed this page or a block of this slab. A block freed and allocated
+ * again in the same transaction still holds bytes that rollback must
+ * restore (the old owner comes back), so the allocator logs its old
+ * contents instead of treating it as fresh. Comparing 32 bits can only err
+ * towards logging too much.
  */
 struct os_page_desc {
 	uint8_t kind;               /* enum os_page_kind */
 	uint8_t size_class;         /* slab: 0 = 64 B ... 5 = 2 KiB; else 0 */
-	uint16_t used;              /* slab: slots in use; else 0 */
+	uint16_t used;              /* slab: slots in use; index page: entries; else 0 */
 	uint32_t next;              /* slab on the partial list: next page + 1 */
 	uint32_t prev;              /* slab on the partial list: previous page + 1 */
 	uint32_t reserved;          /* zero */
