@@ -127,7 +127,7 @@ struct os_page_desc {
 	uint32_t prev;              /* slab on the partial list: previous page + 1 */
 	uint32_t reserved;          /* zero */
 	uint64_t slot_map;          /* slab: slots in use */
-	uint32_t reserved2;         /* zero */
+	uint32_t free_epoch;        /* low 32 bits of the epoch that last freed here */
 	uint32_t crc;               /* CRC32C of the 28 bytes above */
 };
 _Static_assert(sizeof(struct os_page_desc) == 32, "page descriptor size");
