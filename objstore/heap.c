@@ -284,4 +284,5 @@ void os_stats(const struct objstore *os, struct os_stats *out)
 	out->log_size = os->log_size;
 	out->log_used = os->log_tail;
 	out->log_high_water = os->log_high_water;
+	out->rolled_back = os->rolled_back;
 }

@@ -136,6 +136,7 @@ struct os_stats {
 	uint64_t objects, names;
 	uint64_t epoch;
 	uint64_t log_size, log_used, log_high_water;
+	uint64_t rolled_back;          /* records undone by the last open or abort */
 };
 
 /* os_stats -- counts from the root block and the running transaction */
