@@ -461,8 +461,8 @@ int main(int argc, char **argv)
 	counting = o.count;
 	if (counting)
 		o.runs = 1;
-	printf("# objstore: flush instruction %s, %u runs%s\n", host_flush_name(),
-	       o.runs, counting ? ", counting flushes and fences" : "");
+	printf("# objstore: flush instruction %s%s\n", host_flush_name(),
+	       counting ? ", counting flushes and fences" : "");
 	if (!counting)
 		floor_costs(&o);
 	if (bench_wants(&o, "tx"))

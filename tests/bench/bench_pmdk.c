@@ -478,9 +478,8 @@ int main(int argc, char **argv)
 	}
 	if (!force || strcmp(force, "1") != 0)
 		printf("# pmdk: warning: PMEM_IS_PMEM_FORCE is not 1: PMDK will msync\n");
-	printf("# pmdk: libpmemobj API %d.%d, %u runs%s\n", PMEMOBJ_MAJOR_VERSION,
-	       PMEMOBJ_MINOR_VERSION, o.runs,
-	       counting ? ", counting flushes and fences" : "");
+	printf("# pmdk: libpmemobj API %d.%d%s\n", PMEMOBJ_MAJOR_VERSION,
+	       PMEMOBJ_MINOR_VERSION, counting ? ", counting flushes and fences" : "");
 	if (bench_wants(&o, "tx"))
 		bench_tx(&o);
 	if (bench_wants(&o, "open"))
