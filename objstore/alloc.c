@@ -226,7 +226,7 @@ static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 /* os_alloc -- `size` bytes: a small block, or a whole page */
 int os_alloc(struct objstore *os, uint64_t size, uint64_t *off)
 {
-	uint64_t page;
+	uint64_t page, block;
 	bool reused;
 	int err;
 
@@ -234,7 +234,9 @@ int os_alloc(struct objstore *os, uint64_t size, uint64_t *off)
 		return -ERR_INVAL;
 	if (size == 0 || size > OS_PAGE_SIZE)
 		return -ERR_INVAL;
-	err = os_log_room(os, OS_ALLOC_LOG_RESERVE);
+	block = size <= OS_LARGEST_SMALL ? os_class_size(class_for(size)) : OS_PAGE_SIZE;
+	err = os_log_room(os, OS_FREE_LOG_RESERVE +
+				      os_log_record_size(OS_LOG_UNDO, block));
 	if (err)
 		return err;
 	if (size <= OS_LARGEST_SMALL)
@@ -286,7 +288,7 @@ int os_free(struct objstore *os, uint64_t off)
 		return -ERR_INVAL;
 	if (!os_in_data(os, off, 1))
 		return -ERR_INVAL;
-	if (os_log_room(os, OS_ALLOC_LOG_RESERVE))
+	if (os_log_room(os, OS_FREE_LOG_RESERVE))
 		return -ERR_NOSPC;
 	page = os_page_of(os, off);
 	switch (os->desc[page].kind) {

@@ -95,11 +95,15 @@ static inline void os_fence(const struct objstore *os)
 	os->pf->fence();
 }
 
-/* Log bytes one os_alloc or os_free may need at most (the root block, five
- * descriptors, a stack slot, and the old bytes of a block freed earlier in
- * the same transaction): checked up front, so that a full log fails the
- * call before it changes anything. */
-#define OS_ALLOC_LOG_RESERVE 5120u
+/* Log bytes an os_free may need at most: the root block, a stack slot and
+ * four descriptors (640 bytes), rounded up. Checked up front, so that a
+ * full log fails the call before it changes anything. */
+#define OS_FREE_LOG_RESERVE 1024u
+
+/* Log bytes an os_alloc may need at most: the same metadata, plus the old
+ * bytes of the block when this transaction freed it before (a whole page:
+ * a 4160-byte record). os_alloc checks the need of its actual size. */
+#define OS_ALLOC_LOG_RESERVE (OS_FREE_LOG_RESERVE + 4160u)
 
 /* os_log_room -- 0 if `bytes` more of log fit, else -ERR_NOSPC */
 static inline int os_log_room(const struct objstore *os, uint64_t bytes)

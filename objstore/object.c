@@ -35,16 +35,15 @@
  * last committed state, and each crc is recomputed in the same
  * transaction as the change it covers. New pages are linked only after
  * all of a call's allocations succeeded. Writing a fresh block unlogged
- * assumes os_alloc hands out only blocks that were free when the
- * transaction began (or logs their old bytes). alloc.c does not guarantee
- * that yet for a block freed earlier in the same transaction: after a
- * delete and then a create in one transaction, a rollback restores the
- * deleted object's header and index but not its data bytes.
+ * relies on os_alloc handing out only blocks that were free when the
+ * transaction began, or logging their old bytes (alloc.c does the latter
+ * for a block freed earlier in the same transaction, see free_epoch).
  *
  * Failing cleanly: an error leaves the heap consistent, ready for the
  * caller to commit or abort. Every call validates its arguments, then
  * checks (os_log_room) the worst case of log it needs -- the COST_* sums
- * below, OS_ALLOC_LOG_RESERVE for each allocation and each free -- and
+ * below, OS_ALLOC_LOG_RESERVE for each allocation and OS_FREE_LOG_RESERVE
+ * for each free -- and
  * allocates everything before linking anything (an allocation failing
  * frees those before it: -ERR_NOMEM changes nothing). Bounded calls
  * reserve their whole need up front:
@@ -90,7 +89,7 @@
 #define COST_SLOT (REC(sizeof(uint64_t)) + REC(sizeof(struct os_page_desc)))
 /* one os_alloc, and the os_free that undoes it if a later one fails */
 #define COST_ALLOC (2 * OS_ALLOC_LOG_RESERVE)
-#define COST_FREE OS_ALLOC_LOG_RESERVE
+#define COST_FREE OS_FREE_LOG_RESERVE
 /* freeing one page and clearing the entry that held it */
 #define COST_STEP (COST_FREE + COST_SLOT)
 

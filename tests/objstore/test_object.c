@@ -1028,7 +1028,7 @@ CHECK_TEST(log_full_mid_operation_leaves_a_consistent_heap)
 	for (int op = 0; op < 9 && failures < 3; op++) {
 		unsigned seen[OUTCOMES] = { 0 };
 
-		for (uint64_t room = 0; room <= 40 << 10 && failures < 3; room += 64) {
+		for (uint64_t room = 0; room <= 60 << 10 && failures < 3; room += 64) {
 			lf_setup(&t);
 			CHECK_EQ(os_tx_begin(&t.os), 0);
 			leave_room(&t.os, room);
