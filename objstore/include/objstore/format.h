@@ -216,4 +216,77 @@ _Static_assert(sizeof(struct os_obj_header) == 64, "object header size");
 #define OS_RADIX_FANOUT 512u
 #define OS_RADIX_SHIFT 9u
 
+/* --- the catalogue ------------------------------------------------------ */
+
+/*
+ * The catalogue (objstore/catalogue.c): a B+-tree from names (1..255
+ * bytes, no NUL; ordered by memcmp, then shorter first) to object ids,
+ * rooted at os_root.catalogue_root. Every node is one whole data page:
+ *
+ *   0     struct os_cat_node      32-byte header
+ *   32    slot[0 .. count)        one uint64_t per entry, in key order
+ *         ... gap ...             free
+ *   heap_start .. 4096            the entry heap: struct os_cat_entry
+ *                                 records in any order, plus `dead` bytes
+ *                                 of removed entries (reclaimed when the
+ *                                 node is rebuilt)
+ *
+ * A slot is  hint << 24 | check << 12 | offset:
+ *   offset (bits 0-11)   where the entry starts in the node;
+ *   check  (bits 12-23)  the low 12 bits of the CRC32C of the slot's 8
+ *                        bytes with the check bits zero (every 1- and
+ *                        2-bit error in a slot is caught);
+ *   hint   (bits 24-63)  the 5 key bytes after the node's common prefix
+ *                        (key[prefix_len .. prefix_len+5), zero-padded),
+ *                        big-endian, so slots order like their keys.
+ *
+ * A leaf entry maps name -> object id; an internal node's entry i holds
+ * the separator key_i and the child with keys in [key_i, key_i+1), and
+ * `first` holds the child with keys below key_0. Every node holds
+ * `count` >= 1 entries; a non-root node holds at least OS_CAT_MIN_FILL
+ * live bytes (8 per slot plus its entries); a node's `level` is its height
+ * above the leaves (0), so all leaves are at the same depth.
+ *
+ * Checksums: the header's crc covers its 28 other bytes, each slot carries
+ * its check, each entry its CRC32C (of value, len and name: it does not
+ * depend on where the entry lies, so entries move between nodes as they
+ * are). Together they cover every byte of a node that means anything; the
+ * gap and dead bytes mean nothing.
+ */
+#define OS_CAT_MAGIC 0x4e544143u   /* "CATN" */
+#define OS_CAT_MAX_HEIGHT 16       /* levels: enough for 2^32 leaves at the minimum fanout */
+#define OS_CAT_MIN_FILL 1024u      /* live bytes of a non-root node: at least this */
+#define OS_CAT_SLOT_SIZE 8u
+#define OS_CAT_HINT_BYTES 5u
+#define OS_CAT_SLOT_OFFSET(s) ((uint32_t)((s) & 0xfffu))
+#define OS_CAT_SLOT_CHECK(s) ((uint32_t)(((s) >> 12) & 0xfffu))
+#define OS_CAT_SLOT_HINT(s) ((s) >> 24)
+
+struct os_cat_node {
+	uint32_t magic;             /* OS_CAT_MAGIC */
+	uint8_t level;              /* 0: a leaf; else height above the leaves */
+	uint8_t prefix_len;         /* bytes every key of this node begins with */
+	uint16_t count;             /* entries (and slots), >= 1 */
+	uint16_t heap_start;        /* entries lie in [heap_start, OS_PAGE_SIZE) */
+	uint16_t dead;              /* bytes of removed entries in the entry heap */
+	uint32_t reserved0;         /* zero */
+	uint64_t first;             /* internal: offset of the child below key_0; leaf: 0 */
+	uint32_t reserved1;         /* zero */
+	uint32_t crc;               /* CRC32C of the 28 bytes above */
+	uint64_t slot[];            /* count slots, see above */
+};
+_Static_assert(sizeof(struct os_cat_node) == 32, "catalogue node header size");
+_Static_assert(__builtin_offsetof(struct os_cat_node, first) == 16, "first is aligned");
+_Static_assert(__builtin_offsetof(struct os_cat_node, slot) % 8 == 0, "slots are aligned");
+_Static_assert(OS_PAGE_SIZE <= 4096, "slot offsets have 12 bits");
+
+/* An entry: unaligned, anywhere in the entry heap. */
+struct os_cat_entry {
+	uint32_t crc;               /* CRC32C of the 9 + len bytes that follow */
+	uint64_t value;             /* leaf: object id; internal: child node offset */
+	uint8_t len;                /* name bytes, 1..255 */
+	char name[];                /* the name, no NUL, not terminated */
+} __attribute__((packed));
+_Static_assert(sizeof(struct os_cat_entry) == 13, "catalogue entry header size");
+
 #endif
