@@ -67,6 +67,12 @@ include objstore/objstore.mk
 include tools/objtool/objtool.mk
 include tests/bench/bench.mk
 
+# Wall time from launching QEMU to the kernel's NVM line, both boot paths.
+.PHONY: bench-boot
+bench: bench-boot
+bench-boot: deps kernel iso
+	@tests/bench/boot-time
+
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
 
 deps:
