@@ -51,7 +51,8 @@
  * Log bounds. Insert and remove reserve exactly what their plan counts:
  * the records of each in-place change (the header with the slots that
  * move, and an entry whose child pointer changes), OS_ALLOC_LOG_RESERVE
- * for every node allocated and every node freed, and the root block. A
+ * for every node allocated, OS_FREE_LOG_RESERVE for every node freed,
+ * and the root block. A
  * plain insert or remove is one leaf changed in place: ~0.5-1 KiB. A
  * split adds three allocator reserves per level it climbs. Rename
  * reserves its removal's plan plus the worst an insert can need in a tree
@@ -797,7 +798,7 @@ static int retire_node(struct cat_op *op, uint64_t off)
 		op->old[op->nold++] = off;
 		return 0;
 	}
-	op->log += OS_ALLOC_LOG_RESERVE;
+	op->log += OS_FREE_LOG_RESERVE;
 	if (os->desc[os_page_of(os, off)].kind != OS_PAGE_WHOLE)
 		return -ERR_CORRUPT;
 	return 0;
@@ -1553,7 +1554,8 @@ static uint64_t insert_log_max(unsigned height)
 
 	/* Each level splits (two nodes taken, one freed) or, last, changes in
 	 * place; a root split takes three. */
-	return (height + 1ull) * 3ull * OS_ALLOC_LOG_RESERVE + OS_ALLOC_LOG_RESERVE + in_place;
+	return (height + 1ull) * (2ull * OS_ALLOC_LOG_RESERVE + OS_FREE_LOG_RESERVE) +
+	       OS_ALLOC_LOG_RESERVE + in_place;
 }
 
 /* rename_prepare -- check `to` is free, plan the removal of the name
