@@ -594,7 +594,9 @@ static int seek(const struct objstore *os, const uint8_t *key, unsigned len,
 int os_cat_next(const struct objstore *os, struct os_cat_cursor *c,
 		const char *prefix, uint64_t prefix_len, uint64_t *id)
 {
-	const uint8_t *pre = (const uint8_t *)prefix, *cur = (const uint8_t *)c->name;
+	/* No prefix (NULL, 0) is the empty prefix: memcmp never sees NULL. */
+	const uint8_t *pre = (const uint8_t *)(prefix_len ? prefix : "");
+	const uint8_t *cur = (const uint8_t *)c->name;
 	unsigned plen = (unsigned)prefix_len;
 	const struct os_cat_entry *e;
 	struct cat_path path;

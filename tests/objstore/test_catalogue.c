@@ -274,7 +274,7 @@ CHECK_TEST(empty_catalogue)
 
 	CHECK_EQ(os_cat_lookup(&os, "x", 1, &id), -ERR_NOENT);
 	os_cat_cursor_init(&c, "", 0);
-	CHECK_EQ(os_cat_next(&os, &c, "", 0, &id), -ERR_NOENT);
+	CHECK_EQ(os_cat_next(&os, &c, NULL, 0, &id), -ERR_NOENT);
 	CHECK_EQ(os_tx_begin(&os), 0);
 	CHECK_EQ(os_cat_remove(&os, "x", 1, &id), -ERR_NOENT);
 	CHECK_EQ(os_cat_rename(&os, "x", 1, "y", 1), -ERR_NOENT);
