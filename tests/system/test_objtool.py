@@ -497,8 +497,8 @@ def geometry(path):
     return desc_offset, stack_offset, free_top
 
 
-def test_corruption_met_inside_a_transaction_is_not_committed(tmp_path):
-    """A descriptor no lookup reads is found bad only by the allocator."""
+def test_corruption_no_lookup_reads_is_found_before_writing(tmp_path):
+    """A descriptor no lookup reads: the full check before a write finds it."""
     image = create(tmp_path / "a.nvm")
     objtool(image, "import", "keep", write_file(tmp_path / "k", b"keep"))
     desc_offset, stack_offset, free_top = geometry(image)
@@ -508,9 +508,13 @@ def test_corruption_met_inside_a_transaction_is_not_committed(tmp_path):
         f.seek(desc_offset + 32 * page)
         f.write(bytes([2]))  # the next free page now says "allocated"
     epoch = info(image)["committed epoch"]
+    with open(image, "rb") as f:
+        before = f.read()
     r = objtool(image, "import", "x", write_file(tmp_path / "x", b"x" * 50000),
                 rc=EXIT_CORRUPT)
-    assert "corrupt" in r.err and "nothing was committed" in r.err, r
+    assert "corrupt" in r.err and "nothing was written" in r.err, r
+    with open(image, "rb") as f:
+        assert f.read() == before
     i = info(image)
     assert i["committed epoch"] == epoch
     assert names(image) == ["keep"]

@@ -14,8 +14,11 @@
  *      version, a corrupt superblock or root block are refused with their
  *      own exit status before anything could be written;
  *   5. a writer first opens a private copy-on-write view (a dry run of the
- *      rollback): if objstore finds a broken invariant there, objtool exits
- *      (image_platform's fatal) before touching the file;
+ *      rollback) and runs the whole checker (os_check) on it: if objstore
+ *      finds a broken invariant there (image_platform's fatal) or the
+ *      checker finds any problem, objtool refuses (EXIT_CORRUPT) before
+ *      touching the file. A write costs one full check: that is the price
+ *      of "never write to an image found corrupt";
  *   6. mprotect to PROT_READ|PROT_WRITE and os_open, which rolls back an
  *      unfinished transaction: in the private view for a reader, in the
  *      file for a writer (as the kernel would at power-on).
@@ -37,6 +40,7 @@
 #include <unistd.h>
 
 #include "host_platform.h"
+#include "objstore/check.h"
 #include "objtool.h"
 
 static const char *mapped_path; /* for the SIGBUS handler */
@@ -164,21 +168,43 @@ static int probe(struct image *img)
 	}
 }
 
-/* dry_run -- roll back an unfinished transaction in a private view first,
- * so that objstore meets any broken invariant before the file is written */
+/* problems_in -- os_check's count of problems in the heap at p */
+static uint64_t problems_in(const void *p, uint64_t size)
+{
+	struct os_check_report quiet = { 0 };
+	void *scratch = calloc(1, os_check_scratch_size(size));
+	uint64_t problems;
+
+	if (!scratch)
+		return UINT64_MAX;
+	problems = os_check(p, size, scratch, &quiet);
+	free(scratch);
+	return problems;
+}
+
+/* dry_run -- roll back an unfinished transaction in a private view and
+ * check it whole, so that nothing is written to an image found corrupt */
 static int dry_run(struct image *img)
 {
 	struct objstore os;
 	void *p = mmap(NULL, img->size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 		       img->fd, 0);
+	uint64_t problems;
 	int err;
 
 	if (p == MAP_FAILED)
 		return fail(EXIT_FAILED, "cannot map %s: %s", img->path, strerror(errno));
 	err = os_open(&os, p, img->size, image_platform());
+	problems = err ? 0 : problems_in(p, img->size);
 	munmap(p, img->size);
 	if (err)
 		return fail(os_err_exit(err), "%s: %s", img->path, os_err_text(err));
+	if (problems == UINT64_MAX)
+		return fail(EXIT_FAILED, "%s: out of memory for the check", img->path);
+	if (problems)
+		return fail(EXIT_CORRUPT, "%s: corrupt (%" PRIu64 " problem%s); nothing "
+			    "was written (run 'objtool %s check' for details)",
+			    img->path, problems, problems == 1 ? "" : "s", img->path);
 	return EXIT_OK;
 }
 
