@@ -39,7 +39,7 @@ $(BUILD)/host-san/libobjstore.a: $(OBJSTORE_SAN_OBJS)
 OBJSTORE_TESTS := $(patsubst tests/objstore/test_%.c,$(BUILD)/tests/unit/test_os_%,\
 	$(sort $(wildcard tests/objstore/test_*.c)))
 
-$(BUILD)/tests/unit/test_os_%: tests/objstore/test_%.c tests/objstore/os_test.h \
+$(BUILD)/tests/unit/test_os_%: tests/objstore/test_%.c tests/objstore/os_test.h tests/objstore/test_rand.h \
 		$(BUILD)/host-san/libobjstore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_SAN_CFLAGS) -Itests/unit -Itests/objstore -o $@ $< \
@@ -49,7 +49,8 @@ objstore: $(BUILD)/host/libobjstore.a $(OBJSTORE_TESTS) $(OBJSTORE_KERNEL_OBJS)
 
 # The crash test links the simulator platform (tests/objstore/crashsim.c) too.
 $(BUILD)/tests/unit/test_os_crash: tests/objstore/test_crash.c tests/objstore/crashsim.c \
-		tests/objstore/crashsim.h tests/objstore/os_test.h $(BUILD)/host-san/libobjstore.a
+		tests/objstore/crashsim.h tests/objstore/os_test.h tests/objstore/test_rand.h \
+		$(BUILD)/host-san/libobjstore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_SAN_CFLAGS) -Itests/unit -Itests/objstore -o $@ \
 		tests/objstore/test_crash.c tests/objstore/crashsim.c $(BUILD)/host-san/libobjstore.a

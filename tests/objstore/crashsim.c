@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "crashsim.h"
+#include "test_rand.h"
 
 #define PAGE 4096u
 
@@ -404,16 +405,6 @@ void crashsim_image_enum(const struct crashsim *cs, uint64_t index, uint8_t *out
 	}
 }
 
-/* splitmix -- the next number of a splitmix64 sequence */
-static uint64_t splitmix(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 #define WORDS (CRASHSIM_LINE / 8)
 
 /* The value of each 8-byte word of a line (all equal unless the line tears). */
@@ -449,12 +440,12 @@ static void random_values(const struct crashsim *cs, uint64_t seed,
 	/* How many eighths of the lines persist: few, half, or most. */
 	static const unsigned bias[] = { 1, 2, 4, 6, 7 };
 	uint64_t state = seed;
-	unsigned eighths = bias[splitmix(&state) % 5];
-	bool tearing = splitmix(&state) % 4 == 0;
+	unsigned eighths = bias[test_rand(&state) % 5];
+	bool tearing = test_rand(&state) % 4 == 0;
 
 	for (uint64_t i = 0; i < cs->choice_count; i++) {
 		const struct cs_choice *c = &cs->choice[i];
-		uint64_t r = splitmix(&state);
+		uint64_t r = test_rand(&state);
 		bool torn = tearing && r % 2;
 		struct pick p;
 
@@ -463,7 +454,7 @@ static void random_values(const struct crashsim *cs, uint64_t seed,
 			if (r % 8 < eighths)
 				p.k[w] = 1 + (unsigned)((r >> 8) % (c->count - 1u));
 			if (torn)
-				r = splitmix(&state);
+				r = test_rand(&state);
 		}
 		pick(cs, c, &p, arg);
 	}

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "host_platform.h"
 #include "objstore/objstore.h"
+#include "test_rand.h"
 
 /* test_heap_new -- a zeroed, page-aligned buffer of `size` bytes */
 static inline void *test_heap_new(uint64_t size)

@@ -22,16 +22,6 @@
 
 /* --- helpers --------------------------------------------------------------- */
 
-/* next_rand -- splitmix64: the next number of a seeded sequence */
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 struct name {
 	uint8_t len;
 	char s[OS_NAME_MAX];
@@ -42,11 +32,11 @@ struct name {
 static void random_name(uint64_t *seed, struct name *n, unsigned max)
 {
 	static const char alpha[] = "abc/defgh.ij-klmnop0123";
-	uint64_t r = next_rand(seed);
+	uint64_t r = test_rand(seed);
 
 	n->len = (uint8_t)(1 + r % max);
 	for (unsigned i = 0; i < n->len; i++) {
-		r = next_rand(seed);
+		r = test_rand(seed);
 		n->s[i] = r % 97 == 0 ? (char)(0x80 + r % 128) : alpha[r % (sizeof(alpha) - 1)];
 	}
 }
@@ -79,7 +69,7 @@ static struct name *unique_names(uint64_t seed, unsigned n, unsigned max, uint32
 	for (unsigned i = 0; order && i < n; i++)
 		order[i] = i;
 	for (unsigned i = n - 1; order && i > 0; i--) {
-		unsigned j = (unsigned)(next_rand(&seed) % (i + 1)), t = order[i];
+		unsigned j = (unsigned)(test_rand(&seed) % (i + 1)), t = order[i];
 
 		order[i] = order[j];
 		order[j] = t;
@@ -505,7 +495,7 @@ CHECK_TEST(cursor_survives_inserts_and_removes)
 			/* Change the tree between steps, around the cursor too. */
 			CHECK_EQ(os_tx_begin(&os), 0);
 			for (unsigned j = 0; j < 20; j++) {
-				unsigned k = (unsigned)(next_rand(&seed) % n);
+				unsigned k = (unsigned)(test_rand(&seed) % n);
 
 				if (in[k])
 					CHECK_EQ(os_cat_remove(&os, v[k].s, v[k].len, NULL), 0);
@@ -687,7 +677,7 @@ static void *big_log_heap(struct objstore *os, uint64_t size)
 static void churn(struct objstore *os, const struct name *v, unsigned n, uint64_t seed)
 {
 	for (unsigned j = 0; j < 3000; j++) {
-		unsigned k = (unsigned)(next_rand(&seed) % n);
+		unsigned k = (unsigned)(test_rand(&seed) % n);
 		uint64_t id;
 		int err = os_cat_lookup(os, v[k].s, v[k].len, &id);
 
@@ -980,10 +970,10 @@ CHECK_TEST(bit_flips_in_a_deep_tree_never_mislead)
 	CHECK(tree_height(&os) >= 3);
 	print_problems = false;
 	for (unsigned f = 0; f < 300; f++) {
-		uint64_t node = off[f < 60 ? f % 3 : next_rand(&seed) % nodes];
+		uint64_t node = off[f < 60 ? f % 3 : test_rand(&seed) % nodes];
 		uint8_t *b = os_ptr(&os, node);
 		const struct os_cat_node *h = (const void *)b;
-		unsigned at = (unsigned)(next_rand(&seed) % OS_PAGE_SIZE), bit = f % 8;
+		unsigned at = (unsigned)(test_rand(&seed) % OS_PAGE_SIZE), bit = f % 8;
 
 		if (at >= 32 + 8u * h->count && at < h->heap_start)
 			at = at % 32; /* flip a header bit instead of one in the gap */

@@ -38,16 +38,6 @@
 #define TRIALS_PER_KIND 200u
 #define SEED 0x5eedc0ffee123457ull
 
-/* next_rand -- splitmix64: the next number of a seeded sequence */
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* --- the populated heap --------------------------------------------------- */
 
 struct name {
@@ -77,7 +67,7 @@ static void write_pages(struct objstore *os, uint64_t id, uint64_t first,
 		int64_t w;
 
 		for (unsigned b = 0; b < sizeof(buf); b += 8) {
-			uint64_t r = next_rand(seed);
+			uint64_t r = test_rand(seed);
 			memcpy(buf + b, &r, 8);
 		}
 		w = os_obj_write(os, id, (first + (uint64_t)i * step) * OS_PAGE_SIZE,
@@ -105,7 +95,7 @@ static void *populate(struct objstore *os)
 	CHECK_EQ(os_tx_begin(os), 0);
 	for (unsigned i = 0; i < SMALL_OBJECTS; i++) {
 		uint16_t type = (uint16_t)(OS_TYPE_PROCESS + i % 5);
-		uint64_t size = 1 + next_rand(&seed) % OS_LARGEST_SMALL;
+		uint64_t size = 1 + test_rand(&seed) % OS_LARGEST_SMALL;
 
 		if (os_obj_create(os, type, size, &ids[n]) == -ERR_NOSPC) {
 			tx_cycle(os);
@@ -126,8 +116,8 @@ static void *populate(struct objstore *os)
 	}
 	for (unsigned i = 0; i < BLOBS; i++) {
 		/* mostly 1..12 pages (depth 0 or 1); one sparse 3 MiB blob (depth 2) */
-		uint64_t pages = i == 7 ? 768 : 1 + next_rand(&seed) % 12;
-		uint64_t size = pages * OS_PAGE_SIZE - next_rand(&seed) % 2000;
+		uint64_t pages = i == 7 ? 768 : 1 + test_rand(&seed) % 12;
+		uint64_t size = pages * OS_PAGE_SIZE - test_rand(&seed) % 2000;
 
 		tx_cycle(os);
 		CHECK_EQ(os_obj_create(os, i % 3 ? OS_TYPE_BLOB : OS_TYPE_CODE, size, &ids[n]), 0);
@@ -158,13 +148,13 @@ static void *populate(struct objstore *os)
 	/* Names, bound to live objects. */
 	while (name_count < NAMES) {
 		struct name *nm = &names[name_count];
-		uint64_t r = next_rand(&seed);
+		uint64_t r = test_rand(&seed);
 		int err;
 
 		nm->len = (uint8_t)(6 + r % 36);
 		for (unsigned k = 0; k < nm->len; k++)
-			nm->s[k] = alpha[next_rand(&seed) % (sizeof(alpha) - 1)];
-		id = live_ids[next_rand(&seed) % live_count];
+			nm->s[k] = alpha[test_rand(&seed) % (sizeof(alpha) - 1)];
+		id = live_ids[test_rand(&seed) % live_count];
 		err = os_cat_insert(os, nm->s, nm->len, id);
 		if (err == -ERR_NOSPC) {
 			tx_cycle(os);
@@ -364,9 +354,9 @@ CHECK_TEST(flipped_bits_in_every_kind_of_metadata_are_reported)
 		uint64_t k_rep = 0, k_miss = 0;
 
 		for (unsigned t = 0; t < TRIALS_PER_KIND; t++) {
-			const struct range *r = &ranges[k].v[next_rand(&seed) % ranges[k].n];
-			uint64_t off = r->off + next_rand(&seed) % r->len;
-			unsigned bit = (unsigned)(next_rand(&seed) % 8);
+			const struct range *r = &ranges[k].v[test_rand(&seed) % ranges[k].n];
+			uint64_t off = r->off + test_rand(&seed) % r->len;
+			unsigned bit = (unsigned)(test_rand(&seed) % 8);
 			bool found;
 			int err;
 
