@@ -86,6 +86,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	uart_enable_receive_interrupt();
 	arch_interrupts_enable();
 
+	if (cmdline_is("crash", "panic"))
+		panic("crash=panic on the command line");
 	if (cmdline_has("crash"))
 		arch_trigger_fault(cmdline_get("crash"));
 	if (cmdline_has("selftest"))

@@ -42,3 +42,14 @@ def test_cpu_exception_prints_the_dump(machines, image, kind, vector, words):
     bt = m.expect(r"backtrace:\n((?:  0xffffffff8[0-9a-f]+\n)+)")
     assert len(bt.group(1).splitlines()) >= 2, m.output
     m.expect(r"panic: CPU exception %d" % vector)
+
+
+def test_panic_prints_reason_registers_and_backtrace(machines, image):
+    m = machines(image=image, size="64M", append="crash=panic panic=exit")
+    assert m.wait_exit() == EXIT_PANIC, m.output
+    m.expect(r"panic: crash=panic on the command line\n")
+    m.expect(r"rip ffffffff8[0-9a-f]{7} cs 0008 rflags [0-9a-f]{16}\n")
+    m.expect(r"rax [0-9a-f]{16} rbx [0-9a-f]{16} rcx [0-9a-f]{16}\n")
+    bt = m.expect(r"backtrace:\n((?:  0xffffffff8[0-9a-f]+\n)+)")
+    assert len(bt.group(1).splitlines()) >= 2, m.output
+    m.expect(r"panic: system halted")

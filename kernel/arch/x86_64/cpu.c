@@ -94,50 +94,52 @@ void arch_backtrace(uint64_t fp, unsigned depth)
 /* arch_dump_state -- print the registers of the caller and a backtrace */
 void __attribute__((noinline)) arch_dump_state(void)
 {
-	uint64_t r[16];
+	struct trap_frame f = { 0 };
 
-	__asm__ volatile("movq %%rax, 0(%0)\n\t"
-			 "movq %%rbx, 8(%0)\n\t"
-			 "movq %%rcx, 16(%0)\n\t"
-			 "movq %%rdx, 24(%0)\n\t"
-			 "movq %%rsi, 32(%0)\n\t"
-			 "movq %%rdi, 40(%0)\n\t"
-			 "movq %%rbp, 48(%0)\n\t"
-			 "movq %%rsp, 56(%0)\n\t"
-			 "movq %%r8, 64(%0)\n\t"
-			 "movq %%r9, 72(%0)\n\t"
-			 "movq %%r10, 80(%0)\n\t"
-			 "movq %%r11, 88(%0)\n\t"
-			 "movq %%r12, 96(%0)\n\t"
-			 "movq %%r13, 104(%0)\n\t"
-			 "movq %%r14, 112(%0)\n\t"
-			 "movq %%r15, 120(%0)\n\t"
+	__asm__ volatile("movq %%rax, %c[rax](%0)\n\t"
+			 "movq %%rbx, %c[rbx](%0)\n\t"
+			 "movq %%rcx, %c[rcx](%0)\n\t"
+			 "movq %%rdx, %c[rdx](%0)\n\t"
+			 "movq %%rsi, %c[rsi](%0)\n\t"
+			 "movq %%rdi, %c[rdi](%0)\n\t"
+			 "movq %%rbp, %c[rbp](%0)\n\t"
+			 "movq %%rsp, %c[rsp](%0)\n\t"
+			 "movq %%r8, %c[r8](%0)\n\t"
+			 "movq %%r9, %c[r9](%0)\n\t"
+			 "movq %%r10, %c[r10](%0)\n\t"
+			 "movq %%r11, %c[r11](%0)\n\t"
+			 "movq %%r12, %c[r12](%0)\n\t"
+			 "movq %%r13, %c[r13](%0)\n\t"
+			 "movq %%r14, %c[r14](%0)\n\t"
+			 "movq %%r15, %c[r15](%0)\n\t"
+			 "movw %%cs, %c[cs](%0)\n\t"
+			 "movw %%ss, %c[ss](%0)\n\t"
 			 :
-			 : "r"(r)
+			 : "r"(&f),
+			   [rax] "i"(__builtin_offsetof(struct trap_frame, rax)),
+			   [rbx] "i"(__builtin_offsetof(struct trap_frame, rbx)),
+			   [rcx] "i"(__builtin_offsetof(struct trap_frame, rcx)),
+			   [rdx] "i"(__builtin_offsetof(struct trap_frame, rdx)),
+			   [rsi] "i"(__builtin_offsetof(struct trap_frame, rsi)),
+			   [rdi] "i"(__builtin_offsetof(struct trap_frame, rdi)),
+			   [rbp] "i"(__builtin_offsetof(struct trap_frame, rbp)),
+			   [rsp] "i"(__builtin_offsetof(struct trap_frame, rsp)),
+			   [r8] "i"(__builtin_offsetof(struct trap_frame, r8)),
+			   [r9] "i"(__builtin_offsetof(struct trap_frame, r9)),
+			   [r10] "i"(__builtin_offsetof(struct trap_frame, r10)),
+			   [r11] "i"(__builtin_offsetof(struct trap_frame, r11)),
+			   [r12] "i"(__builtin_offsetof(struct trap_frame, r12)),
+			   [r13] "i"(__builtin_offsetof(struct trap_frame, r13)),
+			   [r14] "i"(__builtin_offsetof(struct trap_frame, r14)),
+			   [r15] "i"(__builtin_offsetof(struct trap_frame, r15)),
+			   [cs] "i"(__builtin_offsetof(struct trap_frame, cs)),
+			   [ss] "i"(__builtin_offsetof(struct trap_frame, ss))
 			 : "memory");
-	printk(LOG_EMERG, "rax %016llx rbx %016llx rcx %016llx\n",
-	       (unsigned long long)r[0], (unsigned long long)r[1],
-	       (unsigned long long)r[2]);
-	printk(LOG_EMERG, "rdx %016llx rsi %016llx rdi %016llx\n",
-	       (unsigned long long)r[3], (unsigned long long)r[4],
-	       (unsigned long long)r[5]);
-	printk(LOG_EMERG, "rbp %016llx rsp %016llx r8  %016llx\n",
-	       (unsigned long long)r[6], (unsigned long long)r[7],
-	       (unsigned long long)r[8]);
-	printk(LOG_EMERG, "r9  %016llx r10 %016llx r11 %016llx\n",
-	       (unsigned long long)r[9], (unsigned long long)r[10],
-	       (unsigned long long)r[11]);
-	printk(LOG_EMERG, "r12 %016llx r13 %016llx r14 %016llx\n",
-	       (unsigned long long)r[12], (unsigned long long)r[13],
-	       (unsigned long long)r[14]);
-	printk(LOG_EMERG, "r15 %016llx cr0 %016llx cr2 %016llx\n",
-	       (unsigned long long)r[15], (unsigned long long)read_cr0(),
-	       (unsigned long long)read_cr2());
-	printk(LOG_EMERG, "cr3 %016llx cr4 %016llx rflags %016llx\n",
-	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4(),
-	       (unsigned long long)read_rflags());
+	f.rip = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	f.rflags = read_rflags();
+	trap_print_frame(&f);
 	printk(LOG_EMERG, "backtrace:\n");
-	arch_backtrace(r[6], 16);
+	arch_backtrace(f.rbp, 16);
 }
 
 /* arch_trigger_fault -- cause CPU exception `kind` ("ud", "pf", "de", "gp"), for self-tests */

@@ -58,8 +58,8 @@ static void print_page_fault_cause(uint64_t error, uint64_t cr2)
 	       error & 8 ? ", reserved bit set" : "");
 }
 
-/* print_trap_frame -- the registers as the CPU left them */
-static void print_trap_frame(const struct trap_frame *tf)
+/* trap_print_frame -- the registers of a frame, and the control registers */
+void trap_print_frame(const struct trap_frame *tf)
 {
 	printk(LOG_EMERG, "rip %016llx cs %04llx rflags %016llx\n",
 	       (unsigned long long)tf->rip, (unsigned long long)tf->cs,
@@ -99,7 +99,7 @@ static __attribute__((noreturn)) void kernel_exception(struct trap_frame *tf)
 	       (unsigned long long)tf->error_code, (void *)tf->rip, (void *)cr2);
 	if (tf->vector == 14)
 		print_page_fault_cause(tf->error_code, cr2);
-	print_trap_frame(tf);
+	trap_print_frame(tf);
 	printk(LOG_EMERG, "backtrace:\n");
 	printk(LOG_EMERG, "  %p\n", (void *)tf->rip);
 	arch_backtrace(tf->rbp, 16);

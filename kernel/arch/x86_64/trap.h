@@ -21,6 +21,9 @@ struct trap_frame {
 /* trap_dispatch -- called by trap_entry.S for every interrupt and exception */
 void trap_dispatch(struct trap_frame *tf);
 
+/* trap_print_frame -- the registers of a frame, and the control registers */
+void trap_print_frame(const struct trap_frame *tf);
+
 /* trap_set_handler -- call `handler` for `vector` (an interrupt, not an exception) */
 void trap_set_handler(unsigned vector, void (*handler)(void));
 
