@@ -26,6 +26,7 @@ struct bench_opts {
 	uint64_t small_size;        /* the empty heap/pool that open measures */
 	uint64_t big_size;          /* the full heap/pool that open measures */
 	uint64_t big_objects;       /* objects in the full one */
+	unsigned opens;             /* opens per run of an open benchmark (median) */
 	const char *only;           /* comma-separated groups: tx,open,cat (NULL: all) */
 	bool count;                 /* count flushes and fences instead of timing */
 };
@@ -57,6 +58,9 @@ bool bench_wants(const struct bench_opts *o, const char *g);
 
 /* bench_now_ns -- CLOCK_MONOTONIC in nanoseconds */
 uint64_t bench_now_ns(void);
+
+/* bench_median -- the median of v[0..n), n <= BENCH_MAX_RUNS */
+double bench_median(const double *v, unsigned n);
 
 /* bench_report -- print the median of ns[0..runs) (ns per op) as a result line */
 void bench_report(const char *name, const double *ns, unsigned runs);

@@ -33,7 +33,7 @@ static void __attribute__((noreturn)) usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--dir DIR] [--runs N] [--tx-ops N] [--names N]\n"
-		"          [--small-size BYTES] [--big-size BYTES] [--big-objects N]\n"
+		"          [--small-size BYTES] [--big-size BYTES] [--big-objects N] [--opens N]\n"
 		"          [--only tx,open,cat] [--count]\n", prog);
 	exit(2);
 }
@@ -49,6 +49,7 @@ void bench_parse(struct bench_opts *o, int argc, char **argv)
 		.small_size = 256ull << 20,
 		.big_size = 4ull << 30,
 		.big_objects = 1000000,
+		.opens = 5,
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -75,6 +76,8 @@ void bench_parse(struct bench_opts *o, int argc, char **argv)
 			o->big_size = parse_u64(a, v);
 		else if (!strcmp(a, "--big-objects"))
 			o->big_objects = parse_u64(a, v);
+		else if (!strcmp(a, "--opens"))
+			o->opens = (unsigned)parse_u64(a, v);
 		else if (!strcmp(a, "--only"))
 			o->only = v;
 		else
@@ -82,6 +85,8 @@ void bench_parse(struct bench_opts *o, int argc, char **argv)
 	}
 	if (o->runs == 0 || o->runs > BENCH_MAX_RUNS)
 		bench_die("--runs: 1..%d", BENCH_MAX_RUNS);
+	if (o->opens == 0 || o->opens > BENCH_MAX_RUNS)
+		bench_die("--opens: 1..%d", BENCH_MAX_RUNS);
 	if (o->tx_ops == 0 || o->names == 0 || o->names > UINT32_MAX)
 		bench_die("--tx-ops and --names must be positive (names < 2^32)");
 }
@@ -120,15 +125,21 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* bench_median -- the median of v[0..n), n <= BENCH_MAX_RUNS */
+double bench_median(const double *v, unsigned n)
+{
+	double sorted[BENCH_MAX_RUNS];
+
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 /* bench_report -- print the median of ns[0..runs) as a result line */
 void bench_report(const char *name, const double *ns, unsigned runs)
 {
-	double sorted[BENCH_MAX_RUNS], med;
+	double med = bench_median(ns, runs);
 
-	memcpy(sorted, ns, runs * sizeof(*ns));
-	qsort(sorted, runs, sizeof(*sorted), cmp_double);
-	med = runs % 2 ? sorted[runs / 2]
-		       : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
 	printf("%s %.0f %.1f\n", name, 1e9 / med, med);
 	printf("# %s runs(ns/op):", name);
 	for (unsigned i = 0; i < runs; i++)

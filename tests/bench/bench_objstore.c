@@ -11,7 +11,8 @@
  *   tx_free_64    os_tx_begin + os_free (of one of those) + os_tx_commit
  *   tx_update_8   os_tx_begin + os_tx_log(8) + an 8-byte store + os_tx_commit
  *   tx_update_4k  the same for 4 KiB
- *   open_empty    open + mmap the file + os_open, an empty heap
+ *   open_empty    open + mmap the file + os_open, an empty heap (the median
+ *                 of --opens opens per run)
  *   open_full     the same, a heap holding --big-objects blob objects
  *   cat_insert    os_cat_insert, one transaction each (--names names,
  *   cat_lookup    os_cat_lookup         shuffled, each order its own)
@@ -263,7 +264,19 @@ static double time_open(const char *path, uint64_t size, const char *name)
 	return (double)(t1 - t0);
 }
 
-/* open_one -- build a heap of `size` with `objects` objects, time --runs opens */
+/* open_run -- the median of --opens opens of the heap file `path` */
+static double open_run(const struct bench_opts *o, const char *path,
+		       uint64_t size, const char *name)
+{
+	double ns[BENCH_MAX_RUNS];
+
+	for (unsigned k = 0; k < o->opens; k++)
+		ns[k] = time_open(path, size, name);
+	return bench_median(ns, o->opens);
+}
+
+/* open_one -- build a heap of `size` with `objects` objects; per run, the
+ * median of --opens opens */
 static void open_one(const struct bench_opts *o, const char *name,
 		     uint64_t size, uint64_t objects)
 {
@@ -281,7 +294,7 @@ static void open_one(const struct bench_opts *o, const char *name,
 	       (unsigned long long)(size >> 20), (unsigned long long)objects,
 	       (double)(bench_now_ns() - t0) / 1e9);
 	for (unsigned r = 0; r < o->runs; r++)
-		ns[r] = time_open(path, size, name);
+		ns[r] = open_run(o, path, size, name);
 	if (!counting)
 		bench_report(name, ns, o->runs);
 	unlink(path);
@@ -460,7 +473,7 @@ int main(int argc, char **argv)
 	bench_parse(&o, argc, argv);
 	counting = o.count;
 	if (counting)
-		o.runs = 1;
+		o.runs = o.opens = 1;
 	printf("# objstore: flush instruction %s%s\n", host_flush_name(),
 	       counting ? ", counting flushes and fences" : "");
 	if (!counting)

@@ -6,7 +6,8 @@
  *   tx_free_64    TX_BEGIN + pmemobj_tx_free (of one of those) + TX_END
  *   tx_update_8   TX_BEGIN + pmemobj_tx_add_range(8) + an 8-byte store + TX_END
  *   tx_update_4k  the same for 4 KiB
- *   open_empty    pmemobj_open of an empty pool
+ *   open_empty    pmemobj_open of an empty pool (the median of --opens
+ *                 opens per run)
  *   open_full     pmemobj_open of a pool holding --big-objects 64-byte objects
  *   cat_insert    the hashmap_tx example PMDK ships (built from the installed
  *   cat_lookup    example sources, never copied here), keyed by a 64-bit hash
@@ -272,7 +273,19 @@ static double time_open(const char *path, const char *name)
 	return (double)(t1 - t0);
 }
 
-/* open_one -- build a pool of `size` with `objects` objects, time --runs opens */
+/* open_run -- the median of --opens opens of the pool file `path` */
+static double open_run(const struct bench_opts *o, const char *path,
+		       const char *name)
+{
+	double ns[BENCH_MAX_RUNS];
+
+	for (unsigned k = 0; k < o->opens; k++)
+		ns[k] = time_open(path, name);
+	return bench_median(ns, o->opens);
+}
+
+/* open_one -- build a pool of `size` with `objects` objects; per run, the
+ * median of --opens opens */
 static void open_one(const struct bench_opts *o, const char *name,
 		     uint64_t size, uint64_t objects)
 {
@@ -289,7 +302,7 @@ static void open_one(const struct bench_opts *o, const char *name,
 	       (unsigned long long)(size >> 20), (unsigned long long)objects,
 	       (double)(bench_now_ns() - t0) / 1e9);
 	for (unsigned r = 0; r < o->runs; r++)
-		ns[r] = time_open(path, name);
+		ns[r] = open_run(o, path, name);
 	if (!counting)
 		bench_report(name, ns, o->runs);
 	unlink(path);
@@ -474,7 +487,7 @@ int main(int argc, char **argv)
 	counting = o.count;
 	if (counting) {
 		count_setup();
-		o.runs = 1;
+		o.runs = o.opens = 1;
 	}
 	if (!force || strcmp(force, "1") != 0)
 		printf("# pmdk: warning: PMEM_IS_PMEM_FORCE is not 1: PMDK will msync\n");
