@@ -102,22 +102,50 @@ static uint64_t find_area(const struct boot_info *bi, uint64_t size)
 	return 0;
 }
 
-/* mark_usable_range -- make the whole frames of [base, base+size) usable and free */
+/* mark_frames -- make frames [first, last) usable and free, a word at a time */
+static void mark_frames(uint64_t first, uint64_t last)
+{
+	while (first < last) {
+		unsigned bit = first % 64;
+		unsigned count = last - first < 64 - bit ? (unsigned)(last - first) : 64 - bit;
+		uint64_t mask = (count == 64 ? ~0ull : ((1ull << count) - 1)) << bit;
+		uint64_t fresh = mask & ~usable[first / 64]; /* a range listed twice counts once */
+
+		usable[first / 64] |= fresh;
+		free_map[first / 64] |= fresh;
+		total_frames += (uint64_t)__builtin_popcountll(fresh);
+		first += count;
+	}
+}
+
+/* first_reservation_in -- the reservation meeting [start, end) that starts first, or NULL */
+static const struct phys_range *first_reservation_in(uint64_t start, uint64_t end)
+{
+	const struct phys_range *first = NULL;
+
+	for (unsigned i = 0; i < reserved_count; i++)
+		if (reserved[i].start < end && start < reserved[i].end &&
+		    (!first || reserved[i].start < first->start))
+			first = &reserved[i];
+	return first;
+}
+
+/* mark_usable_range -- the whole frames of [base, base+size) outside every reservation */
 static void mark_usable_range(uint64_t base, uint64_t size)
 {
-	uint64_t first = align_up(base, PAGE_SIZE) / PAGE_SIZE;
-	uint64_t last = align_down(base + size, PAGE_SIZE) / PAGE_SIZE;
+	uint64_t start = align_up(base, PAGE_SIZE);
+	uint64_t end = align_down(base + size, PAGE_SIZE);
 
-	for (uint64_t f = first; f < last && f < frame_limit; f++) {
-		uint64_t p = f * PAGE_SIZE;
+	if (end > frame_limit * PAGE_SIZE)
+		end = frame_limit * PAGE_SIZE;
+	while (start < end) {
+		const struct phys_range *r = first_reservation_in(start, end);
+		uint64_t stop = r ? (r->start > start ? r->start : start) : end;
 
-		if (overlapping_reservation(p, p + PAGE_SIZE))
-			continue;
-		if (usable[f / 64] & (1ull << (f % 64)))
-			continue; /* the memory map listed it twice */
-		usable[f / 64] |= 1ull << (f % 64);
-		free_map[f / 64] |= 1ull << (f % 64);
-		total_frames++;
+		mark_frames(start / PAGE_SIZE, stop / PAGE_SIZE);
+		if (!r)
+			break;
+		start = r->end;
 	}
 }
 

@@ -1074,6 +1074,21 @@ CHECK_TEST(vformat_counts_past_int_max)
 	CHECK_EQ(format_count(&count, "%.99999999999999999999d", 1), INT_MAX);
 }
 
+/* --- compiler helpers (builtins.c) ------------------------------------ */
+
+int __popcountdi2(long long value);
+
+CHECK_TEST(popcount_helper)
+{
+	CHECK_EQ(__popcountdi2(0), 0);
+	CHECK_EQ(__popcountdi2(-1), 64);
+	CHECK_EQ(__popcountdi2(0x8000000000000001ll), 2);
+	for (int i = 0; i < 64; i++) {
+		CHECK_EQ(__popcountdi2((long long)(1ull << i)), 1);
+		CHECK_EQ(__popcountdi2((long long)((1ull << i) - 1)), i);
+	}
+}
+
 int main(void)
 {
 	return check_run_all();
