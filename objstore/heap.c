@@ -183,7 +183,11 @@ static void attach(struct objstore *os, void *base, uint64_t size,
 int os_open(struct objstore *os, void *base, uint64_t size,
 	    const struct os_platform *pf)
 {
-	int err = os_probe(base, size);
+	int err;
+
+	if (pf->crc32c)
+		crc32c_use(pf->crc32c);
+	err = os_probe(base, size);
 
 	if (err)
 		return err;
@@ -234,6 +238,8 @@ int os_create(struct objstore *os, void *base, uint64_t size,
 						 : default_log_size(size);
 	int err;
 
+	if (pf->crc32c)
+		crc32c_use(pf->crc32c);
 	memset(&sb, 0, sizeof(sb));
 	if (log_size < LOG_FLOOR || log_size % OS_PAGE_SIZE)
 		return -ERR_INVAL;

@@ -16,6 +16,23 @@ CHECK_TEST(crc32c_known_values)
 	CHECK_EQ(crc32c(crc32c(0, "1234", 4), "56789", 5), 0xe3069283u);
 }
 
+CHECK_TEST(host_crc32c_equals_the_portable_one)
+{
+	static unsigned char buf[4096 + 64];
+	uint64_t seed = 42;
+
+	if (!host_platform()->crc32c)
+		return; /* no SSE 4.2 here: objstore uses the portable tables */
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)test_rand(&seed);
+	for (size_t len = 0; len < 200; len++)
+		for (size_t start = 0; start < 9; start++)
+			CHECK_EQ(host_crc32c(7, buf + start, len),
+				 crc32c_portable(7, buf + start, len));
+	CHECK_EQ(host_crc32c(0, buf, 4096), crc32c_portable(0, buf, 4096));
+	CHECK_EQ(host_crc32c(0, "123456789", 9), 0xe3069283u);
+}
+
 CHECK_TEST(create_then_open)
 {
 	struct objstore os, again;

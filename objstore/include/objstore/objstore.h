@@ -39,6 +39,8 @@ struct os_platform {
 	void (*fatal)(const char *message) __attribute__((noreturn));
 	/* current time in nanoseconds, for the creation stamp */
 	uint64_t (*now_ns)(void);
+	/* CRC-32C by the CPU, equal to objstore's portable one; may be NULL */
+	uint32_t (*crc32c)(uint32_t crc, const void *p, size_t len);
 };
 
 /*
