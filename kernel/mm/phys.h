@@ -2,9 +2,11 @@
  * phys.h -- reaching physical memory from the kernel.
  *
  * The kernel maps physical memory linearly at HHDM_BASE ("higher-half direct
- * map"): all of [0, 4 GiB) from the first instruction in C, and every RAM
- * and NVM range above 4 GiB once mm_init() and the NVM driver have mapped it.
- * The kernel image itself runs at KERNEL_BASE + its physical address.
+ * map"): all of [0, 4 GiB) until mm_init() (boot.S's early tables); from
+ * then on every range of the memory map (RAM, ACPI tables, firmware areas)
+ * except the device window below 4 GiB, plus the NVM once the NVM driver
+ * maps it (vm.h). The kernel image runs at KERNEL_BASE + its physical
+ * address.
  */
 #ifndef MM_PHYS_H
 #define MM_PHYS_H
