@@ -53,3 +53,11 @@ def test_panic_prints_reason_registers_and_backtrace(machines, image):
     bt = m.expect(r"backtrace:\n((?:  0xffffffff8[0-9a-f]+\n)+)")
     assert len(bt.group(1).splitlines()) >= 2, m.output
     m.expect(r"panic: system halted")
+
+
+def test_iso_boot_carries_the_command_line(machines, image):
+    """GRUB (multiboot2) passes --append through the launcher's cached ISO."""
+    m = machines(image=image, size="64M", boot="iso", append="selftest=cmdline panic=exit")
+    assert m.wait_exit(timeout=120) == EXIT_SELFTEST_PASSED, m.output
+    m.expect(r"\(multiboot2\)\ncmdline: selftest=cmdline panic=exit\n")
+    m.expect(r"selftest: 1 passed, 0 failed")
