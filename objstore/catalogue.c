@@ -1005,19 +1005,31 @@ static int split(struct cat_op *op, unsigned i, const struct cat_list *l,
 	return retire_node(op, lv->off);
 }
 
+/* rebuild -- a fresh node at *fresh holding list l, to replace level lv's
+ * node (verified in the planning pass, built in the executing one) */
+static int rebuild(struct cat_op *op, const struct cat_level *lv,
+		   const struct cat_list *l, uint64_t *fresh)
+{
+	int err = op->exec ? 0 : node_verify(lv->node);
+
+	if (err)
+		return err;
+	*fresh = take_node(op);
+	if (op->exec)
+		build_node(op, *fresh, lv->node->level, l, 0, l->n, l->first);
+	return 0;
+}
+
 /* compact -- level i does not fit its gap: a fresh node replaces it */
 static int compact(struct cat_op *op, unsigned i, const struct cat_list *l,
 		   struct cat_change *up)
 {
 	struct cat_level *lv = &op->path.lv[i];
 	uint64_t a;
-	int err = op->exec ? 0 : node_verify(lv->node);
+	int err = rebuild(op, lv, l, &a);
 
 	if (err)
 		return err;
-	a = take_node(op);
-	if (op->exec)
-		build_node(op, a, lv->node->level, l, 0, l->n, l->first);
 	change_replace(up, op->path.lv[i - 1].pos, 0, a, NULL, 0);
 	return retire_node(op, lv->off);
 }
@@ -1309,13 +1321,10 @@ static int root_rebuild(struct cat_op *op, const struct cat_list *l)
 {
 	const struct cat_level *lv = &op->path.lv[0];
 	uint64_t a;
-	int err = op->exec ? 0 : node_verify(lv->node);
+	int err = rebuild(op, lv, l, &a);
 
 	if (err)
 		return err;
-	a = take_node(op);
-	if (op->exec)
-		build_node(op, a, lv->node->level, l, 0, l->n, l->first);
 	set_root(op, a);
 	return retire_node(op, lv->off) ? -ERR_CORRUPT : 1;
 }

@@ -49,10 +49,7 @@ static void progress(struct os_checker *ck, uint64_t done, uint64_t total)
 /* os_check_offset_ok -- whether [off, off+len) lies in the data pages */
 bool os_check_offset_ok(const struct os_checker *ck, uint64_t off, uint64_t len)
 {
-	uint64_t start = ck->sb->data_offset;
-	uint64_t end = start + ck->sb->page_count * OS_PAGE_SIZE;
-
-	return off >= start && off <= end && len <= end - off;
+	return os_in_data_raw(ck->sb, off, len);
 }
 
 static const char *const owner_names[] = {

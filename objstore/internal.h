@@ -42,14 +42,21 @@ static inline uint64_t os_page_of(const struct objstore *os, uint64_t off)
 	return (off - os->sb->data_offset) / OS_PAGE_SIZE;
 }
 
+/* os_in_data_raw -- whether [off, off+len) lies inside the data pages of sb */
+static inline bool os_in_data_raw(const struct os_superblock *sb, uint64_t off,
+				  uint64_t len)
+{
+	uint64_t start = sb->data_offset;
+	uint64_t end = start + sb->page_count * OS_PAGE_SIZE;
+
+	return off >= start && off <= end && len <= end - off;
+}
+
 /* os_in_data -- whether [off, off+len) lies inside the data pages */
 static inline bool os_in_data(const struct objstore *os, uint64_t off,
 			      uint64_t len)
 {
-	uint64_t start = os->sb->data_offset;
-	uint64_t end = start + os->sb->page_count * OS_PAGE_SIZE;
-
-	return off >= start && off <= end && len <= end - off;
+	return os_in_data_raw(os->sb, off, len);
 }
 
 /* os_class_size -- bytes in a block of size class c */

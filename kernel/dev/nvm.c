@@ -60,14 +60,13 @@ static uint64_t min_size(void)
 /* choose_flush -- the flush instruction, from the platform, CPU and flush= */
 static enum flush_kind choose_flush(bool cpu_cache_persistent)
 {
-	static const char *const names[] = { "none", "clflush", "clflushopt", "clwb" };
 	const char *wanted = cmdline_get("flush");
 	enum flush_kind kind = cpu_cache_persistent ? FLUSH_NONE : arch_flush_pick();
 
 	if (!wanted)
 		return kind;
 	for (enum flush_kind k = FLUSH_NONE; k <= FLUSH_CLWB; k++) {
-		if (strcmp(wanted, names[k]) != 0)
+		if (strcmp(wanted, arch_flush_name(k)) != 0)
 			continue;
 		if (arch_flush_supported(k))
 			return k;

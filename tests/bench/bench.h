@@ -75,6 +75,21 @@ unsigned bench_name(uint64_t i, char *buf);
 /* bench_shuffle -- order[0..n) = a permutation of 0..n-1 fixed by `seed` */
 void bench_shuffle(uint32_t *order, uint64_t n, uint64_t seed);
 
+/* The catalogue benchmarks, in the order they run. */
+enum { CAT_INSERT, CAT_LOOKUP, CAT_REMOVE, CAT_NBENCH };
+extern const char *const bench_cat_names[CAT_NBENCH];
+
+/* The names both sides insert, look up and remove. */
+struct bench_names {
+	char (*name)[BENCH_NAME_MAX];
+	uint8_t *len;
+	uint32_t *order[CAT_NBENCH];    /* a shuffled order per operation */
+	uint64_t n;
+};
+
+/* bench_names_make -- n names and a shuffled order over them per operation */
+void bench_names_make(struct bench_names *nm, uint64_t n);
+
 /* bench_hash -- a 64-bit hash of `len` bytes (FNV-1a) */
 uint64_t bench_hash(const void *p, uint64_t len);
 

@@ -226,3 +226,25 @@ void bench_die(const char *what, ...)
 	va_end(ap);
 	exit(1);
 }
+
+const char *const bench_cat_names[CAT_NBENCH] = {
+	"cat_insert", "cat_lookup", "cat_remove",
+};
+
+/* bench_names_make -- n names and a shuffled order over them per operation */
+void bench_names_make(struct bench_names *nm, uint64_t n)
+{
+	nm->n = n;
+	nm->name = malloc(n * sizeof(*nm->name));
+	nm->len = malloc(n);
+	if (!nm->name || !nm->len)
+		bench_die("out of memory");
+	for (uint64_t i = 0; i < n; i++)
+		nm->len[i] = (uint8_t)bench_name(i, nm->name[i]);
+	for (int b = 0; b < CAT_NBENCH; b++) {
+		nm->order[b] = malloc(n * sizeof(uint32_t));
+		if (!nm->order[b])
+			bench_die("out of memory");
+		bench_shuffle(nm->order[b], n, 1 + (uint64_t)b);
+	}
+}

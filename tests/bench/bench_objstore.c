@@ -309,38 +309,8 @@ static void bench_open(const struct bench_opts *o)
 
 /* --- the catalogue -------------------------------------------------------- */
 
-enum { CAT_INSERT, CAT_LOOKUP, CAT_REMOVE, CAT_NBENCH };
-static const char *const cat_names[CAT_NBENCH] = {
-	"cat_insert", "cat_lookup", "cat_remove",
-};
-
-struct names {
-	char (*name)[BENCH_NAME_MAX];
-	uint8_t *len;
-	uint32_t *order[CAT_NBENCH];    /* a shuffled order per operation */
-	uint64_t n;
-};
-
-/* names_make -- n names and three orders over them */
-static void names_make(struct names *nm, uint64_t n)
-{
-	nm->n = n;
-	nm->name = malloc(n * sizeof(*nm->name));
-	nm->len = malloc(n);
-	if (!nm->name || !nm->len)
-		bench_die("out of memory");
-	for (uint64_t i = 0; i < n; i++)
-		nm->len[i] = (uint8_t)bench_name(i, nm->name[i]);
-	for (int b = 0; b < CAT_NBENCH; b++) {
-		nm->order[b] = malloc(n * sizeof(uint32_t));
-		if (!nm->order[b])
-			bench_die("out of memory");
-		bench_shuffle(nm->order[b], n, 1 + (uint64_t)b);
-	}
-}
-
 /* cat_insert -- bind every name (to id i+1), one transaction each */
-static void cat_insert(struct objstore *os, const struct names *nm)
+static void cat_insert(struct objstore *os, const struct bench_names *nm)
 {
 	for (uint64_t k = 0; k < nm->n; k++) {
 		uint32_t i = nm->order[CAT_INSERT][k];
@@ -352,7 +322,7 @@ static void cat_insert(struct objstore *os, const struct names *nm)
 }
 
 /* cat_lookup -- look every name up and check its id */
-static void cat_lookup(struct objstore *os, const struct names *nm)
+static void cat_lookup(struct objstore *os, const struct bench_names *nm)
 {
 	uint64_t id;
 
@@ -367,7 +337,7 @@ static void cat_lookup(struct objstore *os, const struct names *nm)
 }
 
 /* cat_remove -- unbind every name, one transaction each */
-static void cat_remove(struct objstore *os, const struct names *nm)
+static void cat_remove(struct objstore *os, const struct bench_names *nm)
 {
 	uint64_t id;
 
@@ -384,7 +354,7 @@ static void cat_remove(struct objstore *os, const struct names *nm)
 }
 
 /* cat_run -- one run of the three catalogue benchmarks; ns per op in ns[] */
-static void cat_run(const struct bench_opts *o, const struct names *nm,
+static void cat_run(const struct bench_opts *o, const struct bench_names *nm,
 		    double ns[CAT_NBENCH])
 {
 	char path[256];
@@ -396,11 +366,11 @@ static void cat_run(const struct bench_opts *o, const struct names *nm,
 	base = heap_new(&os, path, o->small_size, platform());
 	t[0] = section_start();
 	cat_insert(&os, nm);
-	t[1] = section_end(cat_names[CAT_INSERT], nm->n);
+	t[1] = section_end(bench_cat_names[CAT_INSERT], nm->n);
 	cat_lookup(&os, nm);
-	t[2] = section_end(cat_names[CAT_LOOKUP], nm->n);
+	t[2] = section_end(bench_cat_names[CAT_LOOKUP], nm->n);
 	cat_remove(&os, nm);
-	t[3] = section_end(cat_names[CAT_REMOVE], nm->n);
+	t[3] = section_end(bench_cat_names[CAT_REMOVE], nm->n);
 	for (int b = 0; b < CAT_NBENCH; b++)
 		ns[b] = (double)(t[b + 1] - t[b]) / (double)nm->n;
 	heap_drop(base, o->small_size, path);
@@ -410,16 +380,16 @@ static void cat_run(const struct bench_opts *o, const struct names *nm,
 static void bench_cat(const struct bench_opts *o)
 {
 	double ns[CAT_NBENCH][BENCH_MAX_RUNS], run[CAT_NBENCH];
-	struct names nm;
+	struct bench_names nm;
 
-	names_make(&nm, o->names);
+	bench_names_make(&nm, o->names);
 	for (unsigned r = 0; r < o->runs; r++) {
 		cat_run(o, &nm, run);
 		for (int b = 0; b < CAT_NBENCH; b++)
 			ns[b][r] = run[b];
 	}
 	for (int b = 0; !counting && b < CAT_NBENCH; b++)
-		bench_report(cat_names[b], ns[b], o->runs);
+		bench_report(bench_cat_names[b], ns[b], o->runs);
 }
 
 /* --- the cost model ------------------------------------------------------- */

@@ -317,38 +317,6 @@ static void bench_open(const struct bench_opts *o)
 
 /* --- the catalogue: hashmap_tx -------------------------------------------- */
 
-enum { CAT_INSERT, CAT_LOOKUP, CAT_REMOVE, CAT_NBENCH };
-static const char *const cat_names[CAT_NBENCH] = {
-	"cat_insert", "cat_lookup", "cat_remove",
-};
-
-struct names {
-	char (*name)[BENCH_NAME_MAX];
-	uint8_t *len;
-	uint64_t *key;                  /* bench_hash of each name */
-	uint32_t *order[CAT_NBENCH];
-	uint64_t n;
-};
-
-/* names_make -- n names, their keys, and three orders over them */
-static void names_make(struct names *nm, uint64_t n)
-{
-	nm->n = n;
-	nm->name = malloc(n * sizeof(*nm->name));
-	nm->len = malloc(n);
-	nm->key = malloc(n * sizeof(*nm->key));
-	if (!nm->name || !nm->len || !nm->key)
-		bench_die("out of memory");
-	for (uint64_t i = 0; i < n; i++)
-		nm->len[i] = (uint8_t)bench_name(i, nm->name[i]);
-	for (int b = 0; b < CAT_NBENCH; b++) {
-		nm->order[b] = malloc(n * sizeof(uint32_t));
-		if (!nm->order[b])
-			bench_die("out of memory");
-		bench_shuffle(nm->order[b], n, 1 + (uint64_t)b);
-	}
-}
-
 /* rec_matches -- whether the value `v` is the record of `name` */
 static bool rec_matches(PMEMoid v, const char *name, unsigned len)
 {
@@ -379,7 +347,7 @@ static void insert_one(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
 
 /* cat_insert -- insert every name (id i+1) */
 static void cat_insert(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
-		       const struct names *nm)
+		       const struct bench_names *nm)
 {
 	for (uint64_t k = 0; k < nm->n; k++) {
 		uint32_t i = nm->order[CAT_INSERT][k];
@@ -390,7 +358,7 @@ static void cat_insert(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
 
 /* cat_lookup -- look every name up, compare the name, check its id */
 static void cat_lookup(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
-		       const struct names *nm)
+		       const struct bench_names *nm)
 {
 	for (uint64_t k = 0; k < nm->n; k++) {
 		uint32_t i = nm->order[CAT_LOOKUP][k];
@@ -423,7 +391,7 @@ static void remove_one(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
 
 /* cat_remove -- remove every name */
 static void cat_remove(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
-		       const struct names *nm)
+		       const struct bench_names *nm)
 {
 	for (uint64_t k = 0; k < nm->n; k++) {
 		uint32_t i = nm->order[CAT_REMOVE][k];
@@ -433,7 +401,7 @@ static void cat_remove(PMEMobjpool *pop, TOID(struct hashmap_tx) map,
 }
 
 /* cat_run -- one run of the three catalogue benchmarks; ns per op in ns[] */
-static void cat_run(const struct bench_opts *o, const struct names *nm,
+static void cat_run(const struct bench_opts *o, const struct bench_names *nm,
 		    double ns[CAT_NBENCH])
 {
 	char path[256];
@@ -450,11 +418,11 @@ static void cat_run(const struct bench_opts *o, const struct names *nm,
 	hm_tx_init(pop, root->map);
 	t[0] = section_start();
 	cat_insert(pop, root->map, nm);
-	t[1] = section_end(cat_names[CAT_INSERT], nm->n);
+	t[1] = section_end(bench_cat_names[CAT_INSERT], nm->n);
 	cat_lookup(pop, root->map, nm);
-	t[2] = section_end(cat_names[CAT_LOOKUP], nm->n);
+	t[2] = section_end(bench_cat_names[CAT_LOOKUP], nm->n);
 	cat_remove(pop, root->map, nm);
-	t[3] = section_end(cat_names[CAT_REMOVE], nm->n);
+	t[3] = section_end(bench_cat_names[CAT_REMOVE], nm->n);
 	if (hm_tx_count(pop, root->map) != 0)
 		bench_die("hashmap_tx: names left after removing them all");
 	for (int b = 0; b < CAT_NBENCH; b++)
@@ -466,16 +434,16 @@ static void cat_run(const struct bench_opts *o, const struct names *nm,
 static void bench_cat(const struct bench_opts *o)
 {
 	double ns[CAT_NBENCH][BENCH_MAX_RUNS], run[CAT_NBENCH];
-	struct names nm;
+	struct bench_names nm;
 
-	names_make(&nm, o->names);
+	bench_names_make(&nm, o->names);
 	for (unsigned r = 0; r < o->runs; r++) {
 		cat_run(o, &nm, run);
 		for (int b = 0; b < CAT_NBENCH; b++)
 			ns[b][r] = run[b];
 	}
 	for (int b = 0; !counting && b < CAT_NBENCH; b++)
-		bench_report(cat_names[b], ns[b], o->runs);
+		bench_report(bench_cat_names[b], ns[b], o->runs);
 }
 
 int main(int argc, char **argv)

@@ -23,11 +23,6 @@ struct tss {
 } __attribute__((packed));
 _Static_assert(sizeof(struct tss) == 104, "TSS layout");
 
-struct descriptor_pointer {
-	uint16_t limit;
-	uint64_t base;
-} __attribute__((packed));
-
 #define IST_STACK_SIZE 8192
 
 static uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));

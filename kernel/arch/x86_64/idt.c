@@ -18,11 +18,6 @@ struct idt_gate {
 } __attribute__((packed));
 _Static_assert(sizeof(struct idt_gate) == 16, "IDT gate layout");
 
-struct idt_pointer {
-	uint16_t limit;
-	uint64_t base;
-} __attribute__((packed));
-
 extern const uint64_t trap_stubs[256];
 static struct idt_gate idt[256];
 
@@ -44,7 +39,7 @@ static uint8_t gate_ist(unsigned vector)
 /* idt_init -- load the IDT with the 256 stubs */
 void idt_init(void)
 {
-	struct idt_pointer idtr;
+	struct descriptor_pointer idtr;
 
 	for (unsigned v = 0; v < 256; v++) {
 		uint64_t handler = trap_stubs[v];

@@ -18,6 +18,12 @@ struct trap_frame {
 #define VECTOR_LAPIC_TIMER 0xf0
 #define VECTOR_SPURIOUS 0xff
 
+/* The operand of lgdt and lidt. */
+struct descriptor_pointer {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
 /* trap_dispatch -- called by trap_entry.S for every interrupt and exception */
 void trap_dispatch(struct trap_frame *tf);
 
