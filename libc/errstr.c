@@ -34,6 +34,8 @@ static const struct err_text err_table[] = {
 	[ERR_TOOBIG] = {"ERR_TOOBIG", "argument too large"},
 	[ERR_AGAIN] = {"ERR_AGAIN", "try again later"},
 	[ERR_IO] = {"ERR_IO", "I/O error"},
+	[ERR_NOEXEC] = {"ERR_NOEXEC", "not a valid program"},
+	[ERR_PEER] = {"ERR_PEER", "the other end is closed"},
 };
 
 _Static_assert(sizeof(err_table) / sizeof(err_table[0]) == ERR__COUNT,

@@ -28,6 +28,8 @@ enum fe_error {
 	ERR_TOOBIG = 15,  /* argument too large */
 	ERR_AGAIN = 16,   /* try again later */
 	ERR_IO = 17,      /* device or host I/O error */
+	ERR_NOEXEC = 18,  /* not a valid program (ELF checks) */
+	ERR_PEER = 19,    /* the other end of a channel is closed */
 	ERR__COUNT
 };
 

@@ -576,6 +576,8 @@ CHECK_TEST(errstr_every_code)
 		{ERR_TOOBIG, "ERR_TOOBIG", "argument too large"},
 		{ERR_AGAIN, "ERR_AGAIN", "try again later"},
 		{ERR_IO, "ERR_IO", "I/O error"},
+		{ERR_NOEXEC, "ERR_NOEXEC", "not a valid program"},
+		{ERR_PEER, "ERR_PEER", "the other end is closed"},
 	};
 
 	CHECK_EQ(ARRAY_SIZE(want), ERR__COUNT); /* a new code needs a line here */

@@ -1,0 +1,233 @@
+/*
+ * syscall.h -- the system-call ABI of Ferrite, shared by the kernel and the
+ * user library. docs/syscalls.md is its reference.
+ *
+ * Calling convention (x86_64 SYSCALL): number in rax, arguments in rdi, rsi,
+ * rdx, r10, r8, r9; the result in rax. rcx and r11 are clobbered (the CPU
+ * uses them); every other register, and the FPU/SSE state, is preserved.
+ * A result >= 0 is success; a negative result is -ERR_x from
+ * <ferrite/errors.h>.
+ *
+ * Every number, structure and flag here is part of the ABI and of the
+ * persistent state of running programs: never renumber, only append.
+ *
+ * Blocking calls (wait, sleep_until, chan_recv, console_read) are
+ * restartable: a thread that blocks is recorded as "blocked, restart this
+ * call"; when woken it executes the same SYSCALL instruction again with the
+ * same registers. So their arguments must stay meaningful when re-issued
+ * (sleep takes an absolute deadline, not a duration).
+ */
+#ifndef FERRITE_SYSCALL_H
+#define FERRITE_SYSCALL_H
+
+#include <stdint.h>
+
+enum fe_syscall {
+	SYS_NULL = 0,          /* () -> 0: the cheapest call, for benchmarks */
+	/* objects */
+	SYS_OBJ_CREATE = 1,    /* (type, size) -> handle with FE_RIGHTS_ALL */
+	SYS_OBJ_OPEN = 2,      /* (name, name_len, rights) -> handle */
+	SYS_OBJ_OPEN_ID = 3,   /* (id, rights) -> handle (blob and code only) */
+	SYS_NAME_BIND = 4,     /* (handle, name, name_len) */
+	SYS_NAME_UNBIND = 5,   /* (name, name_len) */
+	SYS_NAME_RENAME = 6,   /* (from, from_len, to, to_len) */
+	SYS_NAME_LIST = 7,     /* (prefix, prefix_len, struct fe_cursor *, struct fe_name_entry *, max) -> count */
+	SYS_OBJ_STAT = 8,      /* (handle, struct fe_stat *) */
+	SYS_OBJ_READ = 9,      /* (handle, offset, buf, len) -> bytes read */
+	SYS_OBJ_WRITE = 10,    /* (handle, offset, buf, len) -> bytes written */
+	SYS_OBJ_RESIZE = 11,   /* (handle, size) */
+	SYS_CLOSE = 12,        /* (handle) */
+	SYS_DUP = 13,          /* (handle, rights) -> new handle with those rights */
+	/* memory */
+	SYS_MAP = 14,          /* (handle, offset, len, prot | flags, addr) -> address */
+	SYS_UNMAP = 15,        /* (addr, len) */
+	SYS_PROTECT = 16,      /* (addr, len, prot) */
+	SYS_SYNC = 17,         /* () -> 0 once the caller's state is durable */
+	/* processes */
+	SYS_SPAWN = 18,        /* (code handle, const struct fe_spawn *) -> process handle */
+	SYS_EXIT = 19,         /* (status): does not return */
+	SYS_WAIT = 20,         /* (process handle, struct fe_exit_info *, flags) -> pid */
+	SYS_KILL = 21,         /* (pid): the caller or one of its descendants */
+	SYS_PROC_LIST = 22,    /* (struct fe_proc_info *, max, first_pid) -> count */
+	SYS_YIELD = 23,        /* () */
+	SYS_SLEEP_UNTIL = 24,  /* (monotonic ns deadline) */
+	/* channels */
+	SYS_CHAN_CREATE = 25,  /* (int32_t ends[2]) */
+	SYS_CHAN_SEND = 26,    /* (handle, buf, len, handle to pass or -1) */
+	SYS_CHAN_RECV = 27,    /* (handle, buf, cap, struct fe_msg_info *, flags) -> bytes */
+	/* console, time, system */
+	SYS_CONSOLE_READ = 28, /* (buf, cap, mode) -> bytes */
+	SYS_CONSOLE_WRITE = 29,/* (buf, len) -> bytes */
+	SYS_TIME = 30,         /* (clock) -> ns */
+	SYS_SYSINFO = 31,      /* (struct fe_sysinfo *) */
+	SYS_CONSOLE_FG = 32,   /* (process handle, or -1 for none): Ctrl-C kills it */
+	SYS_GETPID = 33,       /* () -> the caller's pid */
+	SYS__COUNT
+};
+
+/* Handles: small positive integers naming entries of the caller's handle
+ * table. A handle's value carries a generation, so a closed handle stays
+ * invalid (-ERR_BADF) even after its slot is reused. */
+#define FE_HANDLE_SLOTS 120
+#define FE_HANDLE_VALUE(slot, gen) ((int32_t)(((uint32_t)(gen) << 8) | (uint32_t)(slot)))
+/* The i-th handle passed by spawn, in the child (gen 1, slots from 0). */
+#define FE_INHERITED_HANDLE(i) FE_HANDLE_VALUE((i), 1)
+
+/* Rights carried by a handle. */
+#define FE_RIGHT_READ 0x01   /* read, stat contents; wait on a process; receive */
+#define FE_RIGHT_WRITE 0x02  /* write, resize, bind; kill a process; send */
+#define FE_RIGHT_MAP 0x04    /* map into an address space */
+#define FE_RIGHT_EXEC 0x08   /* map executable; spawn (code objects) */
+#define FE_RIGHT_GRANT 0x10  /* pass to another process (spawn, chan_send) */
+#define FE_RIGHTS_ALL 0x1f
+
+/* Object types (the objstore's numbering, format.h). */
+#define FE_TYPE_BLOB 1       /* bytes, mappable, openable by id */
+#define FE_TYPE_CODE 2       /* an ELF image, executed in place; read-only to programs */
+#define FE_TYPE_PROCESS 3
+#define FE_TYPE_THREAD 4
+#define FE_TYPE_ASPACE 5
+#define FE_TYPE_CHANNEL 6
+#define FE_TYPE_CATALOGUE 7
+#define FE_TYPE_ANON 8       /* anonymous memory: private, never opened by id */
+
+/* SYS_MAP: protection in the low bits, sharing in the next. */
+#define FE_PROT_READ 0x01
+#define FE_PROT_WRITE 0x02
+#define FE_PROT_EXEC 0x04
+#define FE_PROT_MASK 0x07
+#define FE_MAP_SHARED 0x10   /* writes reach the object */
+#define FE_MAP_PRIVATE 0x20  /* copy on write: writes stay in this process */
+#define FE_MAP_FIXED 0x40    /* exactly at addr (which must be free), not a hint */
+
+/* The user half: [FE_USER_BASE, FE_USER_TOP). */
+#define FE_USER_BASE 0x0000000000400000ull
+#define FE_USER_TOP 0x00007ffffffff000ull
+#define FE_PAGE_SIZE 4096u
+
+/* Largest transfer of one SYS_OBJ_READ / SYS_OBJ_WRITE / SYS_CONSOLE_WRITE;
+ * longer requests transfer this much and return the count (loop for more). */
+#define FE_IO_MAX (64u << 10)
+
+struct fe_stat {
+	uint64_t id;
+	uint64_t size;
+	uint64_t modified_epoch;
+	uint64_t pages;          /* data pages allocated */
+	uint32_t type;           /* FE_TYPE_* */
+	uint32_t refcount;
+	uint32_t rights;         /* of the handle stat was called on */
+	uint32_t reserved;
+};
+
+#define FE_NAME_MAX 255
+
+/* A position in the catalogue for SYS_NAME_LIST. Zero it to start at the
+ * first name with the prefix; the kernel advances it past each name it
+ * returns. */
+struct fe_cursor {
+	uint16_t len;
+	uint8_t started;
+	uint8_t reserved;
+	char name[FE_NAME_MAX];
+};
+
+struct fe_name_entry {
+	uint64_t id;
+	uint64_t size;
+	uint32_t type;
+	uint16_t len;            /* bytes of name, no NUL counted */
+	uint16_t reserved;
+	char name[FE_NAME_MAX + 1]; /* NUL-terminated */
+};
+
+/* SYS_SPAWN arguments. argv strings and the handle list are copied. */
+#define FE_SPAWN_MAX_ARGS 64
+#define FE_SPAWN_MAX_ARGV_BYTES 4096
+#define FE_SPAWN_MAX_HANDLES 8
+
+struct fe_handle_grant {
+	int32_t handle;          /* must carry FE_RIGHT_GRANT */
+	uint32_t rights;         /* a subset of the handle's rights */
+};
+
+struct fe_spawn {
+	const char *const *argv; /* argv[0] names the process (ps, kill lines) */
+	uint32_t argc;
+	uint32_t handle_count;
+	const struct fe_handle_grant *handles;
+};
+
+/* How a process ended (SYS_WAIT). */
+enum fe_exit_reason {
+	FE_EXIT_RUNNING = 0,     /* SYS_WAIT with FE_WAIT_NOHANG: still running */
+	FE_EXIT_NORMAL = 1,      /* SYS_EXIT(status) */
+	FE_EXIT_KILLED = 2,      /* SYS_KILL */
+	FE_EXIT_FAULT = 3,       /* a CPU exception in user mode */
+	FE_EXIT_INTERRUPT = 4,   /* Ctrl-C while in the foreground */
+};
+
+#define FE_WAIT_NOHANG 0x1
+
+struct fe_exit_info {
+	uint64_t pid;
+	int64_t status;          /* FE_EXIT_NORMAL: the exit status */
+	uint32_t reason;         /* enum fe_exit_reason */
+	uint32_t vector;         /* FE_EXIT_FAULT: the CPU exception */
+	uint64_t fault_addr;     /* page faults: the address */
+	uint64_t fault_rip;
+	char detail[96];         /* e.g. "page fault at 0x0 (read, not present), rip 0x401023" */
+};
+
+enum fe_proc_state {
+	FE_PROC_RUNNABLE = 1,
+	FE_PROC_BLOCKED = 2,
+	FE_PROC_EXITED = 3,      /* ended, not yet waited for */
+};
+
+struct fe_proc_info {
+	uint64_t pid;
+	uint64_t parent_pid;     /* 0: none */
+	uint64_t cpu_ns;         /* user + kernel time charged */
+	uint64_t pages;          /* pages of memory the process has touched */
+	uint32_t state;          /* enum fe_proc_state */
+	uint32_t blocked_on;     /* the SYS_ number it is blocked in, when blocked */
+	char name[32];
+};
+
+/* SYS_CHAN_RECV flags and result. */
+#define FE_CHAN_NONBLOCK 0x1
+#define FE_CHAN_MSG_MAX 4000u    /* bytes of one message */
+#define FE_CHAN_QUEUE 16u        /* messages queued in each direction */
+
+struct fe_msg_info {
+	uint32_t len;            /* bytes of the message (may exceed cap: truncated) */
+	int32_t handle;          /* the handle passed with it, or -1 */
+};
+
+/* SYS_CONSOLE_READ modes. */
+#define FE_CONSOLE_LINE 0        /* the kernel echoes and edits; returns a line with '\n' */
+#define FE_CONSOLE_RAW 1         /* bytes as typed, no echo; at least one */
+#define FE_CONSOLE_NONBLOCK 0x100 /* or-ed with a mode: -ERR_AGAIN instead of blocking */
+
+/* SYS_TIME clocks. */
+#define FE_CLOCK_MONOTONIC 0     /* ns of running time since genesis; continues across power-off */
+#define FE_CLOCK_WALL 1          /* ns since 1970-01-01 UTC, from the RTC */
+
+struct fe_sysinfo {
+	uint64_t heap_size;      /* bytes of the NVM heap */
+	uint64_t heap_used;      /* bytes in use (data pages) */
+	uint64_t heap_free;
+	uint64_t objects;
+	uint64_t names;
+	uint64_t power_ons;      /* power-ons of this heap, this one included */
+	uint64_t epoch;          /* the committed epoch */
+	uint64_t commits;        /* commits since genesis */
+	uint64_t processes;      /* live and exited-but-unwaited */
+	uint64_t uptime_ns;      /* FE_CLOCK_MONOTONIC now */
+	uint64_t log_size;
+	uint64_t log_used;
+	uint64_t log_high_water;
+};
+
+#endif
