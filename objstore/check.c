@@ -7,9 +7,10 @@
  * first, or check a rolled-back private view as objtool does), every page
  * descriptor, the free-page stack, the partial-slab lists; then each
  * structure's module walks what it owns and claims every page and small
- * block it reaches (check_internal.h); finally every allocated page and
- * block must have been claimed exactly once (no leak, no double use) and
- * every claimed one must be allocated (no dangling reference).
+ * block it reaches (check_internal.h), and each application root must name
+ * a live object; finally every allocated page and block must have been
+ * claimed exactly once (no leak, no double use) and every claimed one must
+ * be allocated (no dangling reference).
  *
  * Every offset is validated before it is followed, and every walk is
  * bounded, so a corrupt heap yields reports, never a crash or a hang.
@@ -164,6 +165,18 @@ static void check_root(struct os_checker *ck)
 		if (r->slab_partial[c] > ck->sb->page_count)
 			os_check_problem(ck, "root block: partial-slab list %u starts at page %llu, beyond the heap",
 					 c, (unsigned long long)r->slab_partial[c] - 1);
+}
+
+/* check_app_roots -- every non-zero app root names a live object */
+static void check_app_roots(struct os_checker *ck)
+{
+	for (unsigned i = 0; i < OS_APP_ROOTS; i++) {
+		uint64_t id = ck->root->app_roots[i];
+
+		if (id && !os_check_object_exists(ck, id))
+			os_check_problem(ck, "root block: app root %u names object #%llu, which is not a live object",
+					 i, (unsigned long long)id);
+	}
 }
 
 /* log_is_empty -- whether the log holds no record of an unfinished transaction */
@@ -381,6 +394,7 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 	check_partial_lists(&ck);
 	os_check_objects(&ck);
 	os_check_catalogue(&ck);
+	check_app_roots(&ck);
 	check_claims(&ck);
 	return ck.problems;
 }

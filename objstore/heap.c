@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "objstore/object.h"
 
 #define LOG_MIN (256u << 10)
 #define LOG_MAX (64u << 20)
@@ -285,6 +286,36 @@ int os_create(struct objstore *os, void *base, uint64_t size,
 uint64_t os_epoch(const struct objstore *os)
 {
 	return os->sb->committed_epoch;
+}
+
+/* os_app_root -- app_roots[i], 0 if unset or out of range */
+uint64_t os_app_root(const struct objstore *os, unsigned i)
+{
+	return i < OS_APP_ROOTS ? os->root->app_roots[i] : 0;
+}
+
+/* os_app_root_set -- set app_roots[i] to 0 or a live object's id */
+int os_app_root_set(struct objstore *os, unsigned i, uint64_t value)
+{
+	struct os_obj_info info;
+	int err;
+
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	if (i >= OS_APP_ROOTS)
+		return -ERR_RANGE;
+	if (value) {
+		err = os_obj_stat(os, value, &info);
+		if (err)
+			return err;
+		if (info.refcount == 0)
+			return -ERR_NOENT; /* being deleted */
+	}
+	err = os_log_root(os);
+	if (err)
+		return err;
+	os->root->app_roots[i] = value;
+	return 0;
 }
 
 /* os_stats -- counts from the root block and the running transaction */

@@ -10,11 +10,11 @@
  * loses one; an index page is freed as soon as its last entry goes.
  *
  * Contents are small (one block of the smallest class holding the size,
- * fixed at creation: kernel objects) or paged (blobs, code: whole data
- * pages in a radix tree under the header, format.h). Data pages are
- * allocated when first written, so a missing page reads as zeros, growing
- * an object allocates at most the new top levels of its tree, and an
- * object of any size costs nothing until it is written.
+ * fixed at creation: kernel objects) or paged (blobs, code, anonymous
+ * memory: whole data pages in a radix tree under the header, format.h).
+ * Data pages are allocated when first written, so a missing page reads as
+ * zeros, growing an object allocates at most the new top levels of its
+ * tree, and an object of any size costs nothing until it is written.
  *
  * Invariant: a paged object's depth is obj_depth(size), the fewest levels
  *            that reach its last page, and it has no page at or past its
@@ -161,10 +161,10 @@ static unsigned obj_depth(uint64_t size)
 	return size ? key_depth(npages(size) - 1) : 0;
 }
 
-/* placement_of -- where objects of `type` keep their bytes; 0 for a bad type */
-static uint8_t placement_of(uint16_t type)
+/* os_obj_placement -- where objects of `type` keep their bytes; 0 for a bad type */
+uint8_t os_obj_placement(uint16_t type)
 {
-	if (type == OS_TYPE_BLOB || type == OS_TYPE_CODE)
+	if (type == OS_TYPE_BLOB || type == OS_TYPE_CODE || type == OS_TYPE_ANON)
 		return OS_PLACE_PAGED;
 	return type && type <= OS_TYPE_MAX ? OS_PLACE_SMALL : 0;
 }
@@ -251,7 +251,7 @@ static int hdr_check(const struct view *v, const struct os_obj_header *h,
 		     uint64_t id)
 {
 	if (h->crc != hdr_crc(h) || h->id != id ||
-	    h->placement != placement_of(h->type))
+	    h->placement != os_obj_placement(h->type))
 		return -ERR_CORRUPT;
 	if (h->placement == OS_PLACE_SMALL)
 		return h->size && h->size <= OS_LARGEST_SMALL && !h->depth &&
@@ -570,7 +570,7 @@ static void hdr_init(struct objstore *os, struct os_obj_header *h, uint64_t id,
 	h->refcount = 1;
 	h->size = size;
 	h->data = data;
-	h->placement = placement_of(type);
+	h->placement = os_obj_placement(type);
 	h->depth = (uint8_t)(h->placement == OS_PLACE_PAGED ? obj_depth(size) : 0);
 	h->modified_epoch = os->tx_epoch;
 	hdr_seal(h);
@@ -582,9 +582,9 @@ static int create_check(const struct objstore *os, uint16_t type, uint64_t size)
 	const struct os_root *r = os->root;
 	struct view v = view_of(os);
 
-	if (!placement_of(type))
+	if (!os_obj_placement(type))
 		return -ERR_INVAL;
-	if (placement_of(type) == OS_PLACE_SMALL &&
+	if (os_obj_placement(type) == OS_PLACE_SMALL &&
 	    (size == 0 || size > OS_LARGEST_SMALL))
 		return -ERR_TOOBIG;
 	if (!os->in_tx)
@@ -924,7 +924,7 @@ int os_obj_create(struct objstore *os, uint16_t type, uint64_t size,
 {
 	struct os_root *r = os->root;
 	uint64_t offs[2 + 2 * MAX_DEPTH], nid = r->next_object_id;
-	bool small = placement_of(type) == OS_PLACE_SMALL;
+	bool small = os_obj_placement(type) == OS_PLACE_SMALL;
 	unsigned depth, np;
 	int err = create_check(os, type, size);
 
@@ -1294,13 +1294,13 @@ static bool ck_fields(struct os_checker *ck, const struct os_obj_header *h,
 	if (h->modified_epoch > ck->sb->committed_epoch)
 		os_check_problem(ck, "object #%llu: modified in epoch %llu, after the committed epoch %llu",
 				 ULL(id), ULL(h->modified_epoch), ULL(ck->sb->committed_epoch));
-	if (!placement_of(h->type)) {
+	if (!os_obj_placement(h->type)) {
 		os_check_problem(ck, "object #%llu: unknown type %u", ULL(id), h->type);
 		return false;
 	}
-	if (h->placement != placement_of(h->type)) {
+	if (h->placement != os_obj_placement(h->type)) {
 		os_check_problem(ck, "object #%llu: placement %u, but type %u is placed %u",
-				 ULL(id), h->placement, h->type, placement_of(h->type));
+				 ULL(id), h->placement, h->type, os_obj_placement(h->type));
 		return false;
 	}
 	return true;

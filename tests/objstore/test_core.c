@@ -68,6 +68,24 @@ CHECK_TEST(open_refuses_what_is_not_a_heap)
 	free(base);
 }
 
+CHECK_TEST(layout_1_0_heaps_still_open)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	struct os_superblock *sb = base;
+
+	CHECK_EQ(sb->layout_major, OS_LAYOUT_MAJOR);
+	CHECK_EQ(sb->layout_minor, OS_LAYOUT_MINOR);
+	CHECK_EQ(OS_LAYOUT_MINOR, 1);
+	/* A 1.0 heap differs only in what 1.1 added: the minor version. */
+	sb->layout_minor = 0;
+	sb->crc = crc32c(0, sb, __builtin_offsetof(struct os_superblock, crc));
+	CHECK_EQ(os_probe(base, HEAP), 0);
+	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
+	CHECK_EQ(os_app_root(&os, OS_APP_ROOT_KERNEL), 0);
+	free(base);
+}
+
 CHECK_TEST(create_refuses_tiny_heaps)
 {
 	struct objstore os;

@@ -1662,12 +1662,6 @@ CHECK_TEST(heap_random)
 
 #define HALF_DONE 1   /* a two-call operation failed in its second call: abort */
 
-/* is_paged -- whether objects of `type` are paged */
-static bool is_paged(uint16_t type)
-{
-	return type == OS_TYPE_BLOB || type == OS_TYPE_CODE;
-}
-
 /* ow_create -- a new object of `type` and `size`; its id in *id */
 static int ow_create(struct harness *h, uint16_t type, uint64_t size, uint64_t *id)
 {
@@ -1680,7 +1674,7 @@ static int ow_create(struct harness *h, uint16_t type, uint64_t size, uint64_t *
 	memset(&o, 0, sizeof(o));
 	o.id = *id;
 	o.type = type;
-	o.placement = is_paged(type) ? OS_PLACE_PAGED : OS_PLACE_SMALL;
+	o.placement = os_obj_placement(type);
 	o.refcount = 1;
 	o.size = size;
 	om_insert(h->om, &o);
@@ -2097,12 +2091,13 @@ static int objects_random_write(struct harness *h)
 static int objects_random_create(struct harness *h)
 {
 	static const uint16_t types[] = {
-		OS_TYPE_BLOB, OS_TYPE_CODE, OS_TYPE_BLOB, OS_TYPE_PROCESS,
-		OS_TYPE_THREAD, OS_TYPE_CHANNEL,
+		OS_TYPE_BLOB, OS_TYPE_CODE, OS_TYPE_ANON, OS_TYPE_PROCESS,
+		OS_TYPE_THREAD, OS_TYPE_HANDLES,
 	};
 	uint16_t type = types[below(&h->rng, 6)];
-	uint64_t size = is_paged(type) ? below(&h->rng, 3 * OS_PAGE_SIZE)
-				       : 1 + below(&h->rng, OS_LARGEST_SMALL);
+	bool paged = os_obj_placement(type) == OS_PLACE_PAGED;
+	uint64_t size = paged ? below(&h->rng, 3 * OS_PAGE_SIZE)
+			      : 1 + below(&h->rng, OS_LARGEST_SMALL);
 	uint64_t id;
 	int err = ow_create(h, type, size, &id);
 

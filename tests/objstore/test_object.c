@@ -224,9 +224,10 @@ CHECK_TEST(create_stat_delete_every_type)
 
 	CHECK_EQ(os_tx_begin(&os), 0);
 	for (uint16_t t = 1; t <= OS_TYPE_MAX; t++) {
-		bool paged = t == OS_TYPE_BLOB || t == OS_TYPE_CODE;
+		bool paged = t == OS_TYPE_BLOB || t == OS_TYPE_CODE || t == OS_TYPE_ANON;
 		uint64_t size = paged ? 3 * PAGE + 5 : 100u + t;
 
+		CHECK_EQ(os_obj_placement(t), paged ? OS_PLACE_PAGED : OS_PLACE_SMALL);
 		CHECK_EQ(os_obj_create(&os, t, size, &ids[t]), 0);
 		info = stat_of(&os, ids[t]);
 		CHECK_EQ(info.id, ids[t]);
@@ -240,6 +241,8 @@ CHECK_TEST(create_stat_delete_every_type)
 	}
 	CHECK_EQ(ids[1], 1);
 	CHECK_EQ(ids[OS_TYPE_MAX], OS_TYPE_MAX);
+	CHECK_EQ(os_obj_placement(0), 0);
+	CHECK_EQ(os_obj_placement(OS_TYPE_MAX + 1), 0);
 	CHECK_EQ(os_obj_create(&os, 0, 10, &id), -ERR_INVAL);
 	CHECK_EQ(os_obj_create(&os, OS_TYPE_MAX + 1, 10, &id), -ERR_INVAL);
 	CHECK_EQ(os_obj_create(&os, OS_TYPE_BLOB, 0, &id), 0); /* an empty blob */
@@ -1358,6 +1361,58 @@ CHECK_TEST(check_object_exists_looks_ids_up_read_only)
 	CHECK(!os_check_object_exists(&ck, UINT64_MAX));
 	header_of(&os, a)->refcount++;
 	CHECK(!os_check_object_exists(&ck, a)); /* bad crc */
+	free(base);
+}
+
+CHECK_TEST(app_roots_name_live_objects)
+{
+	struct objstore os, again;
+	void *base = test_create(&os, HEAP);
+	uint64_t k, gone, dying;
+	unsigned seen;
+
+	CHECK_EQ(os_app_root(&os, OS_APP_ROOT_KERNEL), 0);
+	CHECK_EQ(os_app_root(&os, OS_APP_ROOTS), 0);
+	CHECK_EQ(os_app_root_set(&os, 0, 0), -ERR_INVAL); /* outside a transaction */
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_KERNEL, 512, &k), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_HANDLES, 64, &gone), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_ANON, 3 * PAGE, &dying), 0);
+	CHECK_EQ(os_obj_delete(&os, gone), 0);
+	CHECK_EQ(os_obj_ref(&os, dying, -1, NULL), 0);
+	CHECK_EQ(os_app_root_set(&os, OS_APP_ROOTS, k), -ERR_RANGE);
+	CHECK_EQ(os_app_root_set(&os, 1, gone), -ERR_NOENT);
+	CHECK_EQ(os_app_root_set(&os, 1, dying), -ERR_NOENT); /* refcount 0 */
+	CHECK_EQ(os_app_root_set(&os, 1, 12345), -ERR_NOENT);
+	CHECK_EQ(os_app_root(&os, 1), 0);
+	CHECK_EQ(os_app_root_set(&os, OS_APP_ROOT_KERNEL, k), 0);
+	CHECK_EQ(os_app_root_set(&os, OS_APP_ROOTS - 1, k), 0);
+	CHECK_EQ(os_obj_delete(&os, dying), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(problems(&os), 0);
+
+	/* Durable, and rolled back like every root-block change. */
+	CHECK_EQ(os_open(&again, base, HEAP, host_platform()), 0);
+	CHECK_EQ(os_app_root(&again, OS_APP_ROOT_KERNEL), k);
+	CHECK_EQ(os_app_root(&again, OS_APP_ROOTS - 1), k);
+	CHECK_EQ(os_tx_begin(&again), 0);
+	CHECK_EQ(os_app_root_set(&again, OS_APP_ROOT_KERNEL, 0), 0);
+	CHECK_EQ(os_app_root(&again, OS_APP_ROOT_KERNEL), 0);
+	CHECK_EQ(os_tx_abort(&again), 0);
+	CHECK_EQ(os_app_root(&again, OS_APP_ROOT_KERNEL), k);
+	CHECK_EQ(os_tx_begin(&again), 0);
+	CHECK_EQ(os_app_root_set(&again, OS_APP_ROOTS - 1, 0), 0);
+	CHECK_EQ(os_tx_commit(&again), 0);
+	CHECK_EQ(os_app_root(&again, OS_APP_ROOTS - 1), 0);
+	CHECK_EQ(problems(&again), 0);
+
+	/* Deleting the object an app root names: the checker says so. */
+	CHECK_EQ(os_tx_begin(&again), 0);
+	CHECK_EQ(os_obj_delete(&again, k), 0);
+	CHECK_EQ(os_tx_commit(&again), 0);
+	CHECK_EQ(check_heap(&again, "app root 0 names object", &seen, false), 1);
+	CHECK_EQ(seen, 1);
 	free(base);
 }
 

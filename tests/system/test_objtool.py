@@ -160,12 +160,13 @@ def test_create_then_info(tmp_path):
     assert st.st_size == 64 * MIB
     assert st.st_blocks * 512 < 8 * MIB, "the image should be sparse"
     i = info(image)
-    assert i["layout version"].strip() == "1.0"
+    assert i["layout version"].strip() == "1.1"
     assert re.fullmatch(r" +[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                         i["heap id"])
     assert "67108864 bytes" in i["size"]
     assert re.search(r"\d+ of 4096 bytes: 0 used, \d+ free", i["data pages"])
     assert i["objects"].strip() == "0" and i["names"].strip() == "0"
+    assert i["app roots"].strip() == "none"
     assert i["committed epoch"].strip() == "1"
     assert i["log"].strip() == "4 MiB, empty (no unfinished transaction)"
     assert_clean(image)

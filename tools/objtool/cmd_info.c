@@ -37,6 +37,24 @@ static void print_time(uint64_t ns)
 		puts(text);
 }
 
+/* print_app_roots -- the application's roots: "[0] #5 kernel", or "none" */
+static void print_app_roots(const struct image *img)
+{
+	struct os_obj_info info;
+	bool any = false;
+
+	for (unsigned i = 0; i < OS_APP_ROOTS; i++) {
+		uint64_t id = os_app_root(&img->os, i);
+
+		if (!id)
+			continue;
+		printf("%s[%u] #%" PRIu64 " %s", any ? ", " : "", i, id,
+		       os_obj_stat(&img->os, id, &info) ? "(missing)" : type_name(info.type));
+		any = true;
+	}
+	puts(any ? "" : "none");
+}
+
 /* run_info -- objtool IMAGE info */
 static int run_info(struct image *img, const struct args *a)
 {
@@ -60,6 +78,8 @@ static int run_info(struct image *img, const struct args *a)
 	       fmt_size(s2, sizeof(s2), st.pages_free * OS_PAGE_SIZE));
 	printf("objects:          %" PRIu64 "\n", st.objects);
 	printf("names:            %" PRIu64 "\n", st.names);
+	printf("app roots:        ");
+	print_app_roots(img);
 	printf("committed epoch:  %" PRIu64 "\n", img->disk_epoch);
 	printf("log:              %s, ", fmt_size(s1, sizeof(s1), st.log_size));
 	if (img->had_unfinished_tx)
@@ -79,7 +99,8 @@ const struct command cmd_info = {
 	.summary = "layout version, heap id, size, pages, counts, epoch, log",
 	.help = "Describes the image: its layout version and heap id, when it was\n"
 		"created, its size, the data pages used and free, the number of objects\n"
-		"and of names, the committed epoch (which advances by one with every\n"
+		"and of names, the application's roots (the kernel's root object is\n"
+		"[0]), the committed epoch (which advances by one with every\n"
 		"transaction), the size of the undo log, and whether the log holds a\n"
 		"transaction that did not commit (a power cut, or a killed writer).\n"
 		"Counts are shown as the next open will see them: with such a\n"

@@ -97,7 +97,12 @@ static const char *const type_names[] = {
 	[OS_TYPE_ASPACE] = "aspace",
 	[OS_TYPE_CHANNEL] = "channel",
 	[OS_TYPE_CATALOGUE] = "catalogue",
+	[OS_TYPE_ANON] = "anon",
+	[OS_TYPE_HANDLES] = "handles",
+	[OS_TYPE_KERNEL] = "kernel",
 };
+_Static_assert(sizeof(type_names) / sizeof(type_names[0]) == OS_TYPE_MAX + 1,
+	       "a name for every object type");
 
 /* type_name -- "blob", "code"... for an object type ("?" if unknown) */
 const char *type_name(unsigned type)

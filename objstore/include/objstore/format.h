@@ -33,7 +33,7 @@
 
 #define OS_MAGIC "FERRHEAP"     /* 8 bytes, no NUL */
 #define OS_LAYOUT_MAJOR 1
-#define OS_LAYOUT_MINOR 0
+#define OS_LAYOUT_MINOR 1
 
 /* The smallest heap: metadata plus a useful number of data pages. */
 #define OS_MIN_HEAP_SIZE (4u << 20)
@@ -80,7 +80,15 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * The root block, page 1: the mutable roots of every structure. Changed
  * only inside a transaction (logged first); `crc` is recomputed by the
  * commit whenever the transaction touched the root block.
+ *
+ * app_roots (layout 1.1; zero in every 1.0 heap): ids of objects the
+ * application that owns the heap keeps its own roots in, where it finds
+ * them at power-on. The kernel: app_roots[OS_APP_ROOT_KERNEL] is the id of
+ * its OS_TYPE_KERNEL root object. Invariant: a non-zero app root names a
+ * live object (os_app_root_set and os_check).
  */
+#define OS_APP_ROOTS 8
+#define OS_APP_ROOT_KERNEL 0
 struct os_root {
 	uint64_t next_object_id;    /* ids start at 1 and are never reused */
 	uint64_t object_count;      /* live objects */
@@ -91,7 +99,7 @@ struct os_root {
 	uint64_t catalogue_count;   /* names in the catalogue */
 	uint64_t free_top;          /* entries in use in the free-page stack */
 	uint64_t slab_partial[OS_SIZE_CLASSES]; /* first slab with a free slot, page+1; 0 none */
-	uint64_t app_roots[8];      /* offsets owned by the application (the kernel's roots) */
+	uint64_t app_roots[OS_APP_ROOTS]; /* object ids owned by the application, 0: none (1.1) */
 	uint64_t reserved[10];       /* zero */
 	uint32_t reserved1;         /* zero */
 	uint32_t crc;               /* CRC32C of all bytes above */
@@ -168,15 +176,19 @@ enum os_obj_type {
 	OS_TYPE_ASPACE = 5,
 	OS_TYPE_CHANNEL = 6,
 	OS_TYPE_CATALOGUE = 7,
-	OS_TYPE_MAX = 7,
+	OS_TYPE_ANON = 8,           /* a process's private memory, paged; never opened by id (1.1) */
+	OS_TYPE_HANDLES = 9,        /* a process's handle table (1.1) */
+	OS_TYPE_KERNEL = 10,        /* the kernel's root object, app_roots[0] (1.1) */
+	OS_TYPE_MAX = 10,
 };
 
 /*
  * An object header: one 64-byte small block per object, found through the
  * id index. The object's bytes live either in one small block
  * (OS_PLACE_SMALL: kernel objects up to OS_LARGEST_SMALL bytes, fixed
- * size) or in whole data pages (OS_PLACE_PAGED: blobs and code, mappable
- * and page aligned) reached through a radix tree of index pages:
+ * size) or in whole data pages (OS_PLACE_PAGED: blobs, code and anonymous
+ * memory, mappable and page aligned) reached through a radix tree of index
+ * pages:
  *   depth 0: `data` is the one data page (or 0 when size is 0);
  *   depth d: `data` is an index page of OS_RADIX_FANOUT offsets of
  *            depth d-1 subtrees; page i of the object is found by the

@@ -3,9 +3,10 @@
  *
  * Every object has a 64-bit id, never reused, a type (format.h), a size
  * and a reference count, in a checksummed header (struct os_obj_header)
- * found through the id index. Contents are paged (blobs, code: whole data
- * pages in a radix tree, page aligned so they can be mapped and executed in
- * place) or small (kernel objects: one small block, fixed size).
+ * found through the id index. Contents are paged (blobs, code, anonymous
+ * memory: whole data pages in a radix tree, page aligned so they can be
+ * mapped and executed in place) or small (kernel objects: one small block,
+ * fixed size); os_obj_placement says which for each type.
  *
  * All changing calls run inside a transaction (os_tx_begin) and log what
  * they change; on error they change nothing the transaction would keep
@@ -29,9 +30,14 @@ struct os_obj_info {
 	uint64_t pages;              /* data pages allocated (paged objects) */
 };
 
+/* os_obj_placement -- where objects of `type` keep their bytes:
+ * OS_PLACE_PAGED for OS_TYPE_BLOB, OS_TYPE_CODE and OS_TYPE_ANON,
+ * OS_PLACE_SMALL for the other (kernel) types, 0 for an unknown type */
+uint8_t os_obj_placement(uint16_t type);
+
 /* os_obj_create -- a new object of `type` and `size` bytes (zero-filled)
- * with refcount 1; paged for OS_TYPE_BLOB and OS_TYPE_CODE, small for the
- * kernel types (size 1..OS_LARGEST_SMALL, else -ERR_TOOBIG). Its id in *id.
+ * with refcount 1; paged or small as os_obj_placement says (small: size
+ * 1..OS_LARGEST_SMALL, else -ERR_TOOBIG). Its id in *id.
  * -ERR_INVAL for a bad type, -ERR_NOMEM heap full, -ERR_NOSPC log full. */
 int os_obj_create(struct objstore *os, uint16_t type, uint64_t size,
 		  uint64_t *id);

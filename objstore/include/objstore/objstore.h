@@ -107,6 +107,18 @@ int os_tx_abort(struct objstore *os);
 /* os_epoch -- the committed epoch */
 uint64_t os_epoch(const struct objstore *os);
 
+/* --- the application's roots ------------------------------------------ */
+
+/* os_app_root -- app_roots[i] of the root block: the id of an object the
+ * application keeps its roots in (the kernel: i = OS_APP_ROOT_KERNEL), 0
+ * if unset or i >= OS_APP_ROOTS */
+uint64_t os_app_root(const struct objstore *os, unsigned i);
+
+/* os_app_root_set -- set app_roots[i] (inside a transaction; logs the root
+ * block): `value` is 0 or the id of a live object (-ERR_NOENT if not);
+ * -ERR_RANGE for i >= OS_APP_ROOTS, -ERR_NOSPC log full */
+int os_app_root_set(struct objstore *os, unsigned i, uint64_t value);
+
 /* --- allocation (inside a transaction) -------------------------------- */
 
 /* os_alloc -- `size` bytes (1..OS_PAGE_SIZE): a small block of the
