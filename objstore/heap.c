@@ -200,9 +200,13 @@ int os_open(struct objstore *os, void *base, uint64_t size,
 /* format_data_structures -- descriptors, free-page stack and root block of an empty heap */
 static void format_data_structures(struct objstore *os, uint64_t pages)
 {
+	struct os_page_desc blank;
+
+	/* Every descriptor is the same blank one: one checksum, not one a page. */
+	memset(&blank, 0, sizeof(blank));
+	blank.crc = os_desc_crc(&blank);
 	for (uint64_t p = 0; p < pages; p++) {
-		memset(&os->desc[p], 0, sizeof(os->desc[p]));
-		os->desc[p].crc = os_desc_crc(&os->desc[p]);
+		os->desc[p] = blank;
 		os->stack[p] = (uint32_t)(pages - 1 - p); /* page 0 is popped first */
 	}
 	memset(os->root, 0, sizeof(*os->root));
