@@ -6,7 +6,8 @@
 #   make clean      remove build/ (never var/, where the NVM images live)
 #
 # Everything built lands in build/. Sources are found by folder: every .c and
-# .S under boot/ and kernel/ is part of the kernel, with libc/*.c.
+# .S under boot/ and kernel/ is part of the kernel, with libc/*.c and the
+# objstore library (objstore/*.c), which the host tools share.
 
 BUILD := build
 CC := gcc
@@ -30,7 +31,7 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T boot/linker.ld
 
 KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
-	$(sort $(wildcard libc/*.c))
+	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
 .PHONY: all kernel iso tools objstore run test unit-test system-test clean deps

@@ -4,8 +4,8 @@
 #   build/host-san/libobjstore.a  ASan + UBSan, for the tests
 #   build/tests/unit/test_os_*    one test binary per tests/objstore/test_*.c
 #   build/kernel-obj/objstore/*.o the same sources compiled as the kernel
-#                                 compiles them (freestanding, our libc):
-#                                 proves objstore stays portable
+#                                 compiles them (freestanding, our libc),
+#                                 linked into the kernel (Makefile)
 #
 # Both host builds include host_platform.c (tools/host/), the real
 # flush instructions.

@@ -73,6 +73,15 @@ void arch_fence(void);
 
 const char *arch_flush_name(enum flush_kind kind);
 
+/* arch_crc32c_supported -- whether the CPU computes CRC-32C (SSE 4.2 crc32)
+ * and may be asked to (not under KVM: see crc32c.c) */
+bool arch_crc32c_supported(void);
+
+/* arch_crc32c -- CRC-32C of `len` bytes continuing from `crc` (start with
+ * 0), by the CPU; equal to objstore's portable crc32c. Only when
+ * arch_crc32c_supported(). */
+uint32_t arch_crc32c(uint32_t crc, const void *p, size_t len);
+
 /* arch_cpu_is_virtual -- whether CPUID reports a hypervisor */
 bool arch_cpu_is_virtual(void);
 

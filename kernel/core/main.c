@@ -4,9 +4,9 @@
  * The order matters: the console first (so everything after can speak),
  * then the loader's information and the command line, the CPU tables, DRAM
  * and the kernel's page tables, ACPI (interrupt controllers, power-off,
- * NVM), interrupts and the timer, and finally the NVM. Any failure that
- * leaves the machine unusable says what is wrong and halts; nothing is
- * guessed.
+ * NVM), interrupts and the timer, and finally the NVM and the persistent
+ * heap on it. Any failure that leaves the machine unusable says what is
+ * wrong and halts; nothing is guessed.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "core/bootinfo.h"
 #include "core/cmdline.h"
 #include "core/console.h"
+#include "core/heap.h"
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/selftest.h"
@@ -93,6 +94,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	if (cmdline_has("selftest"))
 		selftest_run(cmdline_get("selftest"));
 	if (nvm_init(&nvm))
+		halt_forever();
+	if (heap_init(&nvm, &boot_info))
 		halt_forever();
 	console_run();
 }

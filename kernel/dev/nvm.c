@@ -10,10 +10,8 @@
  * the persistence domain and a fence is enough; otherwise the CPU's best
  * flush instruction (arch_flush_pick) unless `flush=` overrides it.
  *
- * Scratch power-on counter: until the persistent heap exists (the objstore
- * issue), the first 64 bytes of the NVM hold a record {magic, count}. It is
- * written only on a blank image (first 4 KiB zero) or one that already has
- * the record; any other content is left untouched.
+ * nvm_init writes nothing to the NVM: what its bytes hold is the persistent
+ * heap's business (core/heap.c).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -27,14 +25,6 @@
 #include "ferrite/errors.h"
 #include "mm/phys.h"
 #include "mm/vm.h"
-
-#define SCRATCH_MAGIC "FeScrtch"
-#define BLANK_PROBE_BYTES 4096
-
-struct nvm_scratch {
-	char magic[8];
-	uint64_t power_ons;
-};
 
 static const char qemu_hint[] =
 	"  Ferrite needs an NVDIMM. Start it with tools/run-qemu, or give QEMU\n"
@@ -77,37 +67,6 @@ static enum flush_kind choose_flush(bool cpu_cache_persistent)
 	pr_warn("nvm: flush=%s is not one of none, clflush, clflushopt, clwb; using %s\n",
 		wanted, arch_flush_name(kind));
 	return kind;
-}
-
-/* is_blank -- whether the first bytes of the NVM are all zero */
-static bool is_blank(const uint8_t *p)
-{
-	for (unsigned i = 0; i < BLANK_PROBE_BYTES; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-/* count_power_on -- bump the scratch counter, durably */
-static uint64_t count_power_on(struct nvm *nvm)
-{
-	struct nvm_scratch *s = nvm->base;
-
-	if (memcmp(s->magic, SCRATCH_MAGIC, 8) != 0) {
-		if (!is_blank(nvm->base)) {
-			pr_warn("nvm: the image holds data Ferrite did not write; leaving it untouched\n");
-			return 0;
-		}
-		/* Counter before magic: a cut in between leaves a blank image. */
-		s->power_ons = 0;
-		arch_flush_range(s, sizeof(*s));
-		arch_fence();
-		memcpy(s->magic, SCRATCH_MAGIC, 8);
-	}
-	s->power_ons++; /* one aligned 8-byte store: atomic on a cut */
-	arch_flush_range(s, sizeof(*s));
-	arch_fence();
-	return s->power_ons;
 }
 
 /* find_region -- the NFIT's persistent-memory range, with clear errors */
@@ -163,9 +122,5 @@ int nvm_init(struct nvm *out)
 		(unsigned long long)out->phys, out->spa_index,
 		arch_flush_name(out->flush),
 		out->cpu_cache_persistent ? " (CPU caches persistent)" : "");
-	out->power_ons = count_power_on(out);
-	if (out->power_ons)
-		pr_info("nvm: power-on %llu of this image\n",
-			(unsigned long long)out->power_ons);
 	return 0;
 }

@@ -19,7 +19,6 @@ struct nvm {
 	uint16_t spa_index;        /* NFIT SPA range structure index */
 	bool cpu_cache_persistent; /* eADR: no flush needed, only fences */
 	enum flush_kind flush;
-	uint64_t power_ons;        /* scratch counter (until the heap exists) */
 };
 
 /* nvm_init -- find, check and map the NVM; 0, or a negative error after a clear message */

@@ -1,0 +1,437 @@
+/*
+ * heap.c -- the kernel's persistent heap: power-on, genesis, modules, epochs.
+ *
+ * The whole NVM is one objstore heap. At power-on heap_init looks at its
+ * first page and decides, before writing anything:
+ *  - blank (no heap magic, first 4 KiB zero): format it (genesis);
+ *  - a heap of this layout major version: open it, which rolls back the
+ *    epoch that was running when the power went;
+ *  - a heap of another major version, a damaged heap, or data that is not
+ *    a heap at all: say so and return an error (the caller halts). Nothing
+ *    is written: the bytes may matter to someone, and a kernel that does
+ *    not understand them must not "repair" them.
+ *
+ * Genesis is complete when the kernel's root object exists
+ * (app_roots[OS_APP_ROOT_KERNEL]). It is made last, in the same
+ * transaction that counts the first power-on, after the boot modules were
+ * imported (one transaction each). A heap without it -- made by objtool,
+ * or whose first power-on was cut short -- simply has genesis finished at
+ * the next power-on: importing a module replaces an older `bin/NAME`, so
+ * doing it again is harmless. Later power-ons ignore the modules unless
+ * the command line says `import`.
+ *
+ * The kernel then runs one long transaction, the epoch: heap_init leaves
+ * one begun, kernel code logs before writing (heap_log), and heap_commit
+ * ends it and begins the next. A power cut returns the heap to the last
+ * commit.
+ *
+ * Platform: flushes and fences are the NVM driver's choice (arch_flush_*);
+ * CRC-32C is the CPU's crc32 instruction when it has one. There is no wall
+ * clock yet, so the heap's creation time is recorded as 0 ("unknown")
+ * rather than a time since boot posing as a date.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "core/cmdline.h"
+#include "core/heap.h"
+#include "core/panic.h"
+#include "core/printk.h"
+#include "core/time.h"
+#include "errstr.h"
+#include "mm/phys.h"
+#include "objstore/catalogue.h"
+#include "objstore/object.h"
+
+#define BLANK_PROBE_BYTES 4096
+#define PROGRAM_DIR "bin/"
+#define PROGRAM_NAME_MAX 32       /* bytes of NAME in bin/NAME */
+
+struct objstore kheap;
+
+/* Volatile, set by heap_init. */
+static uint64_t nvm_phys;
+static bool made_root;            /* genesis happened in this power-on */
+
+/* heap_fatal -- objstore found one of its invariants broken */
+static __attribute__((noreturn)) void heap_fatal(const char *message)
+{
+	panic("%s", message);
+}
+
+static struct os_platform platform = {
+	.flush = arch_flush_range,
+	.fence = arch_fence,
+	.fatal = heap_fatal,
+	.now_ns = NULL,           /* no wall clock yet: creation time unknown */
+};
+
+/* --- finding the heap --------------------------------------------------- */
+
+/* has_magic -- whether the NVM starts with a heap's magic */
+static bool has_magic(const struct nvm *nvm)
+{
+	return memcmp(nvm->base, OS_MAGIC, 8) == 0;
+}
+
+/* is_blank -- whether the first bytes of the NVM are all zero */
+static bool is_blank(const struct nvm *nvm)
+{
+	const uint8_t *p = nvm->base;
+
+	for (unsigned i = 0; i < BLANK_PROBE_BYTES; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* scramble -- spread the bits of x over all 64 (a bijection: distinct in, distinct out) */
+static uint64_t scramble(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* format -- genesis: an empty heap over the whole NVM */
+static int format(const struct nvm *nvm)
+{
+	/* A heap id that differs between geneses (the TSC); not a secret. */
+	uint64_t id[2] = { scramble(arch_cycles()), scramble(nvm->phys ^ time_ns()) };
+	struct os_create_opts opts = { .heap_id = (const uint8_t *)id };
+	struct os_stats st;
+	int err = os_create(&kheap, nvm->base, nvm->size, &platform, &opts);
+
+	if (err) {
+		pr_err("heap: cannot format the %llu MiB NVM: %s\n",
+		       (unsigned long long)(nvm->size >> 20), err_str(err));
+		return err;
+	}
+	os_stats(&kheap, &st);
+	pr_info("heap: genesis: formatted %llu MiB (log %llu KiB)\n",
+		(unsigned long long)(nvm->size >> 20),
+		(unsigned long long)(st.log_size >> 10));
+	return 0;
+}
+
+/* explain_refusal -- why os_open refused the heap (-ERR_VERSION or
+ * -ERR_CORRUPT: the magic was checked), and that nothing was written */
+static void explain_refusal(const struct nvm *nvm, int err)
+{
+	const struct os_superblock *sb = nvm->base;
+	char size_note[96] = "";
+
+	if (err == -ERR_VERSION) {
+		pr_err("heap: the NVM holds a Ferrite heap of layout version %u.%u; this kernel reads layout %u.x (it writes %u.%u)\n"
+		       "  not touching it: boot a kernel that reads layout %u, or give this one another image\n",
+		       sb->layout_major, sb->layout_minor, OS_LAYOUT_MAJOR,
+		       OS_LAYOUT_MAJOR, OS_LAYOUT_MINOR, sb->layout_major);
+		return;
+	}
+	if (sb->heap_size != nvm->size)
+		snprintf(size_note, sizeof(size_note),
+			 "\n  its superblock says the heap has %llu bytes, the NVM has %llu",
+			 (unsigned long long)sb->heap_size,
+			 (unsigned long long)nvm->size);
+	pr_err("heap: the Ferrite heap on the NVM is damaged: its superblock or root block fails its checksum or structure checks%s\n"
+	       "  not touching it: `objtool IMAGE check` on the host says what is wrong\n",
+	       size_note);
+}
+
+/* open_heap -- open the heap on the NVM, rolling back an unfinished epoch */
+static int open_heap(const struct nvm *nvm)
+{
+	struct os_stats st;
+	int err = os_open(&kheap, nvm->base, nvm->size, &platform);
+
+	if (err) {
+		explain_refusal(nvm, err);
+		return err;
+	}
+	os_stats(&kheap, &st);
+	pr_info("heap: opened, epoch %llu, rolled back %llu records\n",
+		(unsigned long long)st.epoch, (unsigned long long)st.rolled_back);
+	return 0;
+}
+
+/* attach -- format a blank NVM or open its heap; refuse anything else */
+static int attach(const struct nvm *nvm)
+{
+	if (has_magic(nvm))
+		return open_heap(nvm);
+	if (is_blank(nvm))
+		return format(nvm);
+	pr_err("heap: the NVM holds data that is not a Ferrite heap (no %s magic, and its first %u bytes are not zero)\n"
+	       "  not touching it: give Ferrite a blank (all-zero) image, or a heap made by objtool create\n",
+	       OS_MAGIC, BLANK_PROBE_BYTES);
+	return -ERR_INVAL;
+}
+
+/* --- boot modules ------------------------------------------------------- */
+
+/* word -- the next space-separated word at or after *p: its start, its length in *len */
+static const char *word(const char **p, size_t *len)
+{
+	const char *start = *p;
+
+	while (*start == ' ')
+		start++;
+	*len = 0;
+	while (start[*len] && start[*len] != ' ')
+		(*len)++;
+	*p = start + *len;
+	return start;
+}
+
+/* program_path -- "bin/NAME" for a module's command line: NAME is the
+ * second word, or the basename of the only word; 0 or -ERR_INVAL */
+static int program_path(const char *cmdline, char *path, size_t size)
+{
+	const char *p = cmdline, *first, *name, *slash;
+	size_t first_len, len;
+
+	first = word(&p, &first_len);
+	name = word(&p, &len);
+	if (len == 0) {
+		name = first;
+		len = first_len;
+		while ((slash = memchr(name, '/', len)) != NULL) {
+			len -= (size_t)(slash + 1 - name);
+			name = slash + 1;
+		}
+	}
+	if (len == 0 || len > PROGRAM_NAME_MAX || memchr(name, '/', len))
+		return -ERR_INVAL;
+	snprintf(path, size, "%s%.*s", PROGRAM_DIR, (int)len, name);
+	return os_cat_name_ok(path, strlen(path));
+}
+
+/* bind_program -- bind `path` to new object `id`, dropping the object it
+ * was bound to (deleted when no reference is left); whether it was bound */
+static int bind_program(const char *path, uint64_t id, bool *replaced)
+{
+	uint64_t len = strlen(path), old;
+	uint32_t count;
+	int err = os_cat_remove(&kheap, path, len, &old);
+
+	*replaced = err == 0;
+	if (err == -ERR_NOENT)
+		return os_cat_insert(&kheap, path, len, id);
+	if (!err)
+		err = os_obj_ref(&kheap, old, -1, &count);
+	if (!err && count == 0)
+		err = os_obj_delete(&kheap, old);
+	if (!err)
+		err = os_cat_insert(&kheap, path, len, id);
+	return err;
+}
+
+/* import_program -- `size` bytes as a new code object bound to `path`,
+ * replacing an older binding; inside the running transaction */
+static int import_program(const char *path, const uint8_t *bytes, uint64_t size,
+			  bool *replaced)
+{
+	uint64_t id, at = 0;
+	int err = os_obj_create(&kheap, OS_TYPE_CODE, size, &id);
+
+	while (!err && at < size) {
+		int64_t done = os_obj_write(&kheap, id, at, bytes + at, size - at);
+
+		if (done <= 0)
+			err = done ? (int)done : -ERR_NOSPC;
+		else
+			at += (uint64_t)done;
+	}
+	if (!err)
+		err = bind_program(path, id, replaced);
+	return err;
+}
+
+/* heap_abort -- undo the running transaction and begin the next */
+static void heap_abort(void)
+{
+	int err = os_tx_abort(&kheap);
+
+	if (!err)
+		err = os_tx_begin(&kheap);
+	/* Invariant: after heap_init's first os_tx_begin a transaction always runs. */
+	KASSERT(err == 0);
+}
+
+/* import_module -- one boot module as bin/NAME, in a transaction of its own */
+static void import_module(const struct boot_module *m)
+{
+	char path[sizeof(PROGRAM_DIR) + PROGRAM_NAME_MAX];
+	uint64_t size = m->end - m->start;
+	bool replaced;
+	int err;
+
+	if (program_path(m->cmdline, path, sizeof(path))) {
+		pr_warn("heap: module '%s': no valid program name (the second word, or the file's name: 1 to %u bytes, no '/'); not imported\n",
+			m->cmdline, PROGRAM_NAME_MAX);
+		return;
+	}
+	err = import_program(path, phys_to_virt(m->start), size, &replaced);
+	if (err) {
+		heap_abort();
+		pr_warn("heap: %s: %llu bytes not imported: %s\n", path,
+			(unsigned long long)size, err_str(err));
+		return;
+	}
+	err = heap_commit();
+	KASSERT(err == 0);
+	if (replaced)
+		pr_info("heap: import: %s replaced (%llu bytes)\n", path,
+			(unsigned long long)size);
+	else
+		pr_info("heap: %s: %llu bytes\n", path, (unsigned long long)size);
+}
+
+/* import_modules -- every boot module, one transaction each */
+static void import_modules(const struct boot_info *bi)
+{
+	for (unsigned i = 0; i < bi->module_count; i++)
+		import_module(&bi->modules[i]);
+}
+
+/* --- the kernel's root object ------------------------------------------- */
+
+/* make_root -- genesis's last step: the kernel's root object, in app_roots */
+static int make_root(void)
+{
+	uint64_t id;
+	int err = os_obj_create(&kheap, OS_TYPE_KERNEL, sizeof(struct kernel_root), &id);
+
+	if (!err)
+		err = os_app_root_set(&kheap, OS_APP_ROOT_KERNEL, id);
+	if (err)
+		pr_err("heap: genesis: cannot create the kernel's root object: %s\n",
+		       err_str(err));
+	return err;
+}
+
+/* check_root -- whether app_roots[0] names a kernel root object */
+static int check_root(void)
+{
+	uint64_t id = os_app_root(&kheap, OS_APP_ROOT_KERNEL);
+	struct os_obj_info info;
+	int err = os_obj_stat(&kheap, id, &info);
+
+	if (!err && info.type == OS_TYPE_KERNEL &&
+	    info.size >= sizeof(struct kernel_root))
+		return 0;
+	pr_err("heap: the kernel's root (app root 0) is object #%llu, which is %s\n"
+	       "  not using this heap: `objtool IMAGE check` on the host says more\n",
+	       (unsigned long long)id,
+	       err ? err_str(err) : "not a kernel root object of the right size");
+	return err ? err : -ERR_CORRUPT;
+}
+
+/* heap_root -- the kernel's root object, in the heap */
+struct kernel_root *heap_root(void)
+{
+	return os_obj_data(&kheap, os_app_root(&kheap, OS_APP_ROOT_KERNEL));
+}
+
+/* count_power_on -- one more power-on in the kernel's root object */
+static void count_power_on(void)
+{
+	struct kernel_root *root = heap_root();
+
+	heap_log(&root->power_ons, sizeof(root->power_ons));
+	root->power_ons++;
+}
+
+/* set_up -- finish genesis or check the root, import what is asked */
+static int set_up(const struct boot_info *bi, bool formatted)
+{
+	int err;
+
+	if (os_app_root(&kheap, OS_APP_ROOT_KERNEL) == 0) {
+		if (!formatted)
+			pr_info("heap: genesis: the heap has no kernel root object yet (made by objtool, or its first power-on was cut short); finishing genesis\n");
+		import_modules(bi);
+		err = make_root();
+		made_root = err == 0;
+		return err;
+	}
+	err = check_root();
+	if (err)
+		return err;
+	if (cmdline_has("import"))
+		import_modules(bi);
+	else if (bi->module_count)
+		pr_info("heap: %u boot module%s ignored (`import` on the command line replaces bin/NAME)\n",
+			bi->module_count, bi->module_count == 1 ? "" : "s");
+	return 0;
+}
+
+/* heap_init -- open or create the heap, import the modules, begin the epoch */
+int heap_init(const struct nvm *nvm, const struct boot_info *bi)
+{
+	bool formatted = !has_magic(nvm);
+	int err;
+
+	nvm_phys = nvm->phys;
+	platform.crc32c = arch_crc32c_supported() ? arch_crc32c : NULL;
+	err = attach(nvm);
+	if (err)
+		return err;
+	err = os_tx_begin(&kheap);
+	KASSERT(err == 0);
+	err = set_up(bi, formatted);
+	if (err)
+		return err;
+	count_power_on();
+	err = heap_commit();
+	if (err)
+		return err;
+	pr_info("heap: power-on %llu of this heap\n",
+		(unsigned long long)heap_root()->power_ons);
+	return 0;
+}
+
+/* --- the interface of the running kernel --------------------------------- */
+
+/* heap_genesis -- whether this power-on made the kernel's root object */
+bool heap_genesis(void)
+{
+	return made_root;
+}
+
+/* heap_phys -- the physical address of heap offset `heap_off` */
+uint64_t heap_phys(uint64_t heap_off)
+{
+	return nvm_phys + heap_off;
+}
+
+/* heap_log -- save a range before the epoch first writes it; panic if the log is full */
+void heap_log(const void *p, size_t len)
+{
+	int err = os_tx_log(&kheap, p, len);
+
+	if (err)
+		panic("heap: heap_log(%p, %llu bytes) from %p: %s (%llu bytes of log left)",
+		      p, (unsigned long long)len, __builtin_return_address(0),
+		      err_name(err), (unsigned long long)heap_log_free());
+}
+
+/* heap_commit -- commit the running epoch, begin the next */
+int heap_commit(void)
+{
+	int err = os_tx_commit(&kheap);
+
+	return err ? err : os_tx_begin(&kheap);
+}
+
+/* heap_log_free -- bytes left in the undo log for the running epoch */
+uint64_t heap_log_free(void)
+{
+	struct os_stats st;
+
+	os_stats(&kheap, &st);
+	return st.log_size - st.log_used;
+}

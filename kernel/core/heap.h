@@ -1,0 +1,69 @@
+/*
+ * heap.h -- the kernel's persistent heap: objstore on the whole NVM.
+ *
+ * heap_init, at every power-on, opens the heap (rolling back the epoch
+ * that did not commit) or formats a blank NVM (genesis), imports the boot
+ * modules as code objects `bin/NAME` (at genesis, or when the command line
+ * says `import`), counts the power-on in the kernel's root object and
+ * begins the kernel's one long transaction, the epoch. From then on kernel
+ * code logs each persistent range before its first write in the epoch
+ * (heap_log) and the epoch ends with heap_commit, which begins the next.
+ * docs/heap.md tells the whole story.
+ */
+#ifndef CORE_HEAP_H
+#define CORE_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/bootinfo.h"
+#include "dev/nvm.h"
+#include "objstore/objstore.h"
+
+/* The kernel's root object's size: fixed at genesis (small objects never resize). */
+#define KERNEL_ROOT_SIZE 1024
+
+/*
+ * The kernel's root object: OS_TYPE_KERNEL, its id in
+ * app_roots[OS_APP_ROOT_KERNEL]. Persistent: log a field (heap_log) before
+ * writing it. New roots take reserved space, which is zero in every heap
+ * made so far, so an older heap reads them as "none".
+ */
+struct kernel_root {
+	uint64_t power_ons;        /* power-ons of this heap, this one included */
+	uint64_t reserved[KERNEL_ROOT_SIZE / 8 - 1]; /* zero */
+};
+_Static_assert(sizeof(struct kernel_root) == KERNEL_ROOT_SIZE, "kernel root size");
+
+/* The open heap, after heap_init. Volatile: rebuilt at every power-on. */
+extern struct objstore kheap;
+
+/* heap_init -- open or create (genesis) the heap on the NVM, import the
+ * modules, begin the epoch transaction. 0, or an error after printing a
+ * clear message (the caller halts); writes nothing to an NVM that holds
+ * anything but a blank or a valid heap of this layout major version. */
+int heap_init(const struct nvm *nvm, const struct boot_info *bi);
+
+/* heap_genesis -- whether this power-on made the kernel's root object
+ * (formatted the NVM, or finished a genesis cut short) */
+bool heap_genesis(void);
+
+/* heap_root -- the kernel's root object, in the heap */
+struct kernel_root *heap_root(void);
+
+/* heap_phys -- the physical address of heap offset `heap_off` */
+uint64_t heap_phys(uint64_t heap_off);
+
+/* heap_log -- save [p, p+len) in the undo log before the epoch first
+ * writes it; panics (naming the caller) if the log is full: callers keep
+ * within budget (heap_log_free) */
+void heap_log(const void *p, size_t len);
+
+/* heap_commit -- commit the running epoch, begin the next; 0 or an error */
+int heap_commit(void);
+
+/* heap_log_free -- bytes left in the undo log for the running epoch */
+uint64_t heap_log_free(void);
+
+#endif
