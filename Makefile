@@ -54,10 +54,20 @@ $(BUILD)/ferrite.elf: $(KERNEL_OBJS) boot/linker.ld
 
 iso: $(BUILD)/ferrite.iso
 
-$(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg
+# The user programs the ISO carries as multiboot2 modules: each is copied to
+# /boot/bin/NAME and loaded by a `module2 /boot/bin/NAME NAME` line added
+# to grub.cfg before `boot`; the kernel imports them as bin/NAME at genesis.
+USER_PROGRAMS := $(wildcard build/user/bin/*)
+
+$(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg $(USER_PROGRAMS)
 	@mkdir -p $(BUILD)/iso/boot/grub
 	cp $(BUILD)/ferrite.elf $(BUILD)/iso/boot/ferrite.elf
-	cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	rm -rf $(BUILD)/iso/boot/bin && mkdir -p $(BUILD)/iso/boot/bin
+	$(if $(USER_PROGRAMS),cp $(USER_PROGRAMS) $(BUILD)/iso/boot/bin/)
+	awk -v programs="$(notdir $(USER_PROGRAMS))" \
+		'/^[ \t]*boot[ \t]*$$/ { n = split(programs, p, " "); \
+		  for (i = 1; i <= n; i++) printf "\tmodule2 /boot/bin/%s %s\n", p[i], p[i] } \
+		 { print }' boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 

@@ -46,8 +46,14 @@ class Machine:
 
     def __init__(self, image=None, size=None, boot="kernel", append=None,
                  ram=None, no_nvm=False, extra=(), qemu_args=(),
-                 accel_name=None):
+                 accel_name=None, modules=None):
+        """modules: a directory of boot modules, False for none, None for
+        the launcher's default (build/user/bin when it exists)."""
         args = [RUN_QEMU, "--boot", boot, "--accel", accel_name or accel()]
+        if modules is False:
+            args.append("--no-modules")
+        elif modules is not None:
+            args += ["--modules", str(modules)]
         if no_nvm:
             args.append("--no-nvm")
         else:

@@ -42,3 +42,33 @@ def test_dry_run_shows_the_nvdimm(image):
     assert status == 0, out
     assert "memory-backend-file" in out and "share=on" in out and "nvdimm" in out
     assert "isa-debug-exit" in out
+
+
+def test_modules_become_initrd_path_name_pairs(image, tmp_path):
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    for name in ("osh", "counter"):
+        (mods / name).write_bytes(b"x")
+    (mods / "subdir").mkdir()  # not a file: not a module
+    status, out = run_launcher("--image", str(image), "--boot", "kernel",
+                               "--modules", str(mods), "--dry-run")
+    assert status == 0, out
+    assert "-initrd '%s/counter counter,%s/osh osh'" % (mods, mods) in out, out
+    status, out = run_launcher("--image", str(image), "--boot", "kernel",
+                               "--no-modules", "--dry-run")
+    assert status == 0 and "-initrd" not in out, out
+
+
+def test_modules_qemu_cannot_carry_are_refused(image, tmp_path):
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "a,b").write_bytes(b"x")
+    status, out = run_launcher("--image", str(image), "--boot", "kernel",
+                               "--modules", str(mods), "--dry-run")
+    assert status == 2 and "comma" in out, out
+    for args in (("--boot", "kernel", "--modules", str(tmp_path / "none")),
+                 ("--boot", "kernel", "--modules", str(mods), "--no-modules"),
+                 ("--boot", "iso", "--modules", str(mods)),
+                 ("--boot", "iso", "--no-modules")):
+        status, out = run_launcher("--image", str(image), "--dry-run", *args)
+        assert status == 2 and out.startswith("run-qemu: "), (args, out)

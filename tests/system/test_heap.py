@@ -1,0 +1,199 @@
+"""test_heap.py -- the kernel opens its persistent heap: genesis on a blank
+NVM imports the boot modules as bin/NAME, later power-ons open the heap and
+keep them, `import` replaces them, and an NVM the kernel must not write (a
+heap of another layout major version, a damaged heap, foreign data) is
+refused with a clear message and left byte for byte as it was. The host's
+objtool reads what the kernel wrote."""
+
+import hashlib
+import os
+import re
+import struct
+import subprocess
+
+from ferrite import EXIT_PANIC, ROOT
+
+OBJTOOL = os.path.join(ROOT, "build", "objtool")
+SB_LAYOUT_MAJOR = 8          # struct os_superblock (objstore/include/objstore/format.h)
+SB_HEAP_ID = 16
+SB_CRC = 252                 # CRC-32C of the superblock's first 252 bytes
+
+
+def objtool(image, *args):
+    """Run objtool on image; its stdout (it must succeed)."""
+    p = subprocess.run([OBJTOOL, str(image)] + list(args), capture_output=True)
+    assert p.returncode == 0, (args, p.stdout, p.stderr)
+    return p.stdout
+
+
+def modules_dir(tmp_path, name, files):
+    """A directory of boot modules: {file name: bytes}."""
+    d = tmp_path / name
+    d.mkdir()
+    for file_name, data in files.items():
+        (d / file_name).write_bytes(data)
+    return d
+
+
+def digest(path):
+    """SHA-256 of a whole file."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), as objstore/crc32c.c computes it."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+def boot_and_settle(machines, image, **kwargs):
+    """Power on, wait for the console, cut the power; the machine."""
+    m = machines(image=image, **kwargs)
+    m.expect(r"ferrite> ")
+    m.power_cut()
+    return m
+
+
+def refused_untouched(machines, image, message):
+    """The kernel says `message`, halts (exit 37 with panic=exit), and the
+    image is byte for byte what it was."""
+    before = digest(image)
+    m = machines(image=image, append="panic=exit", modules=False)
+    m.expect(message)
+    assert m.wait_exit() == EXIT_PANIC, m.output
+    assert "ferrite> " not in m.output
+    assert digest(image) == before
+    return m
+
+
+OSH = os.urandom(23456)
+HELLO = b"hello, ferrite\n"
+
+
+def test_genesis_imports_the_modules(machines, image, tmp_path):
+    mods = modules_dir(tmp_path, "mods", {"osh": OSH, "hello": HELLO})
+    m = boot_and_settle(machines, image, size="64M", modules=mods)
+    m.expect(r"heap: genesis: formatted 64 MiB \(log 4096 KiB\)")
+    # Modules go in name order (the launcher sorts them).
+    m.expect(r"heap: bin/hello: %d bytes\nheap: bin/osh: 23456 bytes\n" % len(HELLO))
+    m.expect(r"heap: power-on 1 of this heap")
+    assert objtool(image, "ls").decode().split() == ["bin/hello", "bin/osh"]
+    assert objtool(image, "cat", "bin/osh") == OSH
+    assert objtool(image, "cat", "bin/hello") == HELLO
+    assert b"type:      code" in objtool(image, "stat", "bin/osh")
+    info = objtool(image, "info").decode()
+    root = re.search(r"app roots: +\[0\] #(\d+) kernel\n", info)
+    assert root, info
+    assert b"type:      kernel" in objtool(image, "stat", "#" + root.group(1))
+    assert re.search(r"layout version: +1\.1\n", info)
+    assert objtool(image, "check").startswith(b"check: clean")
+
+
+def test_later_power_ons_open_the_heap_and_keep_the_programs(machines, image, tmp_path):
+    mods = modules_dir(tmp_path, "mods", {"osh": OSH})
+    boot_and_settle(machines, image, size="64M", modules=mods)
+    other = modules_dir(tmp_path, "other", {"osh": b"not this one", "new": b"nor this"})
+    m = boot_and_settle(machines, image, modules=other)
+    m.expect(r"heap: opened, epoch \d+, rolled back 0 records")
+    m.expect(r"heap: 2 boot modules ignored")
+    m.expect(r"heap: power-on 2 of this heap")
+    assert "heap: bin/" not in m.output
+    assert objtool(image, "ls").decode().split() == ["bin/osh"]
+    assert objtool(image, "cat", "bin/osh") == OSH
+
+
+def test_import_replaces_the_programs(machines, image, tmp_path):
+    mods = modules_dir(tmp_path, "mods", {"osh": OSH, "hello": HELLO})
+    boot_and_settle(machines, image, size="64M", modules=mods)
+    objects = int(re.search(rb"objects: +(\d+)", objtool(image, "info")).group(1))
+    new_osh = os.urandom(70000)
+    newer = modules_dir(tmp_path, "newer", {"osh": new_osh, "extra": b"x"})
+    m = boot_and_settle(machines, image, modules=newer, append="import")
+    m.expect(r"heap: bin/extra: 1 bytes")
+    m.expect(r"heap: import: bin/osh replaced \(70000 bytes\)")
+    m.expect(r"heap: power-on 2 of this heap")
+    assert objtool(image, "ls").decode().split() == ["bin/extra", "bin/hello", "bin/osh"]
+    assert objtool(image, "cat", "bin/osh") == new_osh
+    assert objtool(image, "cat", "bin/hello") == HELLO
+    # The old bin/osh had no other reference: it is gone, not leaked.
+    after = int(re.search(rb"objects: +(\d+)", objtool(image, "info")).group(1))
+    assert after == objects + 1
+    assert objtool(image, "check").startswith(b"check: clean")
+
+
+def test_module_names_from_the_command_line(machines, image, tmp_path):
+    a = tmp_path / "dir" / "single"
+    b = tmp_path / "dir" / "path-ignored"
+    c = tmp_path / "dir" / ("n" * 33)
+    a.parent.mkdir()
+    for path in (a, b, c):
+        path.write_bytes(path.name.encode())
+    # One word: its basename; several words: the second; too long: refused.
+    initrd = f"{a},{b} second third,{c},{a} bad/name"
+    m = boot_and_settle(machines, image, size="64M", modules=False,
+                        qemu_args=("-initrd", initrd))
+    m.expect(r"heap: bin/single: 6 bytes")
+    m.expect(r"heap: bin/second: 12 bytes")
+    m.expect(r"warning: heap: module '\S+/n{33}': no valid program name")
+    m.expect(r"warning: heap: module '\S+ bad/name': no valid program name")
+    assert objtool(image, "ls").decode().split() == ["bin/second", "bin/single"]
+
+
+def test_genesis_finishes_on_a_heap_objtool_made(machines, image, tmp_path):
+    subprocess.run([OBJTOOL, "create", "--size", "64M", str(image)], check=True,
+                   capture_output=True)
+    motd = tmp_path / "motd"
+    motd.write_bytes(b"welcome\n")
+    objtool(image, "import", "etc/motd", str(motd))
+    mods = modules_dir(tmp_path, "mods", {"osh": OSH})
+    m = boot_and_settle(machines, image, modules=mods)
+    m.expect(r"heap: opened, epoch \d+, rolled back 0 records")
+    m.expect(r"heap: genesis: the heap has no kernel root object yet")
+    m.expect(r"heap: bin/osh: 23456 bytes")
+    m.expect(r"heap: power-on 1 of this heap")
+    assert objtool(image, "ls").decode().split() == ["bin/osh", "etc/motd"]
+    assert re.search(rb"app roots: +\[0\] #\d+ kernel", objtool(image, "info"))
+    assert objtool(image, "check").startswith(b"check: clean")
+
+
+def test_another_layout_major_version_is_left_untouched(machines, image, tmp_path):
+    boot_and_settle(machines, image, size="64M", modules=False)
+    with open(image, "r+b") as f:
+        # A whole, valid layout 2.0 superblock: the version and its checksum.
+        f.seek(SB_LAYOUT_MAJOR)
+        f.write(struct.pack("<HH", 2, 0))
+        f.seek(0)
+        head = f.read(SB_CRC)
+        f.write(struct.pack("<I", crc32c(head)))
+    refused_untouched(machines, image,
+                      r"heap: the NVM holds a Ferrite heap of layout version 2\.0; "
+                      r"this kernel reads layout 1\.x \(it writes 1\.1\)\n"
+                      r"  not touching it")
+
+
+def test_a_damaged_heap_is_left_untouched(machines, image):
+    boot_and_settle(machines, image, size="64M", modules=False)
+    with open(image, "r+b") as f:
+        f.seek(SB_HEAP_ID)
+        byte = f.read(1)[0]
+        f.seek(SB_HEAP_ID)
+        f.write(bytes([byte ^ 1]))
+    refused_untouched(machines, image,
+                      r"heap: the Ferrite heap on the NVM is damaged: .*\n"
+                      r"  not touching it: `objtool IMAGE check`")
+
+
+def test_foreign_data_is_left_untouched(machines, image):
+    with open(image, "wb") as f:
+        f.write(bytes(range(256)) * 16)
+        f.truncate(64 << 20)
+    refused_untouched(machines, image,
+                      r"heap: the NVM holds data that is not a Ferrite heap")
