@@ -269,6 +269,11 @@ static void import_module(const struct boot_module *m)
 	bool replaced;
 	int err;
 
+	if (m->end < m->start) {
+		pr_warn("heap: module '%s' ends before it starts; not imported\n",
+			m->cmdline);
+		return;
+	}
 	if (program_path(m->cmdline, path, sizeof(path))) {
 		pr_warn("heap: module '%s': no valid program name (the second word, or the file's name: 1 to %u bytes, no '/'); not imported\n",
 			m->cmdline, PROGRAM_NAME_MAX);
