@@ -117,3 +117,9 @@ void *vm_map_mmio(uint64_t phys, uint64_t size)
 	mmio_next += bytes;
 	return (void *)(uintptr_t)(virt + (phys - start));
 }
+
+/* vm_activate_kernel -- switch to the kernel's own tables (no user half) */
+void vm_activate_kernel(void)
+{
+	arch_pt_activate(kernel_root);
+}

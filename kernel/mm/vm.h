@@ -2,7 +2,8 @@
  * vm.h -- the kernel's address space.
  *
  * Layout (virtual):
- *   0x0000000000000000 - 0x00007fffffffffff  user space (not yet used)
+ *   0x0000000000000000 - 0x00007fffffffffff  user space: per-process tables
+ *                                            (kernel/proc/uvm.c)
  *   0xffff800000000000 (HHDM_BASE)           physical memory, linearly:
  *                                            RAM, ACPI tables, and the NVM
  *                                            once the NVM driver maps it
@@ -33,5 +34,8 @@ int vm_map_physical(uint64_t phys, uint64_t size);
 
 /* vm_map_mmio -- map device registers uncached; their kernel address */
 void *vm_map_mmio(uint64_t phys, uint64_t size);
+
+/* vm_activate_kernel -- switch to the kernel's own tables (no user half) */
+void vm_activate_kernel(void);
 
 #endif
