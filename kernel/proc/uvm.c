@@ -265,9 +265,7 @@ void uvm_drop_tables(struct pctx *p)
 {
 	if (!p->pt_root)
 		return;
-	if (arch_pt_root() == p->pt_root)
-		vm_activate_kernel();
-	arch_pt_destroy_user(p->pt_root);
+	arch_pt_destroy_user(p->pt_root); /* leaves them first if they are current */
 	p->pt_root = 0;
 }
 
