@@ -12,13 +12,13 @@
  *    not understand them must not "repair" them.
  *
  * Genesis is complete when the kernel's root object exists
- * (app_roots[OS_APP_ROOT_KERNEL]). It is made last, in the same
- * transaction that counts the first power-on, after the boot modules were
- * imported (one transaction each). A heap without it -- made by objtool,
- * or whose first power-on was cut short -- simply has genesis finished at
- * the next power-on: importing a module replaces an older `bin/NAME`, so
- * doing it again is harmless. Later power-ons ignore the modules unless
- * the command line says `import`.
+ * (app_roots[OS_APP_ROOT_KERNEL]). The process code makes it (proc_init)
+ * after heap_init has imported the boot modules, one transaction each. A
+ * heap without it -- made by objtool, or whose first power-on was cut
+ * short -- simply has genesis finished at the next power-on: importing a
+ * module replaces an older `bin/NAME`, so doing it again is harmless.
+ * Later power-ons ignore the modules unless the command line says
+ * `import`.
  *
  * The kernel then runs one long transaction, the epoch: heap_init leaves
  * one begun, kernel code logs before writing (heap_log), and heap_commit
@@ -26,9 +26,8 @@
  * commit.
  *
  * Platform: flushes and fences are the NVM driver's choice (arch_flush_*);
- * CRC-32C is the CPU's crc32 instruction when it has one. There is no wall
- * clock yet, so the heap's creation time is recorded as 0 ("unknown")
- * rather than a time since boot posing as a date.
+ * CRC-32C is the CPU's crc32 instruction when it has one; the creation
+ * time is the RTC's wall clock.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +40,7 @@
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/time.h"
+#include "dev/rtc.h"
 #include "errstr.h"
 #include "mm/phys.h"
 #include "objstore/catalogue.h"
@@ -54,7 +54,7 @@ struct objstore kheap;
 
 /* Volatile, set by heap_init. */
 static uint64_t nvm_phys;
-static bool made_root;            /* genesis happened in this power-on */
+static bool genesis;              /* genesis runs in this power-on */
 
 /* heap_fatal -- objstore found one of its invariants broken */
 static __attribute__((noreturn)) void heap_fatal(const char *message)
@@ -66,7 +66,7 @@ static struct os_platform platform = {
 	.flush = arch_flush_range,
 	.fence = arch_fence,
 	.fatal = heap_fatal,
-	.now_ns = NULL,           /* no wall clock yet: creation time unknown */
+	.now_ns = rtc_wall_ns,
 };
 
 /* --- finding the heap --------------------------------------------------- */
@@ -302,76 +302,20 @@ static void import_modules(const struct boot_info *bi)
 		import_module(&bi->modules[i]);
 }
 
-/* --- the kernel's root object ------------------------------------------- */
-
-/* make_root -- genesis's last step: the kernel's root object, in app_roots */
-static int make_root(void)
+/* import_asked -- the modules at genesis, or with `import`; else say they are ignored */
+static void import_asked(const struct boot_info *bi, bool formatted)
 {
-	uint64_t id;
-	int err = os_obj_create(&kheap, OS_TYPE_KERNEL, sizeof(struct kernel_root), &id);
-
-	if (!err)
-		err = os_app_root_set(&kheap, OS_APP_ROOT_KERNEL, id);
-	if (err)
-		pr_err("heap: genesis: cannot create the kernel's root object: %s\n",
-		       err_str(err));
-	return err;
-}
-
-/* check_root -- whether app_roots[0] names a kernel root object */
-static int check_root(void)
-{
-	uint64_t id = os_app_root(&kheap, OS_APP_ROOT_KERNEL);
-	struct os_obj_info info;
-	int err = os_obj_stat(&kheap, id, &info);
-
-	if (!err && info.type == OS_TYPE_KERNEL &&
-	    info.size >= sizeof(struct kernel_root))
-		return 0;
-	pr_err("heap: the kernel's root (app root 0) is object #%llu, which is %s\n"
-	       "  not using this heap: `objtool IMAGE check` on the host says more\n",
-	       (unsigned long long)id,
-	       err ? err_str(err) : "not a kernel root object of the right size");
-	return err ? err : -ERR_CORRUPT;
-}
-
-/* heap_root -- the kernel's root object, in the heap */
-struct kernel_root *heap_root(void)
-{
-	return os_obj_data(&kheap, os_app_root(&kheap, OS_APP_ROOT_KERNEL));
-}
-
-/* count_power_on -- one more power-on in the kernel's root object */
-static void count_power_on(void)
-{
-	struct kernel_root *root = heap_root();
-
-	heap_log(&root->power_ons, sizeof(root->power_ons));
-	root->power_ons++;
-}
-
-/* set_up -- finish genesis or check the root, import what is asked */
-static int set_up(const struct boot_info *bi, bool formatted)
-{
-	int err;
-
 	if (os_app_root(&kheap, OS_APP_ROOT_KERNEL) == 0) {
+		genesis = true;
 		if (!formatted)
 			pr_info("heap: genesis: the heap has no kernel root object yet (made by objtool, or its first power-on was cut short); finishing genesis\n");
 		import_modules(bi);
-		err = make_root();
-		made_root = err == 0;
-		return err;
-	}
-	err = check_root();
-	if (err)
-		return err;
-	if (cmdline_has("import"))
+	} else if (cmdline_has("import")) {
 		import_modules(bi);
-	else if (bi->module_count)
+	} else if (bi->module_count) {
 		pr_info("heap: %u boot module%s ignored (`import` on the command line replaces bin/NAME)\n",
 			bi->module_count, bi->module_count == 1 ? "" : "s");
-	return 0;
+	}
 }
 
 /* heap_init -- open or create the heap, import the modules, begin the epoch */
@@ -387,24 +331,16 @@ int heap_init(const struct nvm *nvm, const struct boot_info *bi)
 		return err;
 	err = os_tx_begin(&kheap);
 	KASSERT(err == 0);
-	err = set_up(bi, formatted);
-	if (err)
-		return err;
-	count_power_on();
-	err = heap_commit();
-	if (err)
-		return err;
-	pr_info("heap: power-on %llu of this heap\n",
-		(unsigned long long)heap_root()->power_ons);
+	import_asked(bi, formatted);
 	return 0;
 }
 
 /* --- the interface of the running kernel --------------------------------- */
 
-/* heap_genesis -- whether this power-on made the kernel's root object */
+/* heap_genesis -- whether genesis runs in this power-on */
 bool heap_genesis(void)
 {
-	return made_root;
+	return genesis;
 }
 
 /* heap_phys -- the physical address of heap offset `heap_off` */

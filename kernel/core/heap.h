@@ -4,8 +4,10 @@
  * heap_init, at every power-on, opens the heap (rolling back the epoch
  * that did not commit) or formats a blank NVM (genesis), imports the boot
  * modules as code objects `bin/NAME` (at genesis, or when the command line
- * says `import`), counts the power-on in the kernel's root object and
- * begins the kernel's one long transaction, the epoch. From then on kernel
+ * says `import`) and begins the kernel's one long transaction, the epoch.
+ * Genesis is complete once the kernel's root object exists
+ * (app_roots[OS_APP_ROOT_KERNEL]), which the process code (proc_init)
+ * creates and commits after heap_init. From then on kernel
  * code logs each persistent range before its first write in the epoch
  * (heap_log) and the epoch ends with heap_commit, which begins the next.
  * docs/heap.md tells the whole story.
@@ -21,21 +23,6 @@
 #include "dev/nvm.h"
 #include "objstore/objstore.h"
 
-/* The kernel's root object's size: fixed at genesis (small objects never resize). */
-#define KERNEL_ROOT_SIZE 1024
-
-/*
- * The kernel's root object: OS_TYPE_KERNEL, its id in
- * app_roots[OS_APP_ROOT_KERNEL]. Persistent: log a field (heap_log) before
- * writing it. New roots take reserved space, which is zero in every heap
- * made so far, so an older heap reads them as "none".
- */
-struct kernel_root {
-	uint64_t power_ons;        /* power-ons of this heap, this one included */
-	uint64_t reserved[KERNEL_ROOT_SIZE / 8 - 1]; /* zero */
-};
-_Static_assert(sizeof(struct kernel_root) == KERNEL_ROOT_SIZE, "kernel root size");
-
 /* The open heap, after heap_init. Volatile: rebuilt at every power-on. */
 extern struct objstore kheap;
 
@@ -45,12 +32,10 @@ extern struct objstore kheap;
  * anything but a blank or a valid heap of this layout major version. */
 int heap_init(const struct nvm *nvm, const struct boot_info *bi);
 
-/* heap_genesis -- whether this power-on made the kernel's root object
- * (formatted the NVM, or finished a genesis cut short) */
+/* heap_genesis -- whether genesis runs in this power-on: the heap had no
+ * kernel root object (formatted now, made by objtool, or a first power-on
+ * cut short); the caller creates the root */
 bool heap_genesis(void);
-
-/* heap_root -- the kernel's root object, in the heap */
-struct kernel_root *heap_root(void);
 
 /* heap_phys -- the physical address of heap offset `heap_off` */
 uint64_t heap_phys(uint64_t heap_off);

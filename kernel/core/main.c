@@ -4,9 +4,11 @@
  * The order matters: the console first (so everything after can speak),
  * then the loader's information and the command line, the CPU tables, DRAM
  * and the kernel's page tables, ACPI (interrupt controllers, power-off,
- * NVM), interrupts and the timer, and finally the NVM and the persistent
- * heap on it. Any failure that leaves the machine unusable says what is
- * wrong and halts; nothing is guessed.
+ * NVM), interrupts and the timer, the NVM and the heap on it, and then the
+ * processes: on a new heap the first program starts, on an existing one
+ * every process carries on where it was. Any failure that
+ * leaves the machine unusable says what is wrong and halts; nothing is
+ * guessed.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,7 +17,6 @@
 #include "arch/arch.h"
 #include "core/bootinfo.h"
 #include "core/cmdline.h"
-#include "core/console.h"
 #include "core/heap.h"
 #include "core/panic.h"
 #include "core/printk.h"
@@ -25,6 +26,7 @@
 #include "dev/uart.h"
 #include "mm/frame.h"
 #include "mm/vm.h"
+#include "proc/proc.h"
 
 #define FERRITE_VERSION "0.1-dev"
 
@@ -97,5 +99,6 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		halt_forever();
 	if (heap_init(&nvm, &boot_info))
 		halt_forever();
-	console_run();
+	proc_init();
+	sched_start();
 }

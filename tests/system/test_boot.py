@@ -61,7 +61,7 @@ def test_power_on_counter_survives_power_cuts(machines, image):
     for expected in (1, 2, 3):
         m = machines(image=image, size="64M", modules=False)
         m.expect(r"heap: genesis: formatted" if expected == 1 else r"heap: opened")
-        m.expect(r"heap: power-on %d of this heap" % expected)
+        m.expect(r"ferrite: power-on %d," % expected)
         m.expect(r"ferrite> ")
         m.power_cut()
 
@@ -75,7 +75,7 @@ def test_acpi_poweroff_from_the_console(machines, image):
     m.expect(r"ferrite: powering off")
     assert m.wait_exit() == 0
     again = machines(image=image, size="64M")
-    again.expect(r"heap: power-on 2 of this heap")
+    again.expect(r"ferrite: power-on 2,")
 
 
 def test_unknown_command_line_option_is_reported(machines, image):

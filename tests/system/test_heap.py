@@ -74,21 +74,21 @@ def refused_untouched(machines, image, message):
     return m
 
 
-OSH = os.urandom(23456)
+TOOL = os.urandom(23456)
 HELLO = b"hello, ferrite\n"
 
 
 def test_genesis_imports_the_modules(machines, image, tmp_path):
-    mods = modules_dir(tmp_path, "mods", {"osh": OSH, "hello": HELLO})
+    mods = modules_dir(tmp_path, "mods", {"tool": TOOL, "hello": HELLO})
     m = boot_and_settle(machines, image, size="64M", modules=mods)
     m.expect(r"heap: genesis: formatted 64 MiB \(log 4096 KiB\)")
     # Modules go in name order (the launcher sorts them).
-    m.expect(r"heap: bin/hello: %d bytes\nheap: bin/osh: 23456 bytes\n" % len(HELLO))
-    m.expect(r"heap: power-on 1 of this heap")
-    assert objtool(image, "ls").decode().split() == ["bin/hello", "bin/osh"]
-    assert objtool(image, "cat", "bin/osh") == OSH
+    m.expect(r"heap: bin/hello: %d bytes\nheap: bin/tool: 23456 bytes\n" % len(HELLO))
+    m.expect(r"ferrite: power-on 1,")
+    assert objtool(image, "ls").decode().split() == ["bin/hello", "bin/tool"]
+    assert objtool(image, "cat", "bin/tool") == TOOL
     assert objtool(image, "cat", "bin/hello") == HELLO
-    assert b"type:      code" in objtool(image, "stat", "bin/osh")
+    assert b"type:      code" in objtool(image, "stat", "bin/tool")
     info = objtool(image, "info").decode()
     root = re.search(r"app roots: +\[0\] #(\d+) kernel\n", info)
     assert root, info
@@ -98,32 +98,32 @@ def test_genesis_imports_the_modules(machines, image, tmp_path):
 
 
 def test_later_power_ons_open_the_heap_and_keep_the_programs(machines, image, tmp_path):
-    mods = modules_dir(tmp_path, "mods", {"osh": OSH})
+    mods = modules_dir(tmp_path, "mods", {"tool": TOOL})
     boot_and_settle(machines, image, size="64M", modules=mods)
-    other = modules_dir(tmp_path, "other", {"osh": b"not this one", "new": b"nor this"})
+    other = modules_dir(tmp_path, "other", {"tool": b"not this one", "new": b"nor this"})
     m = boot_and_settle(machines, image, modules=other)
     m.expect(r"heap: opened, epoch \d+, rolled back 0 records")
     m.expect(r"heap: 2 boot modules ignored")
-    m.expect(r"heap: power-on 2 of this heap")
+    m.expect(r"ferrite: power-on 2,")
     assert "heap: bin/" not in m.output
-    assert objtool(image, "ls").decode().split() == ["bin/osh"]
-    assert objtool(image, "cat", "bin/osh") == OSH
+    assert objtool(image, "ls").decode().split() == ["bin/tool"]
+    assert objtool(image, "cat", "bin/tool") == TOOL
 
 
 def test_import_replaces_the_programs(machines, image, tmp_path):
-    mods = modules_dir(tmp_path, "mods", {"osh": OSH, "hello": HELLO})
+    mods = modules_dir(tmp_path, "mods", {"tool": TOOL, "hello": HELLO})
     boot_and_settle(machines, image, size="64M", modules=mods)
     objects = int(re.search(rb"objects: +(\d+)", objtool(image, "info")).group(1))
-    new_osh = os.urandom(70000)
-    newer = modules_dir(tmp_path, "newer", {"osh": new_osh, "extra": b"x"})
+    new_tool = os.urandom(70000)
+    newer = modules_dir(tmp_path, "newer", {"tool": new_tool, "extra": b"x"})
     m = boot_and_settle(machines, image, modules=newer, append="import")
     m.expect(r"heap: bin/extra: 1 bytes")
-    m.expect(r"heap: import: bin/osh replaced \(70000 bytes\)")
-    m.expect(r"heap: power-on 2 of this heap")
-    assert objtool(image, "ls").decode().split() == ["bin/extra", "bin/hello", "bin/osh"]
-    assert objtool(image, "cat", "bin/osh") == new_osh
+    m.expect(r"heap: import: bin/tool replaced \(70000 bytes\)")
+    m.expect(r"ferrite: power-on 2,")
+    assert objtool(image, "ls").decode().split() == ["bin/extra", "bin/hello", "bin/tool"]
+    assert objtool(image, "cat", "bin/tool") == new_tool
     assert objtool(image, "cat", "bin/hello") == HELLO
-    # The old bin/osh had no other reference: it is gone, not leaked.
+    # The old bin/tool had no other reference: it is gone, not leaked.
     after = int(re.search(rb"objects: +(\d+)", objtool(image, "info")).group(1))
     assert after == objects + 1
     assert objtool(image, "check").startswith(b"check: clean")
@@ -153,13 +153,13 @@ def test_genesis_finishes_on_a_heap_objtool_made(machines, image, tmp_path):
     motd = tmp_path / "motd"
     motd.write_bytes(b"welcome\n")
     objtool(image, "import", "etc/motd", str(motd))
-    mods = modules_dir(tmp_path, "mods", {"osh": OSH})
+    mods = modules_dir(tmp_path, "mods", {"tool": TOOL})
     m = boot_and_settle(machines, image, modules=mods)
     m.expect(r"heap: opened, epoch \d+, rolled back 0 records")
     m.expect(r"heap: genesis: the heap has no kernel root object yet")
-    m.expect(r"heap: bin/osh: 23456 bytes")
-    m.expect(r"heap: power-on 1 of this heap")
-    assert objtool(image, "ls").decode().split() == ["bin/osh", "etc/motd"]
+    m.expect(r"heap: bin/tool: 23456 bytes")
+    m.expect(r"ferrite: power-on 1,")
+    assert objtool(image, "ls").decode().split() == ["bin/tool", "etc/motd"]
     assert re.search(rb"app roots: +\[0\] #\d+ kernel", objtool(image, "info"))
     assert objtool(image, "check").startswith(b"check: clean")
 
