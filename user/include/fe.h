@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ctype.h>
 #include <errstr.h>
 #include <ferrite/errors.h>
 #include <ferrite/syscall.h>
