@@ -62,6 +62,7 @@ enum fe_syscall {
 	SYS_SYSINFO = 31,      /* (struct fe_sysinfo *) */
 	SYS_CONSOLE_FG = 32,   /* (process handle, or -1 for none): Ctrl-C kills it */
 	SYS_GETPID = 33,       /* () -> the caller's pid */
+	SYS_POWEROFF = 34,     /* () commit everything, then ACPI power-off */
 	SYS__COUNT
 };
 

@@ -68,3 +68,30 @@ $(UNIT_DIR)/obj/%.o: tests/unit/%.c $(UNIT_DIR)/libc_names.h
 
 $(UNIT_TESTS): $(UNIT_DIR)/%: $(UNIT_DIR)/obj/%.o $(UNIT_LIBC_OBJS)
 	$(HOST_CC) $(UNIT_SAN) -g -o $@ $^
+
+# Kernel modules in pure C (no kernel services) are tested on the host too,
+# compiled exactly as libc is above and renamed with the same list, so that
+# their calls to memcpy & co. reach Ferrite's libc, as in the kernel. A test
+# names the modules it links as extra prerequisites of its binary.
+$(UNIT_DIR)/kernel-raw/%.o: kernel/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(UNIT_LIBC_CFLAGS) -Ikernel -MMD -MP -c $< -o $@
+
+$(UNIT_DIR)/kernel/%.o: $(UNIT_DIR)/kernel-raw/%.o $(UNIT_DIR)/libc.syms
+	@mkdir -p $(dir $@)
+	$(HOST_OBJCOPY) --redefine-syms=$(UNIT_DIR)/libc.syms $< $@
+
+.PRECIOUS: $(UNIT_DIR)/kernel-raw/%.o
+
+# test_elf: the ELF checker, and a real static executable from the host's
+# gcc for it to accept (elf_sample: not named test_*, so never run).
+$(UNIT_DIR)/test_elf: $(UNIT_DIR)/kernel/proc/elf.o
+
+$(UNIT_DIR)/elf_sample: tests/unit/elf_sample.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) -O1 -static -nostdlib -no-pie -fno-pic -fno-stack-protector \
+		-Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -o $@ $<
+
+$(UNIT_DIR)/obj/test_elf.o: $(UNIT_DIR)/elf_sample
+$(UNIT_DIR)/obj/test_elf.o: UNIT_TEST_CFLAGS += \
+	-DELF_SAMPLE_PATH='"$(abspath $(UNIT_DIR)/elf_sample)"'

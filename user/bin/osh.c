@@ -284,6 +284,17 @@ static void cmd_status(int argc, char **argv)
 	printf("[%lu] %s\n", last_exit.pid, text);
 }
 
+/* cmd_poweroff -- commit everything and power the machine off */
+static void cmd_poweroff(int argc, char **argv)
+{
+	long err;
+
+	(void)argc;
+	(void)argv;
+	err = fe_poweroff();
+	printf("poweroff: %s\n", err_str((int)err));
+}
+
 static void cmd_help(int argc, char **argv);
 
 static const struct builtin builtins[] = {
@@ -294,6 +305,7 @@ static const struct builtin builtins[] = {
 	{"ps", 1, "ps", "list processes", cmd_ps},
 	{"kill", 2, "kill PID...", "end processes", cmd_kill},
 	{"status", 1, "status", "how the last foreground program ended", cmd_status},
+	{"poweroff", 1, "poweroff", "commit everything and power off", cmd_poweroff},
 	{"help", 1, "help", "this list", cmd_help},
 };
 

@@ -20,6 +20,9 @@
  * "argc ...", "sleep", "child-handle") serve the spawn, wait, kill and
  * handle-passing checks.
  *
+ * Every system call is exercised except SYS_POWEROFF, which would end the
+ * run (osh's poweroff command uses it).
+ *
  * Where the ABI fixes the error (a bad handle is -ERR_BADF, a bad pointer
  * -ERR_FAULT, missing rights -ERR_PERM...) the check wants exactly it;
  * where several errors would be honest (a non-blob opened by id) it wants

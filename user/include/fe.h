@@ -153,6 +153,9 @@ long fe_console_fg(int32_t process);
 /* fe_getpid -- the caller's pid */
 long fe_getpid(void);
 
+/* fe_poweroff -- commit everything, then power the machine off */
+long fe_poweroff(void);
+
 /* --- conveniences (fe.c) -------------------------------------------------- */
 
 /* fe_open -- fe_obj_open with a C string */

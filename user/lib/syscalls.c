@@ -227,3 +227,9 @@ long fe_getpid(void)
 {
 	return sys0(SYS_GETPID);
 }
+
+/* fe_poweroff -- SYS_POWEROFF */
+long fe_poweroff(void)
+{
+	return sys0(SYS_POWEROFF);
+}
