@@ -179,6 +179,59 @@ static void cmd_rm(int argc, char **argv)
 	}
 }
 
+/* cmd_stat -- what the object bound to NAME is */
+static void cmd_stat(int argc, char **argv)
+{
+	struct fe_stat st;
+	long h, err;
+
+	(void)argc;
+	h = fe_open(argv[1], FE_RIGHT_READ);
+	if (h < 0) {
+		name_error("stat", argv[1], h);
+		return;
+	}
+	err = fe_obj_stat((int32_t)h, &st);
+	fe_close((int32_t)h);
+	if (err < 0) {
+		printf("stat: '%s': %s\n", argv[1], err_str((int)err));
+		return;
+	}
+	printf("%s: #%lu, %s, %lu bytes, %lu pages, %u references, modified in epoch %lu\n",
+	       argv[1], st.id, type_name(st.type), st.size, st.pages, st.refcount,
+	       st.modified_epoch);
+}
+
+/* cmd_mv -- move a name */
+static void cmd_mv(int argc, char **argv)
+{
+	long err;
+
+	(void)argc;
+	err = fe_name_rename(argv[1], strlen(argv[1]), argv[2], strlen(argv[2]));
+	if (err == -ERR_EXIST)
+		printf("mv: '%s' already exists\n", argv[2]);
+	else if (err < 0)
+		name_error("mv", argv[1], err);
+}
+
+/* cmd_sync -- make everything so far durable, and say which epoch that is */
+static void cmd_sync(int argc, char **argv)
+{
+	struct fe_sysinfo si;
+	long err;
+
+	(void)argc;
+	(void)argv;
+	err = fe_sync();
+	if (err >= 0)
+		err = fe_sysinfo(&si);
+	if (err < 0)
+		printf("sync: %s\n", err_str((int)err));
+	else
+		printf("sync: epoch %lu committed\n", si.epoch);
+}
+
 /* state_name -- a word for a process state */
 static const char *state_name(uint32_t state)
 {
@@ -302,6 +355,9 @@ static const struct builtin builtins[] = {
 	{"cat", 2, "cat NAME", "print an object's contents", cmd_cat},
 	{"write", 3, "write NAME TEXT...", "make NAME a blob holding TEXT and a newline", cmd_write},
 	{"rm", 2, "rm NAME...", "remove names", cmd_rm},
+	{"stat", 2, "stat NAME", "what the object bound to NAME is", cmd_stat},
+	{"mv", 3, "mv FROM TO", "move a name", cmd_mv},
+	{"sync", 1, "sync", "make everything durable now", cmd_sync},
 	{"ps", 1, "ps", "list processes", cmd_ps},
 	{"kill", 2, "kill PID...", "end processes", cmd_kill},
 	{"status", 1, "status", "how the last foreground program ended", cmd_status},
