@@ -109,7 +109,7 @@ long fe_spawn(int32_t code, const struct fe_spawn *spawn);
 /* fe_exit -- end the calling process with status */
 __attribute__((noreturn)) void fe_exit(long status);
 
-/* fe_wait -- wait for the process of handle to end (flags: FE_WAIT_NOHANG) -> pid */
+/* fe_wait -- wait for the process of handle to end -> pid; with FE_WAIT_NOHANG 0 while it runs */
 long fe_wait(int32_t process, struct fe_exit_info *info, uint32_t flags);
 
 /* fe_kill -- kill pid, the caller or one of its descendants */
