@@ -46,7 +46,7 @@ enum fe_syscall {
 	/* processes */
 	SYS_SPAWN = 18,        /* (code handle, const struct fe_spawn *) -> process handle */
 	SYS_EXIT = 19,         /* (status): does not return */
-	SYS_WAIT = 20,         /* (process handle, struct fe_exit_info *, flags) -> pid */
+	SYS_WAIT = 20,         /* (process handle, struct fe_exit_info *, flags) -> pid; 0 if FE_WAIT_NOHANG and still running */
 	SYS_KILL = 21,         /* (pid): the caller or one of its descendants */
 	SYS_PROC_LIST = 22,    /* (struct fe_proc_info *, max, first_pid) -> count */
 	SYS_YIELD = 23,        /* () */
@@ -75,11 +75,11 @@ enum fe_syscall {
 #define FE_INHERITED_HANDLE(i) FE_HANDLE_VALUE((i), 1)
 
 /* Rights carried by a handle. */
-#define FE_RIGHT_READ 0x01   /* read, stat contents; wait on a process; receive */
-#define FE_RIGHT_WRITE 0x02  /* write, resize, bind; kill a process; send */
+#define FE_RIGHT_READ 0x01   /* read, map readable; wait on a process; receive */
+#define FE_RIGHT_WRITE 0x02  /* write, resize, map shared writable; make a process the console foreground; send */
 #define FE_RIGHT_MAP 0x04    /* map into an address space */
 #define FE_RIGHT_EXEC 0x08   /* map executable; spawn (code objects) */
-#define FE_RIGHT_GRANT 0x10  /* pass to another process (spawn, chan_send) */
+#define FE_RIGHT_GRANT 0x10  /* pass to another process (spawn, chan_send); bind a name to it */
 #define FE_RIGHTS_ALL 0x1f
 
 /* Object types (the objstore's numbering, format.h). */
@@ -183,7 +183,7 @@ struct fe_exit_info {
 enum fe_proc_state {
 	FE_PROC_RUNNABLE = 1,
 	FE_PROC_BLOCKED = 2,
-	FE_PROC_EXITED = 3,      /* ended, not yet waited for */
+	FE_PROC_EXITED = 3,      /* reserved: an ended process leaves the table at once */
 };
 
 struct fe_proc_info {
@@ -224,7 +224,7 @@ struct fe_sysinfo {
 	uint64_t power_ons;      /* power-ons of this heap, this one included */
 	uint64_t epoch;          /* the committed epoch */
 	uint64_t commits;        /* commits since genesis */
-	uint64_t processes;      /* live and exited-but-unwaited */
+	uint64_t processes;      /* live processes */
 	uint64_t uptime_ns;      /* FE_CLOCK_MONOTONIC now */
 	uint64_t log_size;
 	uint64_t log_used;

@@ -14,7 +14,7 @@
 
 struct madt_info;
 
-/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU */
+/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU, SYSCALL and the FPU */
 void arch_cpu_init(void);
 
 /* arch_interrupts_init -- mask the 8259s, enable the LAPIC and I/O APIC */
@@ -75,5 +75,130 @@ const char *arch_flush_name(enum flush_kind kind);
 
 /* arch_cpu_is_virtual -- whether CPUID reports a hypervisor */
 bool arch_cpu_is_virtual(void);
+
+/* --- user mode (kernel/arch/x86_64/user.c, docs/usermode.md) ------------- */
+
+/* A frame of the entry code: what interrupted user mode. Opaque to generic
+ * code, which reads and changes it only through the functions below. */
+struct trap_frame;
+
+/* The user register file as persisted in a thread object. Its layout is
+ * part of the heap format: fixed-size fields only, no pointers, the size
+ * checked below. `reserved` is zero. `fpu` is an FXSAVE64 image (x87, MMX,
+ * SSE state; 512 bytes). */
+struct arch_user_regs {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp, rsp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rip, rflags, fs_base, reserved;
+	uint8_t fpu[512] __attribute__((aligned(16)));
+};
+_Static_assert(sizeof(struct arch_user_regs) == 672, "arch_user_regs is persistent");
+_Static_assert(__builtin_offsetof(struct arch_user_regs, fpu) == 160,
+	       "arch_user_regs is persistent");
+
+/* arch_user_regs_init -- a fresh thread: rip=entry, rsp, rdi/rsi/rdx = the
+ * args, rflags = IF only, the default FPU state (FCW 0x37f, MXCSR 0x1f80),
+ * everything else zero */
+void arch_user_regs_init(struct arch_user_regs *r, uint64_t entry, uint64_t rsp,
+			 uint64_t arg0, uint64_t arg1, uint64_t arg2);
+
+/* arch_frame_save -- the user registers of a frame into r, with the live FPU state */
+void arch_frame_save(const struct trap_frame *tf, struct arch_user_regs *r);
+
+/* arch_frame_load -- make a frame resume the thread of r (and load its FPU
+ * state). Whatever r holds, the frame is safe to enter: user cs/ss, rflags
+ * limited to the arithmetic flags and DF with IF set, rip and rsp as saved
+ * unless outside the user half (then FE_USER_TOP, never mapped: the thread
+ * faults in user mode), MXCSR stripped of bits the CPU would refuse. The
+ * frame then leaves through IRETQ. */
+void arch_frame_load(struct trap_frame *tf, const struct arch_user_regs *r);
+
+/* arch_syscall_number -- the call number (rax) of a SYSCALL frame */
+uint64_t arch_syscall_number(const struct trap_frame *tf);
+
+/* arch_syscall_arg -- argument i (0..5: rdi rsi rdx r10 r8 r9) of a SYSCALL frame */
+uint64_t arch_syscall_arg(const struct trap_frame *tf, unsigned i);
+
+/* arch_syscall_set_result -- the value the call returns (rax) */
+void arch_syscall_set_result(struct trap_frame *tf, int64_t v);
+
+/* arch_syscall_restart -- make a SYSCALL frame execute the same SYSCALL
+ * again (rip back over it; rax still holds the number if set_result was
+ * not called) */
+void arch_syscall_restart(struct trap_frame *tf);
+
+/* arch_frame_ip -- the user instruction pointer of a frame */
+uint64_t arch_frame_ip(const struct trap_frame *tf);
+
+/* arch_frame_sp -- the user stack pointer of a frame */
+uint64_t arch_frame_sp(const struct trap_frame *tf);
+
+/* arch_frame_from_user -- whether the frame interrupted ring 3 */
+bool arch_frame_from_user(const struct trap_frame *tf);
+
+/* arch_user_start -- switch to the top of the kernel stack (the caller's
+ * stack is abandoned), build an empty frame there, call
+ * kernel_exit_to_user on it, and enter ring 3 with what it loaded. Called
+ * once, by kmain; interrupts are disabled from here on except while the
+ * kernel idles. */
+__attribute__((noreturn)) void arch_user_start(void);
+
+/* arch_fault_describe -- a CPU exception of user code in words, e.g. "page
+ * fault at 0x0 (read, not present), rip 0x401023"; snprintf's result */
+int arch_fault_describe(unsigned vector, uint64_t error, uint64_t cr2,
+			uint64_t rip, char *buf, size_t len);
+
+/* --- user address spaces (kernel/arch/x86_64/paging.c) -------------------
+ * A user address space is a top-level page table whose upper half is the
+ * kernel's (shared, supervisor-only) and whose lower half maps user pages
+ * of FE_PAGE_SIZE in [0, FE_USER_TOP). Page tables are volatile (DRAM
+ * frames); prot is VM_READ | VM_WRITE | VM_EXEC (mm/vm.h). */
+
+/* arch_pt_create_user -- a new address space: the kernel half, no user pages; 0 or -ERR_NOMEM */
+int arch_pt_create_user(uint64_t *root_phys);
+
+/* arch_pt_map_user_page -- map one user page at va to phys, replacing what
+ * was there (the caller flushes the TLB entry); 0, -ERR_INVAL (va not a
+ * page of the user half, phys not a page, prot empty or not VM_READ/WRITE/
+ * EXEC) or -ERR_NOMEM */
+int arch_pt_map_user_page(uint64_t root, uint64_t va, uint64_t phys, unsigned prot);
+
+/* arch_pt_unmap_user -- unmap every page of [va, va+len) (page-aligned, in
+ * the user half), flushing the TLB entries when root is the current one */
+void arch_pt_unmap_user(uint64_t root, uint64_t va, uint64_t len);
+
+/* arch_pt_lookup_user -- the physical address behind user address va, and
+ * the page's protection; 0, -ERR_NOENT if not mapped, -ERR_INVAL outside
+ * the user half */
+int arch_pt_lookup_user(uint64_t root, uint64_t va, uint64_t *phys, unsigned *prot);
+
+/* arch_pt_destroy_user -- free the address space's tables (never the pages
+ * they map); switches to the kernel's tables first if root is current */
+void arch_pt_destroy_user(uint64_t root);
+
+/* arch_user_pt_switch -- run on the address space root_phys (CR3, if different) */
+void arch_user_pt_switch(uint64_t root_phys);
+
+/* arch_tlb_flush_page -- forget the current address space's translation of va */
+void arch_tlb_flush_page(uint64_t va);
+
+/* --- provided by the kernel: called by the arch entry code ----------------
+ * Each runs on the kernel stack with interrupts disabled. */
+
+/* syscall_handler -- carry out the SYSCALL of frame tf (the current thread's) */
+void syscall_handler(struct trap_frame *tf);
+
+/* user_exception -- CPU exception `vector` raised by user code (never NMI,
+ * double fault or machine check, which stay kernel panics); cr2 is the
+ * faulting address of a page fault (vector 14), else 0 */
+void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
+		    uint64_t cr2);
+
+/* kernel_exit_to_user -- the last step before ring 3: choose the thread to
+ * run and, if it is not the one the frame holds, save the frame into the
+ * old thread and arch_frame_load the new one; idles (interrupts enabled)
+ * while nothing can run. Returns with interrupts disabled and the frame
+ * holding a user context. */
+void kernel_exit_to_user(struct trap_frame *tf);
 
 #endif

@@ -4,7 +4,9 @@
  * The order matters: the console first (so everything after can speak),
  * then the loader's information and the command line, the CPU tables, DRAM
  * and the kernel's page tables, ACPI (interrupt controllers, power-off,
- * NVM), interrupts and the timer, and finally the NVM. Any failure that
+ * NVM), interrupts and the timer, the NVM and the heap on it, and then the
+ * processes: on a new heap the first program starts, on an existing one
+ * every process carries on where it was. Any failure that
  * leaves the machine unusable says what is wrong and halts; nothing is
  * guessed.
  */
@@ -15,7 +17,7 @@
 #include "arch/arch.h"
 #include "core/bootinfo.h"
 #include "core/cmdline.h"
-#include "core/console.h"
+#include "core/heap.h"
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/selftest.h"
@@ -24,6 +26,7 @@
 #include "dev/uart.h"
 #include "mm/frame.h"
 #include "mm/vm.h"
+#include "proc/proc.h"
 
 #define FERRITE_VERSION "0.1-dev"
 
@@ -94,5 +97,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		selftest_run(cmdline_get("selftest"));
 	if (nvm_init(&nvm))
 		halt_forever();
-	console_run();
+	if (heap_init(&nvm, &boot_info))
+		halt_forever();
+	proc_init();
+	sched_start();
 }

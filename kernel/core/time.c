@@ -9,6 +9,7 @@
 
 #include "arch/arch.h"
 #include "core/time.h"
+#include "proc/proc.h"
 
 static uint64_t tsc_start;
 static uint64_t ns_per_cycle_32_32; /* (10^9 << 32) / tsc_hz */
@@ -18,6 +19,7 @@ static volatile uint64_t ticks;
 static void time_tick(void)
 {
 	ticks++;
+	sched_tick();
 }
 
 /* time_init -- start the periodic tick; time_ns counts from here */

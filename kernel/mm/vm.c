@@ -88,6 +88,8 @@ void mm_init(const struct boot_info *bi)
 	for (unsigned i = 0; i < bi->mmap_count; i++)
 		map_memory_range(bi->mmap[i].base,
 				 bi->mmap[i].base + bi->mmap[i].size);
+	if (arch_pt_set_kernel_root(kernel_root))
+		panic("vm: out of frames for the kernel half of the page tables");
 	arch_pt_activate(kernel_root);
 }
 

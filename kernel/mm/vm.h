@@ -2,7 +2,9 @@
  * vm.h -- the kernel's address space.
  *
  * Layout (virtual):
- *   0x0000000000000000 - 0x00007fffffffffff  user space (not yet used)
+ *   0x0000000000000000 - 0x00007fffffffffff  user space: per address space
+ *                                            (arch_pt_create_user), pages
+ *                                            in [FE_USER_BASE, FE_USER_TOP)
  *   0xffff800000000000 (HHDM_BASE)           physical memory, linearly:
  *                                            RAM, ACPI tables, and the NVM
  *                                            once the NVM driver maps it
@@ -19,7 +21,7 @@ struct boot_info;
 
 #define MMIO_BASE 0xffffc00000000000ull
 
-/* Protection bits for arch_map (kernel/arch/x86_64/paging.c). */
+/* Protection bits for arch_pt_map and arch_pt_map_user_page (kernel/arch/x86_64/paging.c). */
 #define VM_READ 0x1
 #define VM_WRITE 0x2
 #define VM_EXEC 0x4

@@ -83,6 +83,9 @@ $(UNIT_DIR)/kernel/%.o: $(UNIT_DIR)/kernel-raw/%.o $(UNIT_DIR)/libc.syms
 
 .PRECIOUS: $(UNIT_DIR)/kernel-raw/%.o
 
+# test_rtc: the wall clock's date arithmetic.
+$(UNIT_DIR)/test_rtc: $(UNIT_DIR)/kernel/dev/rtc_calendar.o
+
 # test_elf: the ELF checker, and a real static executable from the host's
 # gcc for it to accept (elf_sample: not named test_*, so never run).
 $(UNIT_DIR)/test_elf: $(UNIT_DIR)/kernel/proc/elf.o

@@ -9,6 +9,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/user.h"
 #include "core/printk.h"
 #include "mm/phys.h"
 
@@ -17,11 +18,12 @@
 extern char __text_start[], __text_end[];
 extern char boot_stack_bottom[], boot_stack_top[];
 
-/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU */
+/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU, SYSCALL and the FPU */
 void arch_cpu_init(void)
 {
 	gdt_init();
 	idt_init();
+	user_mode_init();
 }
 
 void arch_interrupts_enable(void)

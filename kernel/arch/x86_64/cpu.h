@@ -50,6 +50,11 @@ static inline uint64_t read_cr0(void)
 	return v;
 }
 
+static inline void write_cr0(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
 static inline uint64_t read_cr2(void)
 {
 	uint64_t v;
@@ -87,6 +92,13 @@ static inline uint64_t read_rflags(void)
 	__asm__ volatile("pushfq; popq %0" : "=r"(v));
 	return v;
 }
+
+#define CR0_MP (1ull << 1)
+#define CR0_EM (1ull << 2)
+#define CR0_TS (1ull << 3)
+#define CR0_NE (1ull << 5)
+#define CR4_OSFXSR (1ull << 9)
+#define CR4_OSXMMEXCPT (1ull << 10)
 
 #define MSR_EFER 0xc0000080
 #define MSR_APIC_BASE 0x1b

@@ -2,15 +2,21 @@
  * gdt.c -- the segment descriptors and the task-state segment.
  *
  * In long mode segments are almost gone: we need a code and a data
- * descriptor for ring 0 and a TSS whose interrupt stack table gives the
- * double-fault, NMI and machine-check handlers stacks of their own, so a
- * kernel stack overflow still ends in a readable dump instead of a triple
- * fault. User segments arrive with user mode.
+ * descriptor for ring 0, the same two for ring 3, and a TSS. The user
+ * descriptors sit where SYSRET looks for them (STAR's base 0x10 + 8 for
+ * SS, + 16 for CS; see trap.h and user.c), hence data before code.
+ *
+ * The TSS gives two kinds of stack: rsp0, the top of the one kernel stack,
+ * where the CPU puts the frame of every interrupt or exception from ring 3;
+ * and the interrupt stack table, which gives the double-fault, NMI and
+ * machine-check handlers stacks of their own, so a kernel stack overflow
+ * still ends in a readable dump instead of a triple fault.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/user.h"
 
 struct tss {
 	uint32_t reserved0;
@@ -28,13 +34,15 @@ _Static_assert(sizeof(struct tss) == 104, "TSS layout");
 static uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
 static struct tss tss;
 
-/* null, kernel code, kernel data, TSS (two slots) */
-static uint64_t gdt[5] = {
+/* null, kernel code, kernel data, user data, user code, TSS (two slots) */
+static uint64_t gdt[7] = {
 	0,
 	0x00af9a000000ffffull, /* 0x08: 64-bit code, DPL 0 */
 	0x00cf92000000ffffull, /* 0x10: data, DPL 0 */
+	0x00cff2000000ffffull, /* 0x18: data, DPL 3 */
+	0x00affa000000ffffull, /* 0x20: 64-bit code, DPL 3 */
 };
-#define GDT_TSS 0x18
+_Static_assert(GDT_TSS / 8 + 2 == sizeof(gdt) / sizeof(gdt[0]), "TSS is last");
 
 /* tss_descriptor -- fill the two GDT slots of a 64-bit available TSS */
 static void tss_descriptor(uint64_t *slot, const struct tss *t)
@@ -54,6 +62,7 @@ void gdt_init(void)
 	struct descriptor_pointer gdtr;
 
 	memset(&tss, 0, sizeof(tss));
+	tss.rsp[0] = cpu_local.kernel_stack_top;
 	for (int i = 0; i < 3; i++)
 		tss.ist[i] = (uint64_t)(uintptr_t)&ist_stacks[i][IST_STACK_SIZE];
 	tss.iomap_base = sizeof(tss); /* no I/O permission bitmap */

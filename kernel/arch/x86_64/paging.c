@@ -1,32 +1,53 @@
 /*
  * paging.c -- building x86_64 page tables.
  *
- * Tables are DRAM frames (mm/frame.c) reached through the HHDM. Leaves are
- * 2 MiB pages where alignment allows, otherwise 4 KiB. Mapping over an
- * existing mapping replaces it; replacing a 2 MiB page by a finer mapping
- * is not needed by the kernel and is refused with a panic (an invariant of
- * how mm_init uses this, not a user-reachable path).
+ * Tables are DRAM frames (mm/frame.c) reached through the HHDM. Kernel
+ * leaves are 2 MiB pages where alignment allows, otherwise 4 KiB, global
+ * and supervisor-only. Mapping over an existing mapping replaces it;
+ * replacing a 2 MiB page by a finer mapping is not needed by the kernel and
+ * is refused with a panic (an invariant of how mm_init uses this, not a
+ * user-reachable path).
+ *
+ * User address spaces. Each has its own top-level table: entries 0..255
+ * (the user half, below 0x800000000000) are its own, entries 256..511 are
+ * copies of the kernel's. Those copies point at the kernel's own
+ * lower-level tables, so a later kernel mapping shows in every address
+ * space -- provided no new top-level entry is ever needed. That is why
+ * arch_pt_set_kernel_root gives every kernel-half entry a table at once
+ * (about 1 MiB of DRAM). Invariants:
+ *  - no kernel-half entry at any level has the U bit (user code can never
+ *    reach kernel memory, whatever its tables look like);
+ *  - user-half tables are U|W|P at every level above the leaf, so the
+ *    leaf alone decides the page's protection;
+ *  - user leaves are 4 KiB, never global (CR3 switches flush them), and
+ *    NX unless executable (when the CPU has NX);
+ *  - the frames behind user leaves belong to the caller: destroying an
+ *    address space frees its tables only.
  */
 #include <stdbool.h>
 
+#include "arch/arch.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/paging.h"
 #include "core/panic.h"
 #include "ferrite/errors.h"
+#include "ferrite/syscall.h"
 #include "mm/frame.h"
 #include "mm/phys.h"
 #include "mm/vm.h"
 
-#define PTE_PRESENT (1ull << 0)
-#define PTE_WRITE (1ull << 1)
-#define PTE_PWT (1ull << 3)
-#define PTE_PCD (1ull << 4)
-#define PTE_LARGE (1ull << 7)
-#define PTE_GLOBAL (1ull << 8)
-#define PTE_NX (1ull << 63)
-#define PTE_ADDR 0x000ffffffffff000ull
-
 #define LARGE_PAGE (2ull << 20)
+#define TABLE_ENTRIES 512
+#define KERNEL_HALF_FIRST 256 /* the first top-level entry of the kernel half */
+#define VM_USER_PROT (VM_READ | VM_WRITE | VM_EXEC)
+#define USER_TABLE_BITS (PTE_PRESENT | PTE_WRITE | PTE_USER)
+
+_Static_assert(FE_USER_TOP <= (uint64_t)KERNEL_HALF_FIRST << 39,
+	       "the user range lies in the user half");
+_Static_assert(FE_PAGE_SIZE == PAGE_SIZE, "user pages are 4 KiB pages");
+
+/* The kernel's tables: the kernel half of every user address space. */
+static uint64_t kernel_root;
 
 /* nx_enabled -- whether EFER.NXE is on (boot.S sets it when the CPU has NX) */
 static bool nx_enabled(void)
@@ -124,4 +145,184 @@ void arch_pt_activate(uint64_t root_phys)
 uint64_t arch_pt_root(void)
 {
 	return read_cr3() & PTE_ADDR;
+}
+
+/* arch_pt_set_kernel_root -- the tables whose upper half every address
+ * space shares; gives each upper-half top-level entry a table */
+int arch_pt_set_kernel_root(uint64_t root_phys)
+{
+	uint64_t *top = phys_to_virt(root_phys);
+
+	for (unsigned i = KERNEL_HALF_FIRST; i < TABLE_ENTRIES; i++) {
+		uint64_t *unused;
+		int err = next_table(&top[i], &unused);
+
+		if (err)
+			return err;
+	}
+	kernel_root = root_phys;
+	return 0;
+}
+
+/* arch_pt_create_user -- a new address space: the kernel half, no user pages */
+int arch_pt_create_user(uint64_t *root_phys)
+{
+	const uint64_t *kernel_top = phys_to_virt(kernel_root);
+	uint64_t *top;
+	int err;
+
+	KASSERT(kernel_root);
+	err = frame_alloc(root_phys);
+	if (err)
+		return err;
+	top = phys_to_virt(*root_phys);
+	for (unsigned i = KERNEL_HALF_FIRST; i < TABLE_ENTRIES; i++)
+		top[i] = kernel_top[i];
+	return 0;
+}
+
+/* is_user_page -- whether va is the start of a page of the user range */
+static bool is_user_page(uint64_t va)
+{
+	return va % PAGE_SIZE == 0 && va < FE_USER_TOP;
+}
+
+/* user_pte -- the leaf entry for user address va; with `create`, the
+ * tables on the way are made; 0, -ERR_NOENT or -ERR_NOMEM */
+static int user_pte(uint64_t root, uint64_t va, bool create, uint64_t **pte)
+{
+	uint64_t *table = phys_to_virt(root);
+
+	for (int shift = 39; shift > 12; shift -= 9) {
+		uint64_t *entry = &table[(va >> shift) & 511];
+
+		if (!(*entry & PTE_PRESENT)) {
+			uint64_t phys;
+			int err;
+
+			if (!create)
+				return -ERR_NOENT;
+			err = frame_alloc(&phys);
+			if (err)
+				return err;
+			*entry = phys | USER_TABLE_BITS;
+		}
+		/* Invariant: the user half has 4 KiB leaves only. */
+		KASSERT(!(*entry & PTE_LARGE));
+		table = phys_to_virt(*entry & PTE_ADDR);
+	}
+	*pte = &table[(va >> 12) & 511];
+	return 0;
+}
+
+/* arch_pt_map_user_page -- map one user page at va to phys, replacing what was there */
+int arch_pt_map_user_page(uint64_t root, uint64_t va, uint64_t phys, unsigned prot)
+{
+	uint64_t *pte, bits = PTE_PRESENT | PTE_USER;
+	int err;
+
+	if (!is_user_page(va) || (phys & ~PTE_ADDR) || !prot ||
+	    (prot & ~VM_USER_PROT))
+		return -ERR_INVAL;
+	err = user_pte(root, va, true, &pte);
+	if (err)
+		return err;
+	if (prot & VM_WRITE)
+		bits |= PTE_WRITE;
+	if (!(prot & VM_EXEC) && nx_enabled())
+		bits |= PTE_NX;
+	*pte = phys | bits;
+	return 0;
+}
+
+/* arch_pt_unmap_user -- unmap every page of [va, va+len), flushing them if root is current */
+void arch_pt_unmap_user(uint64_t root, uint64_t va, uint64_t len)
+{
+	bool current = arch_pt_root() == root;
+	uint64_t end;
+
+	/* Invariant: callers pass a checked range of the user half. */
+	KASSERT(va % PAGE_SIZE == 0 && va <= FE_USER_TOP && len <= FE_USER_TOP - va);
+	end = va + len;
+	while (va < end) {
+		uint64_t *table = phys_to_virt(root);
+		int shift = 39;
+
+		for (; shift > 12; shift -= 9) {
+			uint64_t entry = table[(va >> shift) & 511];
+
+			if (!(entry & PTE_PRESENT))
+				break;
+			table = phys_to_virt(entry & PTE_ADDR);
+		}
+		if (shift > 12) { /* no table here: skip what it would map */
+			va = (va | ((1ull << shift) - 1)) + 1;
+			continue;
+		}
+		table[(va >> 12) & 511] = 0;
+		if (current)
+			arch_tlb_flush_page(va);
+		va += PAGE_SIZE;
+	}
+}
+
+/* arch_pt_lookup_user -- the physical address behind user address va, and its protection */
+int arch_pt_lookup_user(uint64_t root, uint64_t va, uint64_t *phys, unsigned *prot)
+{
+	uint64_t *pte;
+	int err;
+
+	if (va >= FE_USER_TOP)
+		return -ERR_INVAL;
+	err = user_pte(root, va, false, &pte);
+	if (err)
+		return err;
+	if (!(*pte & PTE_PRESENT))
+		return -ERR_NOENT;
+	*phys = (*pte & PTE_ADDR) | (va % PAGE_SIZE);
+	*prot = VM_READ;
+	if (*pte & PTE_WRITE)
+		*prot |= VM_WRITE;
+	if (!(*pte & PTE_NX))
+		*prot |= VM_EXEC;
+	return 0;
+}
+
+/* free_user_table -- free a user-half table and the tables below it, not the pages */
+static void free_user_table(uint64_t phys, int level)
+{
+	const uint64_t *table = phys_to_virt(phys);
+
+	if (level > 1) /* level 1 entries are user pages */
+		for (unsigned i = 0; i < TABLE_ENTRIES; i++)
+			if (table[i] & PTE_PRESENT)
+				free_user_table(table[i] & PTE_ADDR, level - 1);
+	frame_free(phys);
+}
+
+/* arch_pt_destroy_user -- free the address space's tables (never the pages they map) */
+void arch_pt_destroy_user(uint64_t root)
+{
+	const uint64_t *top = phys_to_virt(root);
+
+	KASSERT(root != kernel_root);
+	if (arch_pt_root() == root)
+		write_cr3(kernel_root);
+	for (unsigned i = 0; i < KERNEL_HALF_FIRST; i++)
+		if (top[i] & PTE_PRESENT)
+			free_user_table(top[i] & PTE_ADDR, 3);
+	frame_free(root);
+}
+
+/* arch_user_pt_switch -- run on the address space root_phys (CR3, if different) */
+void arch_user_pt_switch(uint64_t root_phys)
+{
+	if (arch_pt_root() != root_phys)
+		write_cr3(root_phys);
+}
+
+/* arch_tlb_flush_page -- forget the current address space's translation of va */
+void arch_tlb_flush_page(uint64_t va)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }

@@ -2,13 +2,23 @@
  * trap.c -- what happens on an interrupt or a CPU exception.
  *
  * Interrupts go to the handler registered for their vector and are then
- * acknowledged. A CPU exception in the kernel is a kernel bug: we print what
- * the CPU told us (vector, error code, RIP, CR2, the registers and a
- * backtrace) and panic. User mode does not exist yet; when it does, an
- * exception raised by user code will kill only that process.
+ * acknowledged. What else happens depends on the ring the CPU was in:
+ *
+ *  - ring 3 (user code): an exception is the running thread's fault and
+ *    goes to the generic kernel (user_exception), never to a panic; then,
+ *    exception or interrupt, kernel_exit_to_user decides what runs next.
+ *    The frame lies at the top of the kernel stack (TSS.rsp0).
+ *  - ring 0: an exception is a kernel bug: we print what the CPU told us
+ *    (vector, error code, RIP, CR2, the registers and a backtrace) and
+ *    panic. An interrupt returns to the interrupted kernel code (the idle
+ *    loop, or boot code before the first entry to user mode).
+ *
+ * NMI, double fault and machine check are never the user's doing and run
+ * on their own stacks (IST): they panic from either ring.
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "arch/arch.h"
 #include "arch/x86_64/cpu.h"
@@ -16,30 +26,57 @@
 #include "core/panic.h"
 #include "core/printk.h"
 
-static void (*interrupt_handlers[256])(void);
+_Static_assert(offsetof(struct trap_frame, vector) == TF_VECTOR, "TF_ offsets");
+_Static_assert(offsetof(struct trap_frame, error_code) == TF_ERROR_CODE, "TF_ offsets");
+_Static_assert(offsetof(struct trap_frame, rip) == TF_RIP, "TF_ offsets");
+_Static_assert(offsetof(struct trap_frame, cs) == TF_CS, "TF_ offsets");
+_Static_assert(offsetof(struct trap_frame, rflags) == TF_RFLAGS, "TF_ offsets");
+_Static_assert(offsetof(struct trap_frame, rsp) == TF_RSP, "TF_ offsets");
+_Static_assert(offsetof(struct trap_frame, ss) == TF_SS, "TF_ offsets");
+_Static_assert(sizeof(struct trap_frame) == TF_SIZE, "TF_ offsets");
+/* Every entry from ring 3 keeps the stack 16-byte aligned for the C code. */
+_Static_assert(TF_SIZE % 16 == 0, "frame keeps the stack aligned");
 
-static const char *const exception_names[32] = {
-	[0] = "#DE divide error",
-	[1] = "#DB debug",
-	[2] = "NMI",
-	[3] = "#BP breakpoint",
-	[4] = "#OF overflow",
-	[5] = "#BR bound range",
-	[6] = "#UD invalid opcode",
-	[7] = "#NM device not available",
-	[8] = "#DF double fault",
-	[10] = "#TS invalid TSS",
-	[11] = "#NP segment not present",
-	[12] = "#SS stack fault",
-	[13] = "#GP general protection",
-	[14] = "#PF page fault",
-	[16] = "#MF x87 floating point",
-	[17] = "#AC alignment check",
-	[18] = "#MC machine check",
-	[19] = "#XM SIMD floating point",
-	[20] = "#VE virtualization",
-	[21] = "#CP control protection",
+#define VECTOR_NMI 2
+#define VECTOR_DOUBLE_FAULT 8
+#define VECTOR_PAGE_FAULT 14
+#define VECTOR_MACHINE_CHECK 18
+
+#define PF_PRESENT 0x01
+#define PF_WRITE 0x02
+#define PF_USER 0x04
+#define PF_RESERVED 0x08
+#define PF_FETCH 0x10
+
+struct exception_name {
+	const char *mnemonic;
+	const char *words;
 };
+
+static const struct exception_name exception_names[32] = {
+	[0] = { "#DE", "divide error" },
+	[1] = { "#DB", "debug trap" },
+	[2] = { "NMI", "non-maskable interrupt" },
+	[3] = { "#BP", "breakpoint" },
+	[4] = { "#OF", "overflow" },
+	[5] = { "#BR", "bound range exceeded" },
+	[6] = { "#UD", "invalid opcode" },
+	[7] = { "#NM", "device not available" },
+	[8] = { "#DF", "double fault" },
+	[10] = { "#TS", "invalid TSS" },
+	[11] = { "#NP", "segment not present" },
+	[12] = { "#SS", "stack fault" },
+	[13] = { "#GP", "general protection fault" },
+	[14] = { "#PF", "page fault" },
+	[16] = { "#MF", "x87 floating-point error" },
+	[17] = { "#AC", "alignment check" },
+	[18] = { "#MC", "machine check" },
+	[19] = { "#XM", "SIMD floating-point exception" },
+	[20] = { "#VE", "virtualization exception" },
+	[21] = { "#CP", "control protection fault" },
+};
+
+static void (*interrupt_handlers[256])(void);
 
 /* trap_set_handler -- call `handler` for `vector` (an interrupt, not an exception) */
 void trap_set_handler(unsigned vector, void (*handler)(void))
@@ -48,14 +85,46 @@ void trap_set_handler(unsigned vector, void (*handler)(void))
 	interrupt_handlers[vector] = handler;
 }
 
+/* page_fault_access -- what the faulting access was, from a #PF error code */
+static const char *page_fault_access(uint64_t error)
+{
+	if (error & PF_WRITE)
+		return "write";
+	return error & PF_FETCH ? "execute" : "read";
+}
+
+/* page_fault_cause -- why the access faulted, from a #PF error code */
+static const char *page_fault_cause(uint64_t error)
+{
+	return error & PF_PRESENT ? "protection violation" : "not present";
+}
+
 /* print_page_fault_cause -- decode a #PF error code into words */
 static void print_page_fault_cause(uint64_t error, uint64_t cr2)
 {
 	printk(LOG_EMERG, "page fault at %p: %s, %s, %s mode%s\n",
-	       (void *)cr2, error & 2 ? "write" : error & 16 ? "fetch" : "read",
-	       error & 1 ? "protection violation" : "not present",
-	       error & 4 ? "user" : "kernel",
-	       error & 8 ? ", reserved bit set" : "");
+	       (void *)cr2, page_fault_access(error), page_fault_cause(error),
+	       error & PF_USER ? "user" : "kernel",
+	       error & PF_RESERVED ? ", reserved bit set" : "");
+}
+
+/* arch_fault_describe -- a CPU exception of user code in words; snprintf's result */
+int arch_fault_describe(unsigned vector, uint64_t error, uint64_t cr2,
+			uint64_t rip, char *buf, size_t len)
+{
+	const char *words = vector < 32 ? exception_names[vector].words : NULL;
+
+	if (vector == VECTOR_PAGE_FAULT)
+		return snprintf(buf, len, "page fault at 0x%llx (%s, %s), rip 0x%llx",
+				(unsigned long long)cr2, page_fault_access(error),
+				page_fault_cause(error), (unsigned long long)rip);
+	if (!words)
+		return snprintf(buf, len, "CPU exception %u, rip 0x%llx", vector,
+				(unsigned long long)rip);
+	if (error) /* 0 also for the exceptions without an error code */
+		return snprintf(buf, len, "%s (error 0x%llx), rip 0x%llx", words,
+				(unsigned long long)error, (unsigned long long)rip);
+	return snprintf(buf, len, "%s, rip 0x%llx", words, (unsigned long long)rip);
 }
 
 /* trap_print_frame -- the registers of a frame, and the control registers */
@@ -90,14 +159,17 @@ void trap_print_frame(const struct trap_frame *tf)
 static __attribute__((noreturn)) void kernel_exception(struct trap_frame *tf)
 {
 	uint64_t cr2 = read_cr2();
-	const char *name = exception_names[tf->vector];
+	const struct exception_name *e = &exception_names[tf->vector];
+	char name[48];
 
-	if (!name)
-		name = "reserved exception";
+	if (e->mnemonic)
+		snprintf(name, sizeof(name), "%s %s", e->mnemonic, e->words);
+	else
+		snprintf(name, sizeof(name), "reserved exception");
 	printk(LOG_EMERG, "CPU exception %llu (%s), error code %#llx, rip %p, cr2 %p\n",
 	       (unsigned long long)tf->vector, name,
 	       (unsigned long long)tf->error_code, (void *)tf->rip, (void *)cr2);
-	if (tf->vector == 14)
+	if (tf->vector == VECTOR_PAGE_FAULT)
 		print_page_fault_cause(tf->error_code, cr2);
 	trap_print_frame(tf);
 	printk(LOG_EMERG, "backtrace:\n");
@@ -107,11 +179,9 @@ static __attribute__((noreturn)) void kernel_exception(struct trap_frame *tf)
 			   (unsigned long long)tf->vector, name, (void *)tf->rip);
 }
 
-/* trap_dispatch -- called by trap_entry.S for every interrupt and exception */
-void trap_dispatch(struct trap_frame *tf)
+/* interrupt -- run the handler of an interrupt vector and acknowledge it */
+static void interrupt(struct trap_frame *tf)
 {
-	if (tf->vector < 32)
-		kernel_exception(tf);
 	if (tf->vector == VECTOR_SPURIOUS)
 		return; /* no EOI for a spurious interrupt */
 	if (interrupt_handlers[tf->vector])
@@ -120,4 +190,36 @@ void trap_dispatch(struct trap_frame *tf)
 		pr_warn("trap: unexpected interrupt on vector %llu\n",
 			(unsigned long long)tf->vector);
 	lapic_eoi();
+}
+
+/* is_machine_event -- an exception that says something about the machine, not the code */
+static bool is_machine_event(unsigned vector)
+{
+	return vector == VECTOR_NMI || vector == VECTOR_DOUBLE_FAULT ||
+	       vector == VECTOR_MACHINE_CHECK;
+}
+
+/* user_trap -- an interrupt or exception that arrived from ring 3 */
+static void user_trap(struct trap_frame *tf)
+{
+	unsigned vector = (unsigned)tf->vector;
+
+	if (vector < 32)
+		user_exception(tf, vector, tf->error_code,
+			       vector == VECTOR_PAGE_FAULT ? read_cr2() : 0);
+	else
+		interrupt(tf);
+	kernel_exit_to_user(tf);
+}
+
+/* trap_dispatch -- called by trap_entry.S for every interrupt and exception */
+void trap_dispatch(struct trap_frame *tf)
+{
+	if (arch_frame_from_user(tf) && !is_machine_event((unsigned)tf->vector)) {
+		user_trap(tf);
+		return;
+	}
+	if (tf->vector < 32)
+		kernel_exception(tf);
+	interrupt(tf);
 }

@@ -5,6 +5,11 @@
  * vector, so every trap frame has the same shape (struct trap_frame in
  * trap.h); the common path saves the general registers, calls
  * trap_dispatch(frame) and returns with iretq.
+ *
+ * trap_return, the second half of that path, is also how syscall_entry.S
+ * leaves a frame that must not or cannot use SYSRET, and how
+ * arch_user_start first enters ring 3: whatever the frame holds is what
+ * the CPU resumes.
  */
 
 /* Vectors for which the CPU pushes an error code. */
@@ -31,6 +36,8 @@ trap_common:
 	cld
 	movq %rsp, %rdi
 	call trap_dispatch
+	.globl trap_return
+trap_return:                      /* %rsp: a struct trap_frame */
 	popq %r15
 	popq %r14
 	popq %r13

@@ -1,0 +1,24 @@
+/*
+ * channel.h -- sending and receiving on channels (channel.c).
+ */
+#ifndef PROC_CHANNEL_H
+#define PROC_CHANNEL_H
+
+#include <stdint.h>
+
+#include "proc/kobj.h"
+
+int channel_create(uint64_t *id);
+void channel_end_opened(uint64_t id, uint8_t end);
+void channel_end_closed(uint64_t id, uint8_t end);
+/* channel_destroy -- release the queues and what queued messages carry
+ * (idempotent: the reaper may call it again after a partial delete) */
+void channel_destroy(struct kchannel *c);
+
+int channel_send(uint64_t id, uint8_t end, const void *buf, uint32_t len,
+		 uint64_t object, uint32_t rights, uint8_t object_end);
+int channel_peek(uint64_t id, uint8_t end, void *buf, uint32_t cap,
+		 struct kmsg_header *h);
+void channel_pop(uint64_t id, uint8_t end);
+
+#endif

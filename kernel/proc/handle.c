@@ -1,0 +1,98 @@
+/*
+ * handle.c -- a process's handle table.
+ *
+ * A handle value is FE_HANDLE_VALUE(slot, gen): the slot of the entry in the
+ * process's khandles object and the entry's generation. Closing a handle
+ * bumps the generation, so an old value stays invalid (-ERR_BADF) after its
+ * slot is reused (until the generation wraps, after KHANDLE_GEN_MAX reuses), and a forged value names at worst another of the caller's
+ * own handles: a process can never reach an entry outside its own table.
+ *
+ * Each entry holds one reference to its object (kobj_hold / kobj_release),
+ * and for a channel one count on the end it names (channel.c).
+ */
+#include "core/panic.h"
+#include "ferrite/errors.h"
+#include "proc/channel.h"
+#include "proc/proc.h"
+
+/* handle_install -- a new handle for a reference the caller holds */
+int handle_install(struct pctx *p, uint64_t object, uint32_t rights,
+		   uint8_t end)
+{
+	struct khandles *t = p->ht;
+
+	for (unsigned i = 0; i < FE_HANDLE_SLOTS; i++) {
+		struct khandle *h = &t->slot[i];
+
+		if (h->object)
+			continue;
+		KLOG(h);
+		KLOG(&t->count);
+		h->gen = h->gen ? h->gen : 1;
+		h->object = object;
+		h->rights = (uint8_t)(rights & FE_RIGHTS_ALL);
+		h->end = end;
+		t->count++;
+		if (kobj_type(object) == OS_TYPE_CHANNEL)
+			channel_end_opened(object, end);
+		return FE_HANDLE_VALUE(i, h->gen);
+	}
+	return -ERR_NOSPC;
+}
+
+/* handle_get -- the entry for value h if it carries every right in `need` */
+int handle_get(struct pctx *p, int64_t value, uint32_t need,
+	       struct khandle **out)
+{
+	uint64_t slot = (uint64_t)value & 0xff;
+	uint64_t gen = (uint64_t)value >> 8;
+	struct khandle *h;
+
+	if (value <= 0 || slot >= FE_HANDLE_SLOTS || gen > KHANDLE_GEN_MAX)
+		return -ERR_BADF;
+	h = &p->ht->slot[slot];
+	if (!h->object || h->gen != gen)
+		return -ERR_BADF;
+	if ((h->rights & need) != need)
+		return -ERR_PERM;
+	*out = h;
+	return 0;
+}
+
+/* close_entry -- free one entry, dropping its reference */
+static void close_entry(struct pctx *p, struct khandle *h)
+{
+	uint64_t object = h->object;
+	uint8_t end = h->end;
+
+	KLOG(h);
+	KLOG(&p->ht->count);
+	h->object = 0;
+	h->rights = 0;
+	h->end = 0;
+	h->gen = h->gen == KHANDLE_GEN_MAX ? 1 : h->gen + 1;
+	p->ht->count--;
+	if (kobj_type(object) == OS_TYPE_CHANNEL)
+		channel_end_closed(object, end);
+	kobj_release(object);
+}
+
+/* handle_close -- close one handle */
+int handle_close(struct pctx *p, int64_t value)
+{
+	struct khandle *h;
+	int err = handle_get(p, value, 0, &h);
+
+	if (err)
+		return err;
+	close_entry(p, h);
+	return 0;
+}
+
+/* handle_close_all -- close every handle (the process is ending) */
+void handle_close_all(struct pctx *p)
+{
+	for (unsigned i = 0; i < FE_HANDLE_SLOTS; i++)
+		if (p->ht->slot[i].object)
+			close_entry(p, &p->ht->slot[i]);
+}

@@ -1,0 +1,143 @@
+/*
+ * kobj.c -- typed access to the kernel's objects in the heap.
+ *
+ * Every kernel object is a small objstore object whose bytes start with a
+ * magic (kobj.h). kobj_data hands out a pointer only when the id exists,
+ * has the expected type and its bytes carry the expected magic, so a stale
+ * or forged id can never be mistaken for another kind of object.
+ *
+ * Deleting: kobj_release drops one reference and, at zero, queues the
+ * object in the reap queue; kobj_reap deletes queued objects at safe
+ * points, a channel after releasing what it alone holds (its queues and
+ * the objects its queued messages carry, which join the queue: no
+ * recursion). Processes are torn down by proc_exit before their last
+ * reference goes, so here they are just freed. Deleting a large object
+ * may need more log than is left: objstore then leaves it cut part way
+ * and the reaper finishes it after the next commit.
+ */
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/panic.h"
+#include "ferrite/errors.h"
+#include "objstore/object.h"
+#include "proc/channel.h"
+#include "proc/proc.h"
+
+/* kobj_new -- a zeroed small object of `type` with `magic` first; refcount 1 */
+int kobj_new(uint16_t type, uint64_t size, uint32_t magic, uint64_t *id,
+	     void **data)
+{
+	int err = os_obj_create(&kheap, type, size, id);
+	uint32_t *bytes;
+
+	if (err)
+		return err;
+	/* A fresh block: rollback frees it, so its first bytes need no log. */
+	bytes = os_obj_data(&kheap, *id);
+	KASSERT(bytes != NULL);
+	bytes[0] = magic;
+	*data = bytes;
+	return 0;
+}
+
+/* kobj_type -- the type of object `id`, 0 if it does not exist */
+uint16_t kobj_type(uint64_t id)
+{
+	struct os_obj_info info;
+
+	if (!id || os_obj_stat(&kheap, id, &info))
+		return 0;
+	return info.type;
+}
+
+/* kobj_data -- object `id`'s bytes if it is a small object of `type` with `magic` */
+void *kobj_data(uint64_t id, uint16_t type, uint32_t magic)
+{
+	uint32_t *bytes;
+
+	if (kobj_type(id) != type)
+		return NULL;
+	bytes = os_obj_data(&kheap, id);
+	if (!bytes || bytes[0] != magic)
+		return NULL;
+	return bytes;
+}
+
+/* kobj_hold -- one more reference to a live object */
+void kobj_hold(uint64_t id)
+{
+	uint32_t count;
+	int err = os_obj_ref(&kheap, id, 1, &count);
+
+	if (err)
+		panic("kobj: cannot take a reference to object %llu: %d",
+		      (unsigned long long)id, err);
+}
+
+/* kobj_release -- one reference less; queued for deletion at zero */
+void kobj_release(uint64_t id)
+{
+	uint64_t at = (kroot->reap_head + kroot->reap_count) % KREAP_CAPACITY;
+	uint32_t count;
+	int err = os_obj_ref(&kheap, id, -1, &count);
+
+	if (err)
+		panic("kobj: cannot drop a reference to object %llu: %d",
+		      (unsigned long long)id, err);
+	if (count)
+		return;
+	if (kroot->reap_count == KREAP_CAPACITY)
+		panic("kobj: the reap queue is full");
+	/* The queue's pages exist since genesis: this write allocates nothing. */
+	if (os_obj_write(&kheap, kroot->reap_queue, at * 8, &id, 8) != 8)
+		panic("kobj: cannot queue object %llu for deletion",
+		      (unsigned long long)id);
+	KLOG(&kroot->reap_count);
+	kroot->reap_count++;
+}
+
+/* kobj_reap_init -- the reap queue of a new kernel root, every page made */
+int kobj_reap_init(void)
+{
+	static const uint8_t zero[FE_PAGE_SIZE];
+	uint64_t size = KREAP_CAPACITY * 8ull;
+	int err = os_obj_create(&kheap, OS_TYPE_ANON, size, &kroot->reap_queue);
+
+	for (uint64_t off = 0; !err && off < size; off += sizeof(zero))
+		if (os_obj_write(&kheap, kroot->reap_queue, off, zero,
+				 sizeof(zero)) != sizeof(zero))
+			err = -ERR_NOMEM;
+	return err;
+}
+
+/* kobj_reap -- delete queued objects while more than `keep` bytes of log are free */
+bool kobj_reap(uint64_t keep)
+{
+	while (kroot->reap_count && heap_log_free() > keep) {
+		uint64_t id;
+		int err;
+
+		if (os_obj_read(&kheap, kroot->reap_queue, kroot->reap_head * 8,
+				&id, 8) != 8)
+			panic("kobj: the reap queue is unreadable");
+		if (kobj_type(id) == OS_TYPE_CHANNEL) {
+			struct kchannel *c = kobj_data(id, OS_TYPE_CHANNEL,
+						       KCHANNEL_MAGIC);
+
+			if (c)
+				channel_destroy(c);
+		}
+		err = os_obj_delete(&kheap, id);
+		if (err == -ERR_NOSPC)
+			return true; /* cut part way: the rest after a commit */
+		if (err)
+			panic("kobj: cannot delete object %llu: %d",
+			      (unsigned long long)id, err);
+		KLOG(&kroot->reap_head);
+		kroot->reap_head = (kroot->reap_head + 1) % KREAP_CAPACITY;
+		KLOG(&kroot->reap_count);
+		kroot->reap_count--;
+	}
+	return kroot->reap_count != 0;
+}

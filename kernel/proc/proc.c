@@ -1,0 +1,422 @@
+/*
+ * proc.c -- the process table: genesis of the first process, spawn, exit.
+ *
+ * The kernel root (kroot, app root 0 of the heap) lists the live processes
+ * by slot. A process is five objects created in one epoch: the process,
+ * its thread, address space and handle table, and an anonymous stack; its
+ * program text is the code object itself, mapped in place.
+ *
+ * Exit releases everything the process holds at once and keeps only the
+ * process object, with how it ended, for as long as a handle to it exists
+ * (the parent's, for SYS_WAIT). A spawn that fails half way is undone by
+ * the same teardown, so no failure leaves a half-built process.
+ */
+#include <errstr.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/panic.h"
+#include "core/printk.h"
+#include "ferrite/errors.h"
+#include "objstore/catalogue.h"
+#include "objstore/object.h"
+#include "proc/elf.h"
+#include "proc/proc.h"
+
+#define STACK_TOP 0x00007fff00000000ull
+#define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
+#define FIRST_PROGRAM "bin/osh"
+
+struct kroot *kroot;
+static struct pctx ctx[KROOT_MAX_PROCS];
+
+/* load_ctx -- fill the cache of slot `slot` from process object `id` */
+static struct pctx *load_ctx(unsigned slot, uint64_t id)
+{
+	struct pctx *p = &ctx[slot];
+	struct kproc *proc = kobj_data(id, OS_TYPE_PROCESS, KPROC_MAGIC);
+
+	if (!proc || proc->state != KPROC_ALIVE)
+		panic("proc: slot %u names object %llu, which is not a live process",
+		      slot, (unsigned long long)id);
+	p->proc = proc;
+	p->thread = kobj_data(proc->thread, OS_TYPE_THREAD, KTHREAD_MAGIC);
+	p->as = kobj_data(proc->aspace, OS_TYPE_ASPACE, KASPACE_MAGIC);
+	p->ht = kobj_data(proc->handles, OS_TYPE_HANDLES, KHANDLES_MAGIC);
+	if (!p->thread || !p->as || !p->ht)
+		panic("proc: process %llu (pid %llu) has a damaged thread, address space or handle table",
+		      (unsigned long long)id, (unsigned long long)proc->pid);
+	p->proc_id = id;
+	return p;
+}
+
+/* proc_slot -- the context of slot `slot`, NULL if free */
+struct pctx *proc_slot(unsigned slot)
+{
+	uint64_t id = kroot->procs[slot];
+
+	if (!id)
+		return NULL;
+	if (ctx[slot].proc_id == id)
+		return &ctx[slot];
+	return load_ctx(slot, id);
+}
+
+/* proc_by_pid -- a live process, NULL if none */
+struct pctx *proc_by_pid(uint64_t pid)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *p = proc_slot(i);
+
+		if (p && p->proc->pid == pid)
+			return p;
+	}
+	return NULL;
+}
+
+/* proc_count -- live processes */
+unsigned proc_count(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++)
+		n += kroot->procs[i] != 0;
+	return n;
+}
+
+/* proc_is_ancestor -- whether `a` is `p` or one of its ancestors */
+bool proc_is_ancestor(const struct pctx *a, const struct pctx *p)
+{
+	uint64_t pid = p->proc->pid;
+
+	/* Parents have smaller pids (orphans are adopted by older processes), so this walk ends. */
+	for (unsigned depth = 0; pid && depth <= KROOT_MAX_PROCS; depth++) {
+		struct pctx *q;
+
+		if (pid == a->proc->pid)
+			return true;
+		q = proc_by_pid(pid);
+		if (!q)
+			return false;
+		pid = q->proc->parent_pid;
+	}
+	return false;
+}
+
+/* release_id -- drop the reference an id field holds, and clear the field */
+static void release_id(uint64_t *field)
+{
+	if (!*field)
+		return;
+	kobj_release(*field);
+	*field = 0;
+}
+
+/* teardown -- release everything p holds and free its slot */
+static void teardown(struct pctx *p)
+{
+	struct kproc *proc = p->proc;
+	unsigned slot = proc->slot;
+
+	if (p->ht)
+		handle_close_all(p);
+	if (p->as)
+		uvm_destroy(p);
+	KLOG(proc);
+	release_id(&proc->thread);
+	release_id(&proc->aspace);
+	release_id(&proc->handles);
+	release_id(&proc->code);
+	if (kroot->console_fg_pid == proc->pid) {
+		KLOG(&kroot->console_fg_pid);
+		kroot->console_fg_pid = 0;
+	}
+	KLOG(&kroot->procs[slot]);
+	kroot->procs[slot] = 0;
+	memset(&ctx[slot], 0, sizeof(ctx[slot]));
+	sched_forget(slot);
+}
+
+/* adopt_orphans -- p's children become its parent's, so kill still reaches them */
+static void adopt_orphans(struct pctx *p)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *q = proc_slot(i);
+
+		if (q && q->proc->parent_pid == p->proc->pid) {
+			KLOG(&q->proc->parent_pid);
+			q->proc->parent_pid = p->proc->parent_pid;
+		}
+	}
+}
+
+/* proc_exit -- end a process, record how, wake its waiters */
+void proc_exit(struct pctx *p, struct fe_exit_info *how)
+{
+	uint64_t id = p->proc_id;
+	struct kproc *proc = p->proc;
+
+	adopt_orphans(p);
+	teardown(p);
+	how->pid = proc->pid;
+	proc->exit = *how;
+	proc->state = KPROC_EXITED;
+	sched_wake(KWAIT_PROCESS, id);
+	kobj_release(id); /* the slot's reference */
+}
+
+/* proc_end -- proc_exit with a reason, status and detail text */
+void proc_end(struct pctx *p, uint32_t reason, int64_t status,
+	      const char *detail)
+{
+	struct fe_exit_info how;
+
+	memset(&how, 0, sizeof(how));
+	how.reason = reason;
+	how.status = status;
+	snprintf(how.detail, sizeof(how.detail), "%s", detail);
+	proc_exit(p, &how);
+}
+
+/* code_read -- elf_read_fn over a code object */
+static int64_t code_read(void *ctx_id, uint64_t off, void *buf, uint64_t len)
+{
+	return os_obj_read(&kheap, *(uint64_t *)ctx_id, off, buf, len);
+}
+
+/* free_slot -- a free process-table slot, -1 if none */
+static int free_slot(void)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++)
+		if (!kroot->procs[i])
+			return (int)i;
+	return -1;
+}
+
+/* new_process -- the process, thread, address space and handle table objects */
+static int new_process(unsigned slot, struct pctx *parent, uint64_t code,
+		       const char *name, struct pctx **out)
+{
+	struct kproc *proc;
+	uint64_t id;
+	void *data;
+	int err = kobj_new(OS_TYPE_PROCESS, sizeof(*proc), KPROC_MAGIC, &id, &data);
+
+	if (err)
+		return err;
+	proc = data;
+	proc->state = KPROC_ALIVE;
+	proc->slot = slot;
+	KLOG(&kroot->next_pid);
+	if (!kroot->next_pid)
+		kroot->next_pid = 1;
+	proc->pid = kroot->next_pid++;
+	proc->parent_pid = parent ? parent->proc->pid : 0;
+	snprintf(proc->name, sizeof(proc->name), "%s", name);
+	kobj_hold(code);
+	proc->code = code;
+	KLOG(&kroot->procs[slot]);
+	kroot->procs[slot] = id;
+	ctx[slot] = (struct pctx){.proc_id = id, .proc = proc};
+	*out = &ctx[slot];
+
+	err = kobj_new(OS_TYPE_THREAD, sizeof(struct kthread), KTHREAD_MAGIC,
+		       &proc->thread, &data);
+	if (err)
+		return err;
+	(*out)->thread = data;
+	(*out)->thread->proc = id;
+	err = kobj_new(OS_TYPE_ASPACE, sizeof(struct kaspace), KASPACE_MAGIC,
+		       &proc->aspace, &data);
+	if (err)
+		return err;
+	(*out)->as = data;
+	err = kobj_new(OS_TYPE_HANDLES, sizeof(struct khandles), KHANDLES_MAGIC,
+		       &proc->handles, &data);
+	if (err)
+		return err;
+	(*out)->ht = data;
+	return 0;
+}
+
+/* map_program -- the ELF segments: text in place, data copy-on-write */
+static int map_program(struct pctx *p, uint64_t code, const struct elf_image *img)
+{
+	for (unsigned i = 0; i < img->count; i++) {
+		const struct elf_segment *s = &img->seg[i];
+		uint64_t start = s->vaddr & ~(uint64_t)(FE_PAGE_SIZE - 1);
+		uint64_t end = (s->vaddr + s->memsz + FE_PAGE_SIZE - 1) &
+			       ~(uint64_t)(FE_PAGE_SIZE - 1);
+		uint64_t offset = s->offset - (s->vaddr - start);
+		bool in_place = !(s->prot & FE_PROT_WRITE) && s->memsz == s->filesz;
+		uint64_t addr;
+		int err;
+
+		if (in_place)
+			err = uvm_map(p, code, offset, end - start, s->prot,
+				      FE_MAP_SHARED | FE_MAP_FIXED, s->prot, 0,
+				      start, &addr);
+		else
+			err = uvm_map(p, code, offset, end - start, s->prot,
+				      FE_MAP_PRIVATE | FE_MAP_FIXED,
+				      s->prot | FE_PROT_READ, /* W^X stays */
+				      s->offset + s->filesz, start, &addr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* push_arguments -- argv on the new stack; the stack pointer and argv in *sp, *argv */
+static int push_arguments(struct pctx *p, const struct spawn_args *a,
+			  uint64_t *sp, uint64_t *argv)
+{
+	uint64_t strings = (STACK_TOP - a->argv_bytes) & ~15ull;
+	uint64_t pointers[FE_SPAWN_MAX_ARGS + 1];
+	uint64_t table = (strings - (a->argc + 1) * 8) & ~15ull;
+	size_t pos = 0;
+	int err;
+
+	for (unsigned i = 0; i < a->argc; i++) {
+		pointers[i] = strings + pos;
+		pos += strlen(&a->argv[pos]) + 1;
+	}
+	pointers[a->argc] = 0;
+	err = uvm_copy_out(p, strings, a->argv, a->argv_bytes);
+	if (!err)
+		err = uvm_copy_out(p, table, pointers, (a->argc + 1) * 8);
+	*sp = table;
+	*argv = table;
+	return err;
+}
+
+/* build -- everything of a new process after its objects exist */
+static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
+		 const struct spawn_args *a)
+{
+	uint64_t stack, addr, sp, argv;
+	int err = map_program(p, code, img);
+
+	if (err)
+		return err;
+	err = os_obj_create(&kheap, OS_TYPE_ANON, STACK_SIZE, &stack);
+	if (err)
+		return err;
+	err = uvm_map(p, stack, 0, STACK_SIZE, FE_PROT_READ | FE_PROT_WRITE,
+		      FE_MAP_SHARED | FE_MAP_FIXED, FE_PROT_READ | FE_PROT_WRITE,
+		      0, STACK_TOP - STACK_SIZE, &addr);
+	kobj_release(stack); /* the mapping holds it now, or nothing does */
+	if (err)
+		return err;
+	err = push_arguments(p, a, &sp, &argv);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < a->grant_count; i++) {
+		const struct spawn_grant *g = &a->grant[i];
+		int h;
+
+		kobj_hold(g->object);
+		h = handle_install(p, g->object, g->rights, g->end);
+		if (h < 0) {
+			kobj_release(g->object);
+			return h;
+		}
+	}
+	KLOG(p->thread);
+	arch_user_regs_init(&p->thread->regs, img->entry, sp, a->argc, argv,
+			    a->grant_count);
+	p->thread->state = KTHREAD_RUNNABLE;
+	return 0;
+}
+
+/* proc_spawn -- start `code` with argv and handles; the new slot in *slot */
+int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
+	       unsigned *slot)
+{
+	struct os_obj_info info;
+	struct elf_image img;
+	const char *why = NULL;
+	struct pctx *p = NULL;
+	int free = free_slot();
+	int err;
+
+	if (free < 0)
+		return -ERR_NOSPC;
+	err = os_obj_stat(&kheap, code, &info);
+	if (err)
+		return err;
+	err = elf_parse(code_read, &code, info.size, FE_USER_BASE,
+			STACK_TOP - STACK_SIZE, &img, &why);
+	if (err) {
+		pr_info("spawn: %s: not a program Ferrite runs: %s\n", a->argv,
+			why ? why : "unreadable");
+		return err;
+	}
+	err = new_process((unsigned)free, parent, code, a->argv, &p);
+	if (!err)
+		err = build(p, code, &img, a);
+	if (err) {
+		if (p)
+			proc_end(p, FE_EXIT_KILLED, 0, "spawn failed");
+		return err;
+	}
+	*slot = (unsigned)free;
+	return 0;
+}
+
+/* start_first_program -- bin/osh, when no process exists */
+static void start_first_program(void)
+{
+	static struct spawn_args args;
+	struct spawn_args *a = &args;
+	uint64_t code;
+	unsigned slot;
+	int err;
+
+	if (os_cat_lookup(&kheap, FIRST_PROGRAM, strlen(FIRST_PROGRAM), &code)) {
+		pr_info("ferrite: no %s in the catalogue\n", FIRST_PROGRAM);
+		return;
+	}
+	a->argc = 1;
+	a->argv_bytes = sizeof("osh");
+	memcpy(a->argv, "osh", sizeof("osh"));
+	err = proc_spawn(NULL, code, a, &slot);
+	if (err)
+		pr_err("ferrite: cannot start %s: %s\n", FIRST_PROGRAM, err_str(err));
+}
+
+/* proc_init -- find or create the kernel root; start bin/osh if nothing runs */
+void proc_init(void)
+{
+	uint64_t id = os_app_root(&kheap, 0);
+	void *data;
+
+	if (!id) {
+		int err = kobj_new(OS_TYPE_KERNEL, sizeof(*kroot), KROOT_MAGIC,
+				   &id, &data);
+
+		if (!err)
+			err = os_app_root_set(&kheap, 0, id);
+		if (err)
+			panic("proc: cannot create the kernel root: %s", err_str(err));
+		kroot = data;
+		kroot->version = 1;
+		kroot->next_pid = 1;
+		if (kobj_reap_init())
+			panic("proc: no room in the heap for the kernel's reap queue");
+	} else {
+		kroot = kobj_data(id, OS_TYPE_KERNEL, KROOT_MAGIC);
+		if (!kroot)
+			panic("proc: the heap's kernel root (object %llu) is missing or damaged",
+			      (unsigned long long)id);
+	}
+	KLOG(&kroot->power_ons);
+	kroot->power_ons++;
+	pr_info("ferrite: power-on %llu, %u processes\n",
+		(unsigned long long)kroot->power_ons, proc_count());
+	if (!proc_count())
+		start_first_program();
+	if (heap_commit())
+		panic("proc: cannot commit the power-on");
+}

@@ -1,0 +1,299 @@
+/*
+ * sched.c -- running threads: round-robin, blocking, waking, commits.
+ *
+ * Event-driven, one kernel stack: the kernel is entered from user mode
+ * (system call, exception, interrupt), does its work with interrupts off
+ * and leaves through kernel_exit_to_user(), which decides which thread's
+ * registers the frame on the kernel stack holds when it returns. Nothing
+ * of a thread lives on the kernel stack between two entries.
+ *
+ * Persistent: each thread's state (runnable, or blocked in call N on X
+ * until T) and, whenever it is not running, its registers. Volatile: which
+ * slot runs now (`running`: its registers are live in the frame and the
+ * FPU), the round-robin cursor, and flags. A thread that blocks has its
+ * frame rewound to the SYSCALL instruction (arch_syscall_restart), so
+ * waking it simply re-issues the call: no kernel continuation exists.
+ *
+ * Commits: the kernel runs one long objstore transaction (an epoch). It is
+ * committed only at a safe point, with the running thread's registers
+ * saved first: periodically (COMMIT_PERIOD_NS while anything is logged),
+ * when the log could not take one more kernel entry (LOG_BUDGET), and when
+ * a program asks (SYS_SYNC).
+ */
+#include <string.h>
+
+#include "acpi/acpi.h"
+#include "arch/arch.h"
+#include "core/console.h"
+#include "core/heap.h"
+#include "core/panic.h"
+#include "core/printk.h"
+#include "core/time.h"
+#include "objstore/objstore.h"
+#include "proc/proc.h"
+
+#define QUANTUM_NS 10000000ull         /* 10 ms */
+#define COMMIT_PERIOD_NS 10000000ull   /* 10 ms while dirty */
+/* Most one kernel entry may log: FE_IO_MAX of data plus metadata. */
+#define LOG_BUDGET (FE_IO_MAX * 2 + (64u << 10))
+
+static int running = -1;
+static unsigned rr_cursor;
+static volatile bool need_resched;
+static bool commit_requested;
+static uint64_t mono_base;             /* mono_ns() - time_ns() */
+static uint64_t run_start_ns, quantum_end_ns, last_commit_ns;
+static uint64_t log_size;
+static uint64_t next_wake_ns = UINT64_MAX; /* earliest sleeper's deadline (a hint) */
+
+/* mono_ns -- FE_CLOCK_MONOTONIC: running time since genesis */
+uint64_t mono_ns(void)
+{
+	return mono_base + time_ns();
+}
+
+/* thread_of -- the thread of the process in `slot`, NULL if none */
+static struct kthread *thread_of(unsigned slot)
+{
+	struct pctx *p = proc_slot(slot);
+
+	return p ? p->thread : NULL;
+}
+
+/* commit -- end the epoch: everything logged so far becomes durable */
+static void commit(void)
+{
+	int err;
+
+	KLOG(&kroot->mono_ns);
+	kroot->mono_ns = mono_ns();
+	KLOG(&kroot->commits);
+	kroot->commits++;
+	err = heap_commit();
+	if (err)
+		panic("sched: the commit failed (%d)", err);
+	last_commit_ns = time_ns();
+	commit_requested = false;
+}
+
+/* commit_due -- whether the epoch should end at this safe point */
+static bool commit_due(void)
+{
+	uint64_t free = heap_log_free();
+
+	if (commit_requested || free < LOG_BUDGET)
+		return true;
+	return free < log_size && time_ns() - last_commit_ns >= COMMIT_PERIOD_NS;
+}
+
+/* save_running -- the running thread's registers and time into the heap */
+static void save_running(struct trap_frame *tf)
+{
+	struct pctx *p = running >= 0 ? proc_slot((unsigned)running) : NULL;
+	uint64_t now = time_ns();
+
+	if (!p)
+		return;
+	KLOG(&p->thread->regs);
+	arch_frame_save(tf, &p->thread->regs);
+	KLOG(&p->proc->cpu_ns);
+	p->proc->cpu_ns += now - run_start_ns;
+	run_start_ns = now;
+}
+
+/* sched_log_short -- whether the log could not take one more kernel entry;
+ * if so a commit happens at the next safe point */
+bool sched_log_short(void)
+{
+	if (heap_log_free() >= LOG_BUDGET)
+		return false;
+	commit_requested = true;
+	return true;
+}
+
+/* wake_sleepers -- make threads whose deadline passed runnable */
+static void wake_sleepers(void)
+{
+	uint64_t now = mono_ns();
+
+	next_wake_ns = UINT64_MAX;
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct kthread *t = thread_of(i);
+
+		if (!t || t->state != KTHREAD_BLOCKED || t->wait != KWAIT_SLEEP)
+			continue;
+		if (t->wake_ns <= now) {
+			KLOG(&t->state);
+			t->state = KTHREAD_RUNNABLE;
+		} else if (t->wake_ns < next_wake_ns) {
+			next_wake_ns = t->wake_ns;
+		}
+	}
+}
+
+/* pick_next -- the next runnable slot after the cursor, -1 if none */
+static int pick_next(void)
+{
+	for (unsigned n = 0; n < KROOT_MAX_PROCS; n++) {
+		unsigned slot = (rr_cursor + 1 + n) % KROOT_MAX_PROCS;
+		struct kthread *t = thread_of(slot);
+
+		if (t && t->state == KTHREAD_RUNNABLE) {
+			rr_cursor = slot;
+			return (int)slot;
+		}
+	}
+	return -1;
+}
+
+/* switch_to_next -- load the next runnable thread into the frame, idling until one is */
+static void switch_to_next(struct trap_frame *tf)
+{
+	for (;;) {
+		struct pctx *p;
+		int slot;
+
+		if (commit_due())
+			commit();
+		if (kroot->reap_count && kobj_reap(LOG_BUDGET)) {
+			commit_requested = true; /* commit, then reap on */
+			continue;
+		}
+		wake_sleepers();
+		slot = pick_next();
+		if (slot < 0) {
+			if (!proc_count()) {
+				pr_info("ferrite: no processes to run\n");
+				commit();
+				console_run();
+			}
+			arch_wait_for_interrupt();
+			arch_interrupts_disable();
+			console_input_poll();
+			continue;
+		}
+		p = proc_slot((unsigned)slot);
+		if (uvm_activate(p)) {
+			proc_end(p, FE_EXIT_KILLED, 0, "out of DRAM for page tables");
+			continue;
+		}
+		arch_frame_load(tf, &p->thread->regs);
+		running = slot;
+		run_start_ns = time_ns();
+		quantum_end_ns = run_start_ns + QUANTUM_NS;
+		need_resched = false;
+		return;
+	}
+}
+
+/* kernel_exit_to_user -- choose the thread the frame returns to */
+void kernel_exit_to_user(struct trap_frame *tf)
+{
+	struct kthread *t;
+
+	if (commit_due()) {
+		save_running(tf);
+		commit();
+	}
+	if (kroot->reap_count && kobj_reap(LOG_BUDGET))
+		commit_requested = true;
+	console_input_poll();
+	t = running >= 0 ? thread_of((unsigned)running) : NULL;
+	if (t && t->state == KTHREAD_RUNNABLE && !need_resched)
+		return;
+	save_running(tf);
+	running = -1;
+	switch_to_next(tf);
+}
+
+/* proc_current -- the running process, NULL when none */
+struct pctx *proc_current(void)
+{
+	return running >= 0 ? proc_slot((unsigned)running) : NULL;
+}
+
+/* sched_block -- block the current thread in the call `tf` is making */
+void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
+		 uint64_t wake_ns)
+{
+	struct kthread *t = thread_of((unsigned)running);
+
+	KASSERT(t != NULL);
+	KLOG(t);
+	t->state = KTHREAD_BLOCKED;
+	t->wait = wait;
+	t->wait_obj = obj;
+	t->wake_ns = wake_ns;
+	t->blocked_call = (uint32_t)arch_syscall_number(tf);
+	arch_syscall_restart(tf);
+	need_resched = true;
+	if (wait == KWAIT_SLEEP && wake_ns < next_wake_ns)
+		next_wake_ns = wake_ns;
+}
+
+/* sched_wake -- make runnable every thread blocked on (wait, obj) */
+void sched_wake(enum kwait wait, uint64_t obj)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct kthread *t = thread_of(i);
+
+		if (t && t->state == KTHREAD_BLOCKED && t->wait == wait &&
+		    t->wait_obj == obj) {
+			KLOG(&t->state);
+			t->state = KTHREAD_RUNNABLE;
+			need_resched = true;
+		}
+	}
+}
+
+/* sched_yield -- let others run before the current thread goes on */
+void sched_yield(void)
+{
+	need_resched = true;
+}
+
+/* sched_forget -- the process in `slot` is gone */
+void sched_forget(unsigned slot)
+{
+	if (running == (int)slot)
+		running = -1;
+}
+
+/* sched_commit_soon -- commit at the next safe point (SYS_SYNC) */
+void sched_commit_soon(void)
+{
+	commit_requested = true;
+}
+
+/* sched_power_off -- save the caller, commit, and power off */
+void sched_power_off(struct trap_frame *tf)
+{
+	save_running(tf);
+	commit();
+	pr_info("ferrite: powering off\n");
+	acpi_poweroff();
+	pr_err("acpi: power-off did not happen\n");
+}
+
+/* sched_tick -- the timer interrupt: end the quantum, or let a sleeper in */
+void sched_tick(void)
+{
+	if (running >= 0 &&
+	    (time_ns() >= quantum_end_ns || mono_ns() >= next_wake_ns))
+		need_resched = true;
+}
+
+/* sched_start -- enter user mode for good */
+void sched_start(void)
+{
+	struct os_stats stats;
+
+	os_stats(&kheap, &stats);
+	log_size = stats.log_size;
+	if (log_size < 2 * LOG_BUDGET)
+		panic("sched: the undo log (%llu KiB) is smaller than two kernel entries (%u KiB); use a larger NVM",
+		      (unsigned long long)(log_size >> 10), 2 * LOG_BUDGET >> 10);
+	mono_base = kroot->mono_ns - time_ns();
+	last_commit_ns = time_ns();
+	arch_user_start();
+}

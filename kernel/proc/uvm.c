@@ -1,0 +1,531 @@
+/*
+ * uvm.c -- user address spaces: mappings in the heap, page tables as a cache.
+ *
+ * A process's address space is its kaspace object: up to KASPACE_MAX_MAPS
+ * disjoint mappings sorted by address, each showing an object from a page
+ * aligned offset. Page tables are DRAM and volatile: empty after every
+ * power-on, filled one page per fault from the mappings, and thrown away
+ * freely. Every user page lives in the heap:
+ *
+ *   shared mapping   the object's own pages (created zero-filled on first
+ *                    touch, within the object's size). Code text is mapped
+ *                    this way straight from the code object: executed in
+ *                    place, never copied.
+ *   private mapping  copy on write. Pages the process has written live in
+ *                    the mapping's shadow, an anonymous object indexed like
+ *                    the source object; until then a read maps the source
+ *                    page without the write bit. Source bytes at or past
+ *                    `limit` (an ELF segment's file size) read as zero, so
+ *                    a page holding them is copied at first touch.
+ *
+ * Kernel copies to and from user memory (uvm_copy_*) never touch user
+ * virtual addresses: they look up the mapping, check its protection as the
+ * CPU would, and copy through the heap's kernel mapping, so a bad user
+ * pointer is an error code and never a kernel fault. Kernel writes to user
+ * pages are logged like every other kernel write to the heap.
+ */
+#include <string.h>
+
+#include "arch/arch.h"
+#include "core/heap.h"
+#include "core/panic.h"
+#include "ferrite/errors.h"
+#include "mm/vm.h"
+#include "objstore/object.h"
+#include "proc/proc.h"
+
+#define PAGE FE_PAGE_SIZE
+#define MAP_SEARCH_BASE 0x0000100000000000ull /* where hint-less maps go */
+
+static uint64_t page_down(uint64_t v)
+{
+	return v & ~(uint64_t)(PAGE - 1);
+}
+
+/* range_ok -- [addr, addr+len) is a non-empty part of the user half */
+static bool range_ok(uint64_t addr, uint64_t len)
+{
+	return len && addr >= FE_USER_BASE && addr < FE_USER_TOP &&
+	       len <= FE_USER_TOP - addr;
+}
+
+/* find -- the mapping holding va, NULL if none */
+static struct kmapping *find(struct kaspace *as, uint64_t va)
+{
+	for (unsigned i = 0; i < as->count; i++)
+		if (va >= as->map[i].start && va < as->map[i].end)
+			return &as->map[i];
+	return NULL;
+}
+
+/* is_free -- no mapping meets [addr, addr+len) */
+static bool is_free(const struct kaspace *as, uint64_t addr, uint64_t len)
+{
+	for (unsigned i = 0; i < as->count; i++)
+		if (addr < as->map[i].end && as->map[i].start < addr + len)
+			return false;
+	return true;
+}
+
+/* find_gap -- the lowest free range of len bytes at or above MAP_SEARCH_BASE */
+static int find_gap(const struct kaspace *as, uint64_t len, uint64_t *out)
+{
+	uint64_t addr = MAP_SEARCH_BASE;
+
+	for (unsigned i = 0; i < as->count; i++) {
+		const struct kmapping *m = &as->map[i];
+
+		if (m->end <= addr)
+			continue;
+		if (m->start >= addr + len)
+			break;
+		addr = m->end;
+	}
+	if (!range_ok(addr, len))
+		return -ERR_NOMEM;
+	*out = addr;
+	return 0;
+}
+
+/* insert -- put m in its sorted place; the caller checked count and overlap */
+static void insert(struct kaspace *as, const struct kmapping *m)
+{
+	unsigned i = 0;
+
+	KLOG(as);
+	while (i < as->count && as->map[i].start < m->start)
+		i++;
+	memmove(&as->map[i + 1], &as->map[i],
+		(as->count - i) * sizeof(as->map[0]));
+	as->map[i] = *m;
+	as->count++;
+}
+
+/* remove_at -- drop mapping i and its references */
+static void remove_at(struct kaspace *as, unsigned i)
+{
+	struct kmapping m = as->map[i];
+
+	KLOG(as);
+	memmove(&as->map[i], &as->map[i + 1],
+		(as->count - i - 1) * sizeof(as->map[0]));
+	as->count--;
+	memset(&as->map[as->count], 0, sizeof(as->map[0]));
+	kobj_release(m.object);
+	if (m.shadow)
+		kobj_release(m.shadow);
+}
+
+/* split_at -- make x a mapping boundary (x inside a mapping is split) */
+static int split_at(struct kaspace *as, uint64_t x)
+{
+	struct kmapping *m = find(as, x);
+	struct kmapping upper;
+
+	if (!m || m->start == x)
+		return 0;
+	if (as->count == KASPACE_MAX_MAPS)
+		return -ERR_NOSPC;
+	upper = *m;
+	upper.start = x;
+	upper.offset += x - m->start;
+	KLOG(m);
+	m->end = x;
+	kobj_hold(upper.object);
+	if (upper.shadow)
+		kobj_hold(upper.shadow);
+	insert(as, &upper);
+	return 0;
+}
+
+/* unmap_ptes -- forget cached translations of [addr, addr+len) */
+static void unmap_ptes(struct pctx *p, uint64_t addr, uint64_t len)
+{
+	if (p->pt_root)
+		arch_pt_unmap_user(p->pt_root, addr, len);
+}
+
+/* uvm_map -- show `object` from `offset` at [addr, addr+len) */
+int uvm_map(struct pctx *p, uint64_t object, uint64_t offset, uint64_t len,
+	    unsigned prot, unsigned flags, unsigned maxprot, uint64_t limit,
+	    uint64_t addr, uint64_t *out)
+{
+	struct kaspace *as = p->as;
+	struct kmapping m;
+
+	if (!len || len > FE_USER_TOP || offset % PAGE ||
+	    offset > UINT64_MAX - FE_USER_TOP)
+		return -ERR_INVAL;
+	len = (len + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (flags & FE_MAP_FIXED) {
+		if (addr % PAGE || !range_ok(addr, len))
+			return -ERR_INVAL;
+		if (!is_free(as, addr, len))
+			return -ERR_EXIST;
+	} else if (addr % PAGE || !range_ok(addr, len) ||
+		   !is_free(as, addr, len)) {
+		int err = find_gap(as, len, &addr);
+
+		if (err)
+			return err;
+	}
+	if (as->count == KASPACE_MAX_MAPS)
+		return -ERR_NOSPC;
+	m = (struct kmapping){
+		.start = addr,
+		.end = addr + len,
+		.object = object,
+		.offset = offset,
+		.limit = limit,
+		.prot = prot & FE_PROT_MASK,
+		.flags = (uint16_t)(flags & (FE_MAP_SHARED | FE_MAP_PRIVATE)),
+		.maxprot = (uint16_t)(maxprot & FE_PROT_MASK),
+	};
+	kobj_hold(object);
+	insert(as, &m);
+	*out = addr;
+	return 0;
+}
+
+/* uvm_unmap -- remove every mapping in [addr, addr+len) (splitting at the ends) */
+int uvm_unmap(struct pctx *p, uint64_t addr, uint64_t len)
+{
+	struct kaspace *as = p->as;
+	uint64_t end;
+	int err;
+
+	if (addr % PAGE || !range_ok(addr, len))
+		return -ERR_INVAL;
+	end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
+	if (end > FE_USER_TOP)
+		return -ERR_INVAL;
+	err = split_at(as, addr);
+	if (!err)
+		err = split_at(as, end);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < as->count;) {
+		if (as->map[i].start >= addr && as->map[i].end <= end)
+			remove_at(as, i);
+		else
+			i++;
+	}
+	unmap_ptes(p, addr, end - addr);
+	return 0;
+}
+
+/* uvm_protect -- change the protection of [addr, addr+len), all mapped */
+int uvm_protect(struct pctx *p, uint64_t addr, uint64_t len, unsigned prot)
+{
+	struct kaspace *as = p->as;
+	uint64_t end, va;
+	int err;
+
+	if (addr % PAGE || !range_ok(addr, len) || prot & ~FE_PROT_MASK)
+		return -ERR_INVAL;
+	end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
+	if (end > FE_USER_TOP)
+		return -ERR_INVAL;
+	for (va = addr; va < end;) {
+		struct kmapping *m = find(as, va);
+
+		if (!m)
+			return -ERR_NOENT;
+		if (prot & ~m->maxprot)
+			return -ERR_PERM;
+		va = m->end;
+	}
+	err = split_at(as, addr);
+	if (!err)
+		err = split_at(as, end);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < as->count; i++) {
+		struct kmapping *m = &as->map[i];
+
+		if (m->start >= addr && m->end <= end) {
+			KLOG(&m->prot);
+			m->prot = prot;
+		}
+	}
+	unmap_ptes(p, addr, end - addr);
+	return 0;
+}
+
+/* uvm_destroy -- release every mapping and the page tables */
+void uvm_destroy(struct pctx *p)
+{
+	while (p->as->count)
+		remove_at(p->as, p->as->count - 1);
+	uvm_drop_tables(p);
+}
+
+/* uvm_drop_tables -- free p's page tables (they are only a cache) */
+void uvm_drop_tables(struct pctx *p)
+{
+	if (!p->pt_root)
+		return;
+	arch_pt_destroy_user(p->pt_root); /* leaves them first if they are current */
+	p->pt_root = 0;
+}
+
+/* uvm_activate -- switch to p's page tables (made on first use) */
+int uvm_activate(struct pctx *p)
+{
+	if (!p->pt_root) {
+		int err = arch_pt_create_user(&p->pt_root);
+
+		if (err)
+			return err;
+	}
+	arch_user_pt_switch(p->pt_root);
+	return 0;
+}
+
+/* object_size -- the size of a live object */
+static uint64_t object_size(uint64_t id)
+{
+	struct os_obj_info info;
+
+	return os_obj_stat(&kheap, id, &info) ? 0 : info.size;
+}
+
+/* make_copy -- the shadow page for object page `index`, made from the source */
+static int make_copy(struct kmapping *m, uint64_t index, uint64_t *off)
+{
+	uint64_t start = index * PAGE;
+	int err;
+
+	if (!m->shadow) {
+		uint64_t id;
+
+		err = os_obj_create(&kheap, OS_TYPE_ANON,
+				    m->offset + (m->end - m->start), &id);
+		if (err)
+			return err;
+		KLOG(&m->shadow);
+		m->shadow = id;
+	}
+	err = os_obj_page(&kheap, m->shadow, index, true, off);
+	if (err)
+		return err;
+	/* A fresh, zeroed page: filling it needs no log. */
+	if (m->limit > start) {
+		uint64_t bytes = m->limit - start < PAGE ? m->limit - start : PAGE;
+		int64_t got = os_obj_read(&kheap, m->object, start,
+					  os_ptr(&kheap, *off), bytes);
+
+		if (got < 0)
+			return (int)got;
+	}
+	return 0;
+}
+
+/*
+ * page_for -- the heap page backing va in mapping m, for a read or a
+ * write; *writable says whether it may be mapped writable (a private
+ * mapping's source page never is), *copied that a new private copy now
+ * stands in for whatever was mapped before.
+ */
+static int page_for(struct kmapping *m, uint64_t va, bool write,
+		    uint64_t *off, bool *writable, bool *copied)
+{
+	uint64_t index = (m->offset + (va - m->start)) / PAGE;
+	int err;
+
+	*copied = false;
+	*writable = m->prot & FE_PROT_WRITE;
+	if (m->flags & FE_MAP_SHARED) {
+		if (index * PAGE >= object_size(m->object))
+			return -ERR_RANGE;
+		return os_obj_page(&kheap, m->object, index, true, off);
+	}
+	if (m->shadow) {
+		err = os_obj_page(&kheap, m->shadow, index, false, off);
+		if (err)
+			return err;
+		if (*off)
+			return 0;
+	}
+	if (!write && (index + 1) * PAGE <= m->limit) {
+		err = os_obj_page(&kheap, m->object, index, false, off);
+		if (err == -ERR_RANGE)
+			*off = 0; /* the source shrank since: its bytes read as zero */
+		else if (err)
+			return err;
+		if (*off) {
+			*writable = false;
+			return 0;
+		}
+	}
+	*copied = true;
+	return make_copy(m, index, off);
+}
+
+/* access_denied -- why access to m is refused, NULL if allowed */
+static const char *access_denied(const struct kmapping *m, unsigned access)
+{
+	if ((access & UVM_WRITE) && !(m->prot & FE_PROT_WRITE))
+		return "write to a read-only mapping";
+	if ((access & UVM_EXEC) && !(m->prot & FE_PROT_EXEC))
+		return "execute from a non-executable mapping";
+	if (!m->prot)
+		return "access to a no-access mapping";
+	return NULL;
+}
+
+/* uvm_fault -- resolve a user access at va; 0, or an error with *why set */
+int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
+{
+	struct kmapping *m;
+	uint64_t page = page_down(va), off;
+	bool writable, copied;
+	unsigned prot = VM_READ;
+	int err;
+
+	if (va >= FE_USER_TOP) {
+		*why = "kernel address";
+		return -ERR_FAULT;
+	}
+	m = find(p->as, va);
+	if (!m) {
+		*why = "not mapped";
+		return -ERR_FAULT;
+	}
+	*why = access_denied(m, access);
+	if (*why)
+		return -ERR_PERM;
+	err = page_for(m, va, access & UVM_WRITE, &off, &writable, &copied);
+	if (err) {
+		*why = err == -ERR_RANGE ? "beyond the end of the mapped object"
+		       : err == -ERR_NOMEM ? "the heap is full"
+					   : "the heap refused the page";
+		return err;
+	}
+	if (writable)
+		prot |= VM_WRITE;
+	if (m->prot & FE_PROT_EXEC)
+		prot |= VM_EXEC;
+	err = uvm_activate(p);
+	if (!err)
+		err = arch_pt_map_user_page(p->pt_root, page, heap_phys(off), prot);
+	if (err) {
+		*why = "out of DRAM for page tables";
+		return err;
+	}
+	arch_tlb_flush_page(page);
+	return 0;
+}
+
+/*
+ * user_bytes -- the kernel address of p's byte at va, checked for `access`,
+ * and how many bytes of the same page follow it (at most len)
+ */
+static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
+		      unsigned access, uint8_t **kva, uint64_t *chunk)
+{
+	struct kmapping *m = find(p->as, va);
+	uint64_t off;
+	bool writable, copied;
+	int err;
+
+	if (!m || access_denied(m, access))
+		return -ERR_FAULT;
+	err = page_for(m, va, access & UVM_WRITE, &off, &writable, &copied);
+	if (err)
+		return err == -ERR_NOMEM ? err : -ERR_FAULT;
+	if (copied)
+		unmap_ptes(p, page_down(va), PAGE);
+	*kva = (uint8_t *)os_ptr(&kheap, off) + (va % PAGE);
+	*chunk = PAGE - va % PAGE < len ? PAGE - va % PAGE : len;
+	return 0;
+}
+
+/* uvm_copy_in -- copy len bytes from p's memory at src */
+int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len)
+{
+	uint8_t *to = dst;
+
+	if (len && !range_ok(src, len))
+		return -ERR_FAULT;
+	while (len) {
+		uint8_t *kva;
+		uint64_t chunk;
+		int err = user_bytes(p, src, len, UVM_READ, &kva, &chunk);
+
+		if (err)
+			return err;
+		memcpy(to, kva, chunk);
+		to += chunk;
+		src += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/* uvm_copy_out -- copy len bytes to p's memory at dst (logged) */
+int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len)
+{
+	const uint8_t *from = src;
+
+	if (len && !range_ok(dst, len))
+		return -ERR_FAULT;
+	while (len) {
+		uint8_t *kva;
+		uint64_t chunk;
+		int err = user_bytes(p, dst, len, UVM_WRITE, &kva, &chunk);
+
+		if (err)
+			return err;
+		heap_log(kva, chunk);
+		memcpy(kva, from, chunk);
+		from += chunk;
+		dst += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/* uvm_copy_string -- a NUL-terminated string of at most max-1 bytes; its length */
+int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max)
+{
+	size_t len = 0;
+
+	while (len < max) {
+		uint8_t *kva;
+		uint64_t chunk;
+		int err;
+
+		if (!range_ok(src, 1))
+			return -ERR_FAULT;
+		err = user_bytes(p, src, max - len, UVM_READ, &kva, &chunk);
+		if (err)
+			return err;
+		for (uint64_t i = 0; i < chunk; i++) {
+			dst[len] = (char)kva[i];
+			if (!kva[i])
+				return (int)len;
+			len++;
+		}
+		src += chunk;
+	}
+	return -ERR_TOOBIG;
+}
+
+/* uvm_pages -- pages of memory p has made (anonymous and copied pages) */
+uint64_t uvm_pages(struct pctx *p)
+{
+	uint64_t pages = 0;
+
+	for (unsigned i = 0; i < p->as->count; i++) {
+		const struct kmapping *m = &p->as->map[i];
+		struct os_obj_info info;
+
+		if (m->shadow && !os_obj_stat(&kheap, m->shadow, &info))
+			pages += info.pages;
+		if (kobj_type(m->object) == OS_TYPE_ANON &&
+		    !os_obj_stat(&kheap, m->object, &info))
+			pages += info.pages;
+	}
+	return pages;
+}
