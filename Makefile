@@ -77,6 +77,7 @@ include tests/unit/unit.mk
 include objstore/objstore.mk
 include tools/objtool/objtool.mk
 include tests/bench/bench.mk
+include user/user.mk
 
 # Wall time from launching QEMU to the kernel's NVM line, both boot paths.
 .PHONY: bench-boot

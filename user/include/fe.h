@@ -1,0 +1,225 @@
+/*
+ * fe.h -- the Ferrite user library: what a program calls.
+ *
+ * Three layers, all in user/lib/:
+ *
+ *   1. One function per system call (syscalls.c), named after it without
+ *      the SYS_ prefix: fe_obj_open for SYS_OBJ_OPEN, fe_map for SYS_MAP...
+ *      Each passes its arguments to the kernel exactly as the ABI in
+ *      <ferrite/syscall.h> defines them, with no checks of its own, and
+ *      returns the kernel's result: >= 0 on success, -ERR_x on failure. So
+ *      tests can hand the kernel any pointer, length or handle they like.
+ *   2. Conveniences over them (fe.c): names as C strings (fe_open, fe_bind,
+ *      fe_unbind), fe_sleep_ms, fe_spawn_program, fe_perror.
+ *   3. A little C runtime: printf/puts/putchar to the console (console.c),
+ *      and malloc/free/realloc/calloc on one anonymous heap object
+ *      (malloc.c).
+ *
+ * Handles are int32_t (negative values are errors); addresses and sizes are
+ * 64-bit. Nothing here keeps state outside the program's own memory, which
+ * is persistent like the rest of the process: a program resumed after a
+ * power cut finds its heap, its buffers and its variables as they were.
+ */
+#ifndef FE_H
+#define FE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ctype.h>
+#include <errstr.h>
+#include <ferrite/errors.h>
+#include <ferrite/syscall.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The number of handles inherited from the parent (set by crt0). */
+extern uint64_t fe_inherited_count;
+
+/* main -- every program's own; crt0 calls it and exits with its result */
+int main(int argc, char **argv);
+
+/* --- system calls, one each (syscalls.c) --------------------------------- */
+
+/* fe_null -- SYS_NULL: the cheapest round trip into the kernel */
+long fe_null(void);
+
+/* fe_obj_create -- a new object of type FE_TYPE_* and size bytes -> handle */
+long fe_obj_create(uint32_t type, uint64_t size);
+
+/* fe_obj_open -- the object bound to name[name_len] -> handle with rights */
+long fe_obj_open(const char *name, uint64_t name_len, uint32_t rights);
+
+/* fe_obj_open_id -- the blob or code object with this id -> handle */
+long fe_obj_open_id(uint64_t id, uint32_t rights);
+
+/* fe_name_bind -- bind name[name_len] to the object of handle */
+long fe_name_bind(int32_t handle, const char *name, uint64_t name_len);
+
+/* fe_name_unbind -- remove the name name[name_len] */
+long fe_name_unbind(const char *name, uint64_t name_len);
+
+/* fe_name_rename -- move the binding of from[from_len] to to[to_len] */
+long fe_name_rename(const char *from, uint64_t from_len, const char *to,
+		    uint64_t to_len);
+
+/* fe_name_list -- up to max names starting with prefix, after *cursor -> count */
+long fe_name_list(const char *prefix, uint64_t prefix_len,
+		  struct fe_cursor *cursor, struct fe_name_entry *entries,
+		  uint64_t max);
+
+/* fe_obj_stat -- what the object of handle is */
+long fe_obj_stat(int32_t handle, struct fe_stat *st);
+
+/* fe_obj_read -- up to len bytes at offset into buf -> bytes read */
+long fe_obj_read(int32_t handle, uint64_t offset, void *buf, uint64_t len);
+
+/* fe_obj_write -- up to len bytes of buf at offset -> bytes written */
+long fe_obj_write(int32_t handle, uint64_t offset, const void *buf,
+		  uint64_t len);
+
+/* fe_obj_resize -- make the object size bytes long */
+long fe_obj_resize(int32_t handle, uint64_t size);
+
+/* fe_close -- drop a handle */
+long fe_close(int32_t handle);
+
+/* fe_dup -- a second handle to the same object with rights (a subset) */
+long fe_dup(int32_t handle, uint32_t rights);
+
+/* fe_map -- map len bytes at offset of handle; flags: FE_PROT_* | FE_MAP_* -> address */
+long fe_map(int32_t handle, uint64_t offset, uint64_t len, uint32_t flags,
+	    uint64_t addr);
+
+/* fe_unmap -- remove the mappings in [addr, addr + len) */
+long fe_unmap(uint64_t addr, uint64_t len);
+
+/* fe_protect -- change the protection of [addr, addr + len) to FE_PROT_* */
+long fe_protect(uint64_t addr, uint64_t len, uint32_t prot);
+
+/* fe_sync -- return once the caller's state is durable (forces a commit) */
+long fe_sync(void);
+
+/* fe_spawn -- start the code object of handle as a new process -> process handle */
+long fe_spawn(int32_t code, const struct fe_spawn *spawn);
+
+/* fe_exit -- end the calling process with status */
+__attribute__((noreturn)) void fe_exit(long status);
+
+/* fe_wait -- wait for the process of handle to end -> pid; with FE_WAIT_NOHANG 0 while it runs */
+long fe_wait(int32_t process, struct fe_exit_info *info, uint32_t flags);
+
+/* fe_kill -- kill pid, the caller or one of its descendants */
+long fe_kill(uint64_t pid);
+
+/* fe_proc_list -- up to max processes with pid >= first_pid -> count */
+long fe_proc_list(struct fe_proc_info *info, uint64_t max, uint64_t first_pid);
+
+/* fe_yield -- let another thread run */
+long fe_yield(void);
+
+/* fe_sleep_until -- block until FE_CLOCK_MONOTONIC reaches deadline_ns */
+long fe_sleep_until(uint64_t deadline_ns);
+
+/* fe_chan_create -- a channel; ends[0] and ends[1] are its two ends */
+long fe_chan_create(int32_t ends[2]);
+
+/* fe_chan_send -- queue len bytes of buf, and pass_handle unless it is -1 */
+long fe_chan_send(int32_t handle, const void *buf, uint64_t len,
+		  int32_t pass_handle);
+
+/* fe_chan_recv -- the next message into buf[cap] (flags: FE_CHAN_NONBLOCK) -> bytes */
+long fe_chan_recv(int32_t handle, void *buf, uint64_t cap,
+		  struct fe_msg_info *info, uint32_t flags);
+
+/* fe_console_read -- read from the console; mode: FE_CONSOLE_* -> bytes */
+long fe_console_read(void *buf, uint64_t cap, uint32_t mode);
+
+/* fe_console_write -- write len bytes of buf to the console -> bytes */
+long fe_console_write(const void *buf, uint64_t len);
+
+/* fe_time -- the clock FE_CLOCK_* in ns */
+long fe_time(uint32_t clock);
+
+/* fe_sysinfo -- figures about the whole system */
+long fe_sysinfo(struct fe_sysinfo *info);
+
+/* fe_console_fg -- make process the console's foreground (-1: none) */
+long fe_console_fg(int32_t process);
+
+/* fe_getpid -- the caller's pid */
+long fe_getpid(void);
+
+/* fe_poweroff -- commit everything, then power the machine off */
+long fe_poweroff(void);
+
+/* --- conveniences (fe.c) -------------------------------------------------- */
+
+/* fe_open -- fe_obj_open with a C string */
+long fe_open(const char *name, uint32_t rights);
+
+/* fe_bind -- fe_name_bind with a C string */
+long fe_bind(int32_t handle, const char *name);
+
+/* fe_unbind -- fe_name_unbind with a C string */
+long fe_unbind(const char *name);
+
+/* fe_now -- FE_CLOCK_MONOTONIC in ns */
+uint64_t fe_now(void);
+
+/* fe_sleep_ms -- sleep ms milliseconds (an absolute deadline underneath) */
+long fe_sleep_ms(uint64_t ms);
+
+/*
+ * fe_spawn_program -- run "bin/NAME" with argv (NULL-terminated; NULL means
+ * { name }) -> process handle. -ERR_NOENT when there is no bin/NAME.
+ */
+long fe_spawn_program(const char *name, const char *const *argv);
+
+/* fe_spawn_program_grant -- fe_spawn_program, passing count handle grants */
+long fe_spawn_program_grant(const char *name, const char *const *argv,
+			    const struct fe_handle_grant *grants,
+			    uint32_t count);
+
+/* fe_perror -- print "prefix: message of err" on the console */
+void fe_perror(const char *prefix, long err);
+
+/* --- console output (console.c) ------------------------------------------- */
+
+/* printf -- format to the console -> characters written, or a negative error */
+int printf(const char *fmt, ...) __attribute__((__format__(__printf__, 1, 2)));
+
+/* vprintf -- printf with a va_list */
+int vprintf(const char *fmt, va_list ap) __attribute__((__format__(__printf__, 1, 0)));
+
+/* puts -- s and a newline to the console */
+int puts(const char *s);
+
+/* putchar -- one character to the console -> c, or a negative error */
+int putchar(int c);
+
+/* fe_write_all -- all len bytes of buf to the console -> 0 or -ERR_x */
+long fe_write_all(const void *buf, uint64_t len);
+
+/* --- memory (malloc.c) ---------------------------------------------------- */
+
+/* Where the heap object is mapped (a hint) and its size. */
+#define FE_HEAP_HINT 0x0000100000000000ull
+#define FE_HEAP_SIZE (1ull << 30)
+
+/* malloc -- size bytes, 16-byte aligned, or NULL */
+void *malloc(size_t size);
+
+/* free -- give back what malloc, calloc or realloc returned (NULL: nothing) */
+void free(void *ptr);
+
+/* calloc -- n * size zeroed bytes, or NULL (also when n * size overflows) */
+void *calloc(size_t n, size_t size);
+
+/* realloc -- resize ptr's block to size bytes, moving it if need be, or NULL */
+void *realloc(void *ptr, size_t size);
+
+#endif

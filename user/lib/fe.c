@@ -1,0 +1,85 @@
+/*
+ * fe.c -- conveniences over the system calls: names as C strings, sleeping
+ * for a duration, running a program by name, printing an error.
+ *
+ * Sleeping is built on an absolute deadline because SYS_SLEEP_UNTIL is
+ * restartable: a sleeper resumed after a power cut re-issues the same call
+ * and still wakes at the same moment of monotonic time.
+ */
+#include <fe.h>
+
+#define NS_PER_MS 1000000ull
+#define PROGRAM_DIR "bin/"
+
+/* Set by crt0 from rdx at entry. */
+uint64_t fe_inherited_count;
+
+/* fe_open -- fe_obj_open with a C string */
+long fe_open(const char *name, uint32_t rights)
+{
+	return fe_obj_open(name, strlen(name), rights);
+}
+
+/* fe_bind -- fe_name_bind with a C string */
+long fe_bind(int32_t handle, const char *name)
+{
+	return fe_name_bind(handle, name, strlen(name));
+}
+
+/* fe_unbind -- fe_name_unbind with a C string */
+long fe_unbind(const char *name)
+{
+	return fe_name_unbind(name, strlen(name));
+}
+
+/* fe_now -- FE_CLOCK_MONOTONIC in ns */
+uint64_t fe_now(void)
+{
+	return (uint64_t)fe_time(FE_CLOCK_MONOTONIC);
+}
+
+/* fe_sleep_ms -- sleep ms milliseconds (an absolute deadline underneath) */
+long fe_sleep_ms(uint64_t ms)
+{
+	return fe_sleep_until(fe_now() + ms * NS_PER_MS);
+}
+
+/* fe_spawn_program -- run "bin/NAME" with argv */
+long fe_spawn_program(const char *name, const char *const *argv)
+{
+	return fe_spawn_program_grant(name, argv, NULL, 0);
+}
+
+/* fe_spawn_program_grant -- fe_spawn_program, passing count handle grants */
+long fe_spawn_program_grant(const char *name, const char *const *argv,
+			    const struct fe_handle_grant *grants,
+			    uint32_t count)
+{
+	const char *default_argv[2] = {name, NULL};
+	char path[FE_NAME_MAX + 1];
+	struct fe_spawn spawn = {0};
+	long code, process;
+
+	if (snprintf(path, sizeof(path), PROGRAM_DIR "%s", name) >= (int)sizeof(path))
+		return -ERR_TOOBIG;
+	if (argv == NULL)
+		argv = default_argv;
+	while (argv[spawn.argc] != NULL)
+		spawn.argc++;
+	spawn.argv = argv;
+	spawn.handles = grants;
+	spawn.handle_count = count;
+
+	code = fe_open(path, FE_RIGHT_READ | FE_RIGHT_EXEC);
+	if (code < 0)
+		return code;
+	process = fe_spawn((int32_t)code, &spawn);
+	fe_close((int32_t)code);
+	return process;
+}
+
+/* fe_perror -- print "prefix: message of err" on the console */
+void fe_perror(const char *prefix, long err)
+{
+	printf("%s: %s\n", prefix, err_str((int)err));
+}

@@ -1,0 +1,55 @@
+# user.mk -- Ferrite's user space: crt0, the user library, the programs.
+#
+#   build/user/libfe.a        the user library: user/lib/*.c and libc/*.c,
+#                             both compiled with the user flags below
+#   build/user/crt0.o         the entry point (_start)
+#   build/user/bin/NAME       one static executable per user/bin/NAME.c,
+#                             linked at 0x400000 by user/user.ld; unstripped,
+#                             so gdb has the symbols
+#
+# User code is ordinary x86_64 SysV code (red zone, SSE allowed: the kernel
+# saves each thread's FPU state), freestanding and without PIE. libc/ is
+# compiled a second time here rather than shared with the kernel because the
+# kernel's flags (-mcmodel=kernel, no SSE) do not suit user code.
+#
+# Uses BUILD, CC, LD, WARN and FREESTANDING_INC from the top-level Makefile.
+
+USER_DIR := $(BUILD)/user
+USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pie \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-common \
+	$(FREESTANDING_INC) -Iinclude -Ilibc/include -Iuser/include
+USER_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 \
+	-z noexecstack -Wl,--build-id=none -T user/user.ld
+
+USER_LIB_SRCS := $(sort $(wildcard user/lib/*.c user/lib/*.S)) \
+	$(sort $(wildcard libc/*.c))
+USER_LIB_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,$(USER_LIB_SRCS))
+USER_PROGRAMS := $(patsubst user/bin/%.c,$(USER_DIR)/bin/%,\
+	$(sort $(wildcard user/bin/*.c)))
+USER_CRT0 := $(USER_DIR)/obj/user/crt0.S.o
+USER_PROGRAM_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,$(wildcard user/bin/*.c))
+
+# Keep the objects of the programs (make would delete them as intermediates).
+.SECONDARY: $(USER_CRT0) $(USER_PROGRAM_OBJS)
+
+.PHONY: user
+all: user
+user: $(USER_PROGRAMS)
+
+$(USER_DIR)/obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+
+$(USER_DIR)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
+
+$(USER_DIR)/libfe.a: $(USER_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(USER_DIR)/bin/%: $(USER_CRT0) $(USER_DIR)/obj/user/bin/%.c.o \
+		$(USER_DIR)/libfe.a user/user.ld
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ \
+		$(USER_CRT0) $(USER_DIR)/obj/user/bin/$*.c.o $(USER_DIR)/libfe.a
