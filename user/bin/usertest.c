@@ -371,7 +371,7 @@ static void test_wild_pointers(void)
 	struct fe_name_entry entry;
 	struct fe_msg_info mi;
 	char buf[16] = "x";
-	int32_t h = new_blob(PAGE, "0123456789abcdef");
+	int32_t h = new_blob(4 * PAGE, "0123456789abcdef"); /* room for 0x2000 */
 	int32_t ends[2] = {-1, -1};
 	long code = OK(fe_open("bin/hello", FE_RIGHT_READ | FE_RIGHT_EXEC));
 	size_t i;
