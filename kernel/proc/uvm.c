@@ -49,6 +49,13 @@ static bool range_ok(uint64_t addr, uint64_t len)
 	       len <= FE_USER_TOP - addr;
 }
 
+/* wx_ok -- prot is not both writable and executable (W^X, as for programs) */
+static bool wx_ok(unsigned prot)
+{
+	return (prot & (FE_PROT_WRITE | FE_PROT_EXEC)) !=
+	       (FE_PROT_WRITE | FE_PROT_EXEC);
+}
+
 /* find -- the mapping holding va, NULL if none */
 static struct kmapping *find(struct kaspace *as, uint64_t va)
 {
@@ -154,7 +161,7 @@ int uvm_map(struct pctx *p, uint64_t object, uint64_t offset, uint64_t len,
 	struct kmapping m;
 
 	if (!len || len > FE_USER_TOP || offset % PAGE ||
-	    offset > UINT64_MAX - FE_USER_TOP)
+	    offset > UINT64_MAX - FE_USER_TOP || !wx_ok(prot))
 		return -ERR_INVAL;
 	len = (len + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	if (flags & FE_MAP_FIXED) {
@@ -221,7 +228,8 @@ int uvm_protect(struct pctx *p, uint64_t addr, uint64_t len, unsigned prot)
 	uint64_t end, va;
 	int err;
 
-	if (addr % PAGE || !range_ok(addr, len) || prot & ~FE_PROT_MASK)
+	if (addr % PAGE || !range_ok(addr, len) || prot & ~FE_PROT_MASK ||
+	    !wx_ok(prot))
 		return -ERR_INVAL;
 	end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
 	if (end > FE_USER_TOP)
