@@ -449,6 +449,23 @@ static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
 	return 0;
 }
 
+/* uvm_check -- whether p's mappings allow `access` to all of [addr, addr+len) */
+int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access)
+{
+	uint64_t va = addr;
+
+	if (len && !range_ok(addr, len))
+		return -ERR_FAULT;
+	while (va < addr + len) {
+		struct kmapping *m = find(p->as, va);
+
+		if (!m || access_denied(m, access))
+			return -ERR_FAULT;
+		va = m->end;
+	}
+	return 0;
+}
+
 /* uvm_copy_in -- copy len bytes from p's memory at src */
 int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len)
 {
