@@ -169,6 +169,8 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 
 	if (!cap || (mode & ~(uint64_t)(FE_CONSOLE_NONBLOCK | 0xff)))
 		return -ERR_INVAL;
+	if (uvm_check(p, buf, cap, UVM_WRITE))
+		return -ERR_FAULT;
 	switch (mode & 0xff) {
 	case FE_CONSOLE_LINE:
 		return read_line(tf, p, buf, cap, nonblock);
