@@ -106,6 +106,10 @@ enum fe_syscall {
 #define FE_USER_TOP 0x00007ffffffff000ull
 #define FE_PAGE_SIZE 4096u
 
+/* Largest size of an object a program creates or resizes (objects are
+ * sparse: only pages written take space). */
+#define FE_OBJ_SIZE_MAX (1ull << 40)
+
 /* Largest transfer of one SYS_OBJ_READ / SYS_OBJ_WRITE / SYS_CONSOLE_WRITE;
  * longer requests transfer this much and return the count (loop for more). */
 #define FE_IO_MAX (64u << 10)

@@ -166,13 +166,11 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		     uint64_t cap, uint64_t mode)
 {
 	bool nonblock = mode & FE_CONSOLE_NONBLOCK;
-	int err;
 
 	if (!cap || (mode & ~(uint64_t)(FE_CONSOLE_NONBLOCK | 0xff)))
 		return -ERR_INVAL;
-	err = uvm_check(p, buf, cap, UVM_WRITE); /* a bad buffer never waits */
-	if (err)
-		return err;
+	if (uvm_check(p, buf, cap, UVM_WRITE))
+		return -ERR_FAULT;
 	switch (mode & 0xff) {
 	case FE_CONSOLE_LINE:
 		return read_line(tf, p, buf, cap, nonblock);

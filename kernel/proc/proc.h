@@ -141,10 +141,10 @@ uint64_t uvm_pages(struct pctx *p);
 /* Copies between kernel buffers and p's memory, with p's access rights:
  * -ERR_FAULT for anything outside p's mappings or the user half. */
 int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len);
-int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len);
-/* uvm_check -- whether p's mappings allow `access` to all of [addr, addr+len):
- * 0 or -ERR_FAULT; for calls that must refuse a bad buffer before blocking */
+/* uvm_check -- -ERR_FAULT unless [addr, addr+len) is mapped with `access`
+ * (for checking a buffer before anything changes) */
 int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access);
+int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len);
 /* uvm_copy_string -- a NUL-terminated string of at most max-1 bytes; its length */
 int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max);
 

@@ -108,6 +108,8 @@ static int64_t sys_obj_create(struct trap_frame *tf, struct pctx *p,
 		return -ERR_PERM;
 	if (a[0] != OS_TYPE_BLOB && a[0] != OS_TYPE_ANON)
 		return -ERR_INVAL;
+	if (a[1] > FE_OBJ_SIZE_MAX)
+		return -ERR_TOOBIG;
 	if (p->ht->count == FE_HANDLE_SLOTS)
 		return -ERR_NOSPC;
 	err = os_obj_create(&kheap, (uint16_t)a[0], a[1], &id);
@@ -326,6 +328,8 @@ static int64_t sys_obj_write(struct trap_frame *tf, struct pctx *p,
 
 	(void)tf;
 	if (!err)
+		err = uvm_check(p, a[2], len, UVM_READ);
+	if (!err)
 		err = os_obj_stat(&kheap, h->object, &info);
 	if (err)
 		return err;
@@ -361,6 +365,8 @@ static int64_t sys_obj_resize(struct trap_frame *tf, struct pctx *p,
 		return err;
 	if (kobj_type(h->object) == OS_TYPE_CODE)
 		return -ERR_PERM;
+	if (a[1] > FE_OBJ_SIZE_MAX)
+		return -ERR_TOOBIG;
 	err = os_obj_resize(&kheap, h->object, a[1]);
 	if (a[1] < info.size) {
 		/* Freed pages may still be in page tables (even after a partial

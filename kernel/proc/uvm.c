@@ -18,6 +18,9 @@
  *                    `limit` (an ELF segment's file size) read as zero, so
  *                    a page holding them is copied at first touch.
  *
+ * W^X: no mapping is ever writable and executable at once (map and protect
+ * refuse it, as the ELF checks refuse such segments).
+ *
  * Kernel copies to and from user memory (uvm_copy_*) never touch user
  * virtual addresses: they look up the mapping, check its protection as the
  * CPU would, and copy through the heap's kernel mapping, so a bad user
@@ -36,6 +39,9 @@
 
 #define PAGE FE_PAGE_SIZE
 #define MAP_SEARCH_BASE 0x0000100000000000ull /* where hint-less maps go */
+/* W^X: no page is ever writable and executable at once */
+#define W_AND_X(prot) (((prot) & (FE_PROT_WRITE | FE_PROT_EXEC)) == \
+		       (FE_PROT_WRITE | FE_PROT_EXEC))
 
 static uint64_t page_down(uint64_t v)
 {
@@ -47,13 +53,6 @@ static bool range_ok(uint64_t addr, uint64_t len)
 {
 	return len && addr >= FE_USER_BASE && addr < FE_USER_TOP &&
 	       len <= FE_USER_TOP - addr;
-}
-
-/* wx_ok -- prot is not both writable and executable (W^X, as for programs) */
-static bool wx_ok(unsigned prot)
-{
-	return (prot & (FE_PROT_WRITE | FE_PROT_EXEC)) !=
-	       (FE_PROT_WRITE | FE_PROT_EXEC);
 }
 
 /* find -- the mapping holding va, NULL if none */
@@ -161,7 +160,7 @@ int uvm_map(struct pctx *p, uint64_t object, uint64_t offset, uint64_t len,
 	struct kmapping m;
 
 	if (!len || len > FE_USER_TOP || offset % PAGE ||
-	    offset > UINT64_MAX - FE_USER_TOP || !wx_ok(prot))
+	    offset > UINT64_MAX - FE_USER_TOP || W_AND_X(prot))
 		return -ERR_INVAL;
 	len = (len + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	if (flags & FE_MAP_FIXED) {
@@ -229,7 +228,7 @@ int uvm_protect(struct pctx *p, uint64_t addr, uint64_t len, unsigned prot)
 	int err;
 
 	if (addr % PAGE || !range_ok(addr, len) || prot & ~FE_PROT_MASK ||
-	    !wx_ok(prot))
+	    W_AND_X(prot))
 		return -ERR_INVAL;
 	end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
 	if (end > FE_USER_TOP)
@@ -374,11 +373,11 @@ static int page_for(struct kmapping *m, uint64_t va, bool write,
 static const char *access_denied(const struct kmapping *m, unsigned access)
 {
 	if ((access & UVM_WRITE) && !(m->prot & FE_PROT_WRITE))
-		return "write to a read-only mapping";
+		return "read-only";
 	if ((access & UVM_EXEC) && !(m->prot & FE_PROT_EXEC))
-		return "execute from a non-executable mapping";
+		return "not executable";
 	if (!m->prot)
-		return "access to a no-access mapping";
+		return "no access";
 	return NULL;
 }
 
@@ -405,9 +404,8 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		return -ERR_PERM;
 	err = page_for(m, va, access & UVM_WRITE, &off, &writable, &copied);
 	if (err) {
-		*why = err == -ERR_RANGE ? "beyond the end of the mapped object"
-		       : err == -ERR_NOMEM ? "the heap is full"
-					   : "the heap refused the page";
+		*why = err == -ERR_RANGE ? "past the object's end"
+		       : err == -ERR_NOMEM ? "heap full" : "page refused";
 		return err;
 	}
 	if (writable)
@@ -418,7 +416,7 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 	if (!err)
 		err = arch_pt_map_user_page(p->pt_root, page, heap_phys(off), prot);
 	if (err) {
-		*why = "out of DRAM for page tables";
+		*why = "no DRAM for page tables";
 		return err;
 	}
 	arch_tlb_flush_page(page);
@@ -449,19 +447,22 @@ static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
 	return 0;
 }
 
-/* uvm_check -- whether p's mappings allow `access` to all of [addr, addr+len) */
+/* uvm_check -- whether [addr, addr+len) is all mapped with `access` (no page is made) */
 int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access)
 {
-	uint64_t va = addr;
+	uint64_t end;
 
-	if (len && !range_ok(addr, len))
+	if (!len)
+		return 0;
+	if (!range_ok(addr, len))
 		return -ERR_FAULT;
-	while (va < addr + len) {
-		struct kmapping *m = find(p->as, va);
+	end = addr + len;
+	while (addr < end) {
+		struct kmapping *m = find(p->as, addr);
 
 		if (!m || access_denied(m, access))
 			return -ERR_FAULT;
-		va = m->end;
+		addr = m->end;
 	}
 	return 0;
 }
