@@ -243,15 +243,18 @@ static void test_create(void)
 	ERR(fe_obj_create(FE_TYPE_THREAD, 0), ERR_INVAL);
 	ERR(fe_obj_create(FE_TYPE_CATALOGUE, 0), ERR_INVAL);
 	ERR(fe_obj_create(FE_TYPE_CHANNEL, 0), ERR_INVAL);
+	ERR(fe_obj_create(FE_TYPE_BLOB, FE_OBJ_SIZE_MAX + 1), ERR_TOOBIG);
+	ERR(fe_obj_create(FE_TYPE_ANON, ~0ull), ERR_TOOBIG);
 
-	/* Objects are sparse: a huge one costs nothing until written. */
-	h = OK(fe_obj_create(FE_TYPE_BLOB, 1ull << 40));
+	/* Objects are sparse: the largest costs nothing until written. */
+	h = OK(fe_obj_create(FE_TYPE_BLOB, FE_OBJ_SIZE_MAX));
 	EQ(fe_obj_stat((int32_t)h, &st), 0);
-	EQ(st.size, 1ull << 40);
+	EQ(st.size, FE_OBJ_SIZE_MAX);
 	EQ(st.pages, 0);
-	EQ(fe_obj_write((int32_t)h, (1ull << 40) - 2, "hi", 2), 2);
+	EQ(fe_obj_write((int32_t)h, FE_OBJ_SIZE_MAX - 2, "hi", 2), 2);
 	EQ(fe_obj_stat((int32_t)h, &st), 0);
 	EQ(st.pages, 1);
+	ERR(fe_obj_resize((int32_t)h, FE_OBJ_SIZE_MAX + 1), ERR_TOOBIG);
 	EQ(fe_close((int32_t)h), 0);
 }
 
