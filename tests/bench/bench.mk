@@ -4,6 +4,9 @@
 #                         same run: build/bench/bench_objstore and
 #                         build/bench/bench_pmdk, then the ratio table
 #                         (tests/bench/run-objstore-bench; docs/performance.md)
+#   make bench-kernel     system calls, object I/O, first-touch faults and
+#                         spawn+exit+wait inside Ferrite, in TSC cycles, under
+#                         TCG and KVM (tests/bench/run-kernel-bench, bin/bench)
 #   make bench            every benchmark
 #
 # Benchmark programs: -O2, no sanitizers. The objstore side links
@@ -25,9 +28,12 @@ BENCH_OBJSTORE := $(BENCH_DIR)/bench_objstore
 BENCH_PMDK := $(BENCH_DIR)/bench_pmdk
 BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
 
-.PHONY: bench bench-objstore bench-objstore-bins
+.PHONY: bench bench-objstore bench-objstore-bins bench-kernel
 
-bench: bench-objstore
+bench: bench-objstore bench-kernel
+
+bench-kernel: all
+	@tests/bench/run-kernel-bench
 
 # deps first (it installs libpmemobj-dev), then build, then run: a
 # sub-make so that the PMDK files exist before make looks for them.

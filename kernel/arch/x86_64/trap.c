@@ -23,6 +23,7 @@
 #include "arch/arch.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/user.h"
 #include "core/panic.h"
 #include "core/printk.h"
 
@@ -199,12 +200,32 @@ static bool is_machine_event(unsigned vector)
 	       vector == VECTOR_MACHINE_CHECK;
 }
 
+/*
+ * misdelivered_syscall -- a SYSCALL that reached LSTAR without the switch
+ * to ring 0. Some hypervisors (the PVM flavour of KVM on the development
+ * machines) run the guest's SYSCALL as a plain jump to LSTAR, still in
+ * ring 3, which then faults fetching the kernel's entry point. Everything
+ * else SYSCALL does has happened: rcx holds the return address and r11
+ * the flags. Such a fault is turned into the system call it was.
+ */
+static bool misdelivered_syscall(const struct trap_frame *tf, uint64_t cr2)
+{
+	return tf->rip == (uint64_t)(uintptr_t)syscall_entry && cr2 == tf->rip &&
+	       (tf->error_code & (PF_USER | PF_FETCH)) == (PF_USER | PF_FETCH);
+}
+
 /* user_trap -- an interrupt or exception that arrived from ring 3 */
 static void user_trap(struct trap_frame *tf)
 {
 	unsigned vector = (unsigned)tf->vector;
 
-	if (vector < 32)
+	if (vector == VECTOR_PAGE_FAULT && misdelivered_syscall(tf, read_cr2())) {
+		tf->rip = tf->rcx;
+		tf->rflags = (tf->r11 & USER_RFLAGS_KEEP) | RFLAGS_IF | RFLAGS_FIXED;
+		tf->vector = VECTOR_SYSCALL;
+		tf->error_code = 0;
+		syscall_handler(tf);
+	} else if (vector < 32)
 		user_exception(tf, vector, tf->error_code,
 			       vector == VECTOR_PAGE_FAULT ? read_cr2() : 0);
 	else
