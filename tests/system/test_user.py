@@ -21,12 +21,13 @@ def osh(machines, image):
     return m
 
 
-def run(m, line, pattern, timeout=60):
-    """Type a command line; wait for pattern in what follows, then the prompt."""
+def run(m, line, pattern=None, timeout=60):
+    """Type a command line; wait for pattern (if any) in what follows, then
+    for the next prompt; the pattern's match."""
     start = len(m.output)
     m.send(line + "\n")
-    match = m.expect(pattern, timeout=timeout, start=start)
-    m.expect(PROMPT, timeout=timeout, start=match.end())
+    match = m.expect(pattern, timeout=timeout, start=start) if pattern else None
+    m.expect(PROMPT, timeout=timeout, start=match.end() if match else start)
     return match
 
 
@@ -35,12 +36,12 @@ def test_hello(osh):
 
 
 def test_osh_objects(osh):
-    run(osh, "write note 'two  words' and more", PROMPT)
+    run(osh, "write note 'two  words' and more")
     run(osh, "cat note", r"two  words and more\n")
     run(osh, "ls no", r"note\s+blob\s+20\n")
-    run(osh, "mv note memo", PROMPT)
+    run(osh, "mv note memo")
     run(osh, "stat memo", r"memo: #\d+, blob, 20 bytes")
-    run(osh, "rm memo", PROMPT)
+    run(osh, "rm memo")
     run(osh, "rm memo", r"rm: no object named 'memo'\n")
     run(osh, "cat memo", r"cat: no object named 'memo'\n")
 
@@ -57,11 +58,13 @@ def test_osh_background_and_ps(osh):
     started = run(osh, "counter 1 100000 &", r"\[(\d+)\] started\n")
     pid = started.group(1)
     run(osh, "ps", r"\s+%s\s+\d+\s+\w+\s+\d+\s+\d+ counter\n" % pid)
-    run(osh, "kill " + pid, PROMPT)
-    run(osh, "", r"\[%s\] killed: killed by pid \d+\n" % pid)
-    hello = run(osh, "hello &", r"\[(\d+)\] started\n")
-    osh.expect(r"hello from hello, pid %s\n" % hello.group(1))
-    run(osh, "", r"\[%s\] done, status 0\n" % hello.group(1))
+    # A job that ended is reported at the next prompt.
+    run(osh, "kill " + pid, r"\[%s\] killed: killed by pid \d+\n" % pid)
+    start = len(osh.output)
+    hello = run(osh, "hello &", r"\[(\d+)\] started\n").group(1)
+    osh.expect(r"hello from hello, pid %s\n" % hello, start=start)
+    run(osh, "")
+    osh.expect(r"\[%s\] done, status 0\n" % hello, start=start)
 
 
 def test_counter_and_ctrl_c(osh):

@@ -243,7 +243,19 @@ static void test_create(void)
 	ERR(fe_obj_create(FE_TYPE_THREAD, 0), ERR_INVAL);
 	ERR(fe_obj_create(FE_TYPE_CATALOGUE, 0), ERR_INVAL);
 	ERR(fe_obj_create(FE_TYPE_CHANNEL, 0), ERR_INVAL);
-	FAILS(fe_obj_create(FE_TYPE_BLOB, ~0ull));
+	ERR(fe_obj_create(FE_TYPE_BLOB, FE_OBJ_SIZE_MAX + 1), ERR_TOOBIG);
+	ERR(fe_obj_create(FE_TYPE_ANON, ~0ull), ERR_TOOBIG);
+
+	/* Objects are sparse: the largest costs nothing until written. */
+	h = OK(fe_obj_create(FE_TYPE_BLOB, FE_OBJ_SIZE_MAX));
+	EQ(fe_obj_stat((int32_t)h, &st), 0);
+	EQ(st.size, FE_OBJ_SIZE_MAX);
+	EQ(st.pages, 0);
+	EQ(fe_obj_write((int32_t)h, FE_OBJ_SIZE_MAX - 2, "hi", 2), 2);
+	EQ(fe_obj_stat((int32_t)h, &st), 0);
+	EQ(st.pages, 1);
+	ERR(fe_obj_resize((int32_t)h, FE_OBJ_SIZE_MAX + 1), ERR_TOOBIG);
+	EQ(fe_close((int32_t)h), 0);
 }
 
 /* test_bad_handles -- forged, closed and out-of-range handles are -ERR_BADF */
@@ -371,7 +383,7 @@ static void test_wild_pointers(void)
 	struct fe_name_entry entry;
 	struct fe_msg_info mi;
 	char buf[16] = "x";
-	int32_t h = new_blob(PAGE, "0123456789abcdef");
+	int32_t h = new_blob(4 * PAGE, "0123456789abcdef"); /* room for 0x2000 */
 	int32_t ends[2] = {-1, -1};
 	long code = OK(fe_open("bin/hello", FE_RIGHT_READ | FE_RIGHT_EXEC));
 	size_t i;
