@@ -35,7 +35,7 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
 .PHONY: all kernel iso tools objstore run test unit-test system-test clean deps
-all: kernel iso tools
+all: kernel user iso tools
 
 kernel: $(BUILD)/ferrite.elf
 
@@ -54,10 +54,11 @@ $(BUILD)/ferrite.elf: $(KERNEL_OBJS) boot/linker.ld
 
 iso: $(BUILD)/ferrite.iso
 
-# The user programs the ISO carries as multiboot2 modules: each is copied to
-# /boot/bin/NAME and loaded by a `module2 /boot/bin/NAME NAME` line added
-# to grub.cfg before `boot`; the kernel imports them as bin/NAME at genesis.
-USER_PROGRAMS := $(wildcard build/user/bin/*)
+# The user programs (USER_PROGRAMS, user/user.mk) the ISO carries as
+# multiboot2 modules: each is copied to /boot/bin/NAME and loaded by a
+# `module2 /boot/bin/NAME NAME` line added to grub.cfg before `boot`; the
+# kernel imports them as bin/NAME at genesis.
+include user/user.mk
 
 $(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg $(USER_PROGRAMS)
 	@mkdir -p $(BUILD)/iso/boot/grub
@@ -77,7 +78,6 @@ include tests/unit/unit.mk
 include objstore/objstore.mk
 include tools/objtool/objtool.mk
 include tests/bench/bench.mk
-include user/user.mk
 
 # Wall time from launching QEMU to the kernel's NVM line, both boot paths.
 .PHONY: bench-boot

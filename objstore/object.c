@@ -979,14 +979,20 @@ int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out)
 /* os_obj_delete -- free the object, its pages and its index entry */
 int os_obj_delete(struct objstore *os, uint64_t id)
 {
+	return os_obj_delete_keep(os, id, 0);
+}
+
+/* os_obj_delete_keep -- os_obj_delete, leaving `keep` bytes of log free */
+int os_obj_delete_keep(struct objstore *os, uint64_t id, uint64_t keep)
+{
 	struct os_obj_header *h;
 	uint64_t rest;
 	int err = hdr_get(os, id, &h);
 
 	if (err)
 		return err;
-	/* what obj_unlink needs once the pages are gone */
-	rest = COST_ROOT + 2 * COST_FREE + os->root->index_depth * COST_STEP;
+	/* what obj_unlink needs once the pages are gone, and the caller's share */
+	rest = COST_ROOT + 2 * COST_FREE + os->root->index_depth * COST_STEP + keep;
 	if (h->placement == OS_PLACE_PAGED)
 		err = shrink(os, h, 0, rest);
 	else

@@ -111,7 +111,7 @@ int kobj_reap_init(void)
 	return err;
 }
 
-/* kobj_reap -- delete queued objects while more than `keep` bytes of log are free */
+/* kobj_reap -- delete queued objects, leaving at least `keep` bytes of log free */
 bool kobj_reap(uint64_t keep)
 {
 	while (kroot->reap_count && heap_log_free() > keep) {
@@ -128,7 +128,7 @@ bool kobj_reap(uint64_t keep)
 			if (c)
 				channel_destroy(c);
 		}
-		err = os_obj_delete(&kheap, id);
+		err = os_obj_delete_keep(&kheap, id, keep);
 		if (err == -ERR_NOSPC)
 			return true; /* cut part way: the rest after a commit */
 		if (err)

@@ -51,8 +51,8 @@ void kobj_hold(uint64_t id);
 void kobj_release(uint64_t id);
 /* kobj_reap_init -- the reap queue of a new kernel root */
 int kobj_reap_init(void);
-/* kobj_reap -- delete queued objects while more than `keep` bytes of log
- * are free; whether some remain (then commit and call again) */
+/* kobj_reap -- delete queued objects, always leaving `keep` bytes of log
+ * free; whether some remain (then commit and call again) */
 bool kobj_reap(uint64_t keep);
 /* KLOG -- log a kernel structure's bytes before changing them */
 #define KLOG(ptr) heap_log((ptr), sizeof(*(ptr)))

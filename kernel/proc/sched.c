@@ -195,8 +195,10 @@ void kernel_exit_to_user(struct trap_frame *tf)
 		save_running(tf);
 		commit();
 	}
-	if (kroot->reap_count && kobj_reap(LOG_BUDGET))
-		commit_requested = true;
+	if (kroot->reap_count && kobj_reap(LOG_BUDGET)) {
+		save_running(tf); /* the reaper left LOG_BUDGET for this */
+		commit();
+	}
 	console_input_poll();
 	t = running >= 0 ? thread_of((unsigned)running) : NULL;
 	if (t && t->state == KTHREAD_RUNNABLE && !need_resched)

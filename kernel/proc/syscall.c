@@ -61,7 +61,7 @@ static bool is_data(uint16_t type)
 	return type == OS_TYPE_BLOB || type == OS_TYPE_CODE || type == OS_TYPE_ANON;
 }
 
-/* object_handle -- the entry for handle a, with `need` rights, of a data object */
+/* data_handle -- the entry for handle h, with `need` rights, of a data object */
 static int data_handle(struct pctx *p, uint64_t h, uint32_t need,
 		       struct khandle **out)
 {
@@ -121,11 +121,11 @@ static int64_t sys_obj_create(struct trap_frame *tf, struct pctx *p,
 /* open_id -- a handle with `rights` to object id (checked) */
 static int64_t open_id(struct pctx *p, uint64_t id, uint64_t rights)
 {
-	uint16_t type = kobj_type(id);
+	struct os_obj_info info;
 
-	if (!type)
-		return -ERR_NOENT;
-	if (rights & ~(uint64_t)allowed_rights(type))
+	if (os_obj_stat(&kheap, id, &info) || !info.refcount)
+		return -ERR_NOENT; /* none, or waiting for the reaper */
+	if (rights & ~(uint64_t)allowed_rights(info.type))
 		return -ERR_PERM;
 	if (p->ht->count == FE_HANDLE_SLOTS)
 		return -ERR_NOSPC;
@@ -363,8 +363,6 @@ static int64_t sys_obj_resize(struct trap_frame *tf, struct pctx *p,
 		err = os_obj_stat(&kheap, h->object, &info);
 	if (err)
 		return err;
-	if (kobj_type(h->object) == OS_TYPE_CODE)
-		return -ERR_PERM;
 	if (a[1] > FE_OBJ_SIZE_MAX)
 		return -ERR_TOOBIG;
 	err = os_obj_resize(&kheap, h->object, a[1]);
@@ -944,7 +942,7 @@ void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
 
 		how.fault_addr = cr2;
 		snprintf(how.detail, sizeof(how.detail),
-			 "page fault at %#llx (%s, %s), rip %#llx",
+			 "page fault at 0x%llx (%s, %s), rip 0x%llx",
 			 (unsigned long long)cr2, access[fault_access(error)], why,
 			 (unsigned long long)how.fault_rip);
 	} else {

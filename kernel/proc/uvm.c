@@ -538,20 +538,33 @@ int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max)
 	return -ERR_TOOBIG;
 }
 
-/* uvm_pages -- pages of memory p has made (anonymous and copied pages) */
+/* add_pages -- the pages of anonymous object id, unless already counted */
+static uint64_t add_pages(uint64_t id, uint64_t *seen, unsigned *n)
+{
+	struct os_obj_info info;
+
+	for (unsigned i = 0; i < *n; i++)
+		if (seen[i] == id)
+			return 0;
+	seen[(*n)++] = id;
+	if (os_obj_stat(&kheap, id, &info) || info.type != OS_TYPE_ANON)
+		return 0;
+	return info.pages;
+}
+
+/* uvm_pages -- pages of memory p has made (anonymous and copied pages),
+ * each object counted once however many mappings show it */
 uint64_t uvm_pages(struct pctx *p)
 {
-	uint64_t pages = 0;
+	uint64_t seen[2 * KASPACE_MAX_MAPS], pages = 0;
+	unsigned n = 0;
 
 	for (unsigned i = 0; i < p->as->count; i++) {
 		const struct kmapping *m = &p->as->map[i];
-		struct os_obj_info info;
 
-		if (m->shadow && !os_obj_stat(&kheap, m->shadow, &info))
-			pages += info.pages;
-		if (kobj_type(m->object) == OS_TYPE_ANON &&
-		    !os_obj_stat(&kheap, m->object, &info))
-			pages += info.pages;
+		if (m->shadow)
+			pages += add_pages(m->shadow, seen, &n);
+		pages += add_pages(m->object, seen, &n);
 	}
 	return pages;
 }

@@ -25,7 +25,7 @@ KILL_LINES = [
     r"page fault at 0xffffffff80000000 \(execute, kernel address\)",
     r"page fault at 0x400000 \(write, read-only\)",
     r"\(execute, not executable\)",
-    r"page fault at 0 \(read, not mapped\)",
+    r"page fault at 0x0 \(read, not mapped\)",
     r"general protection fault",
     r"divide error",
 ]

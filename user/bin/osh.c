@@ -337,7 +337,8 @@ static void cmd_status(int argc, char **argv)
 	printf("[%lu] %s\n", last_exit.pid, text);
 }
 
-/* cmd_poweroff -- commit everything and power the machine off */
+/* cmd_poweroff -- commit everything and power the machine off; the call
+ * returns 0 at the next power-on, when osh simply carries on */
 static void cmd_poweroff(int argc, char **argv)
 {
 	long err;
@@ -345,7 +346,8 @@ static void cmd_poweroff(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	err = fe_poweroff();
-	printf("poweroff: %s\n", err_str((int)err));
+	if (err < 0)
+		printf("poweroff: %s\n", err_str((int)err));
 }
 
 static void cmd_help(int argc, char **argv);

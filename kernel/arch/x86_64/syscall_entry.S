@@ -40,21 +40,7 @@ syscall_entry:
 	pushq %rcx                /* rip */
 	pushq $0                  /* error code */
 	pushq $VECTOR_SYSCALL
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	save_general_registers
 	xorl %ebp, %ebp           /* the end of every kernel backtrace */
 	movq %rsp, %rdi
 	call syscall_handler

@@ -40,7 +40,27 @@
 #define TF_SS 168
 #define TF_SIZE 176
 
-#ifndef __ASSEMBLY__
+#ifdef __ASSEMBLY__
+/* save_general_registers -- push rax..r15 in struct trap_frame's order
+ * (trap_entry.S, syscall_entry.S): the frame's general-register part */
+	.macro save_general_registers
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	.endm
+#else
 
 #include <stdint.h>
 

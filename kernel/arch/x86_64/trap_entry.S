@@ -12,27 +12,15 @@
  * the CPU resumes.
  */
 
+#include "arch/x86_64/trap.h"
+
 /* Vectors for which the CPU pushes an error code. */
 #define HAS_ERROR_CODE(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
 
 	.text
 	.balign 16
 trap_common:
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	save_general_registers
 	cld
 	movq %rsp, %rdi
 	call trap_dispatch

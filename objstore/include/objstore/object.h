@@ -49,6 +49,10 @@ int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out)
 /* os_obj_delete -- free the object, its pages and its index entry,
  * whatever its refcount (the caller decides when; see os_obj_unref) */
 int os_obj_delete(struct objstore *os, uint64_t id);
+/* os_obj_delete_keep -- os_obj_delete that leaves at least `keep` bytes of
+ * the log free for the caller: -ERR_NOSPC when the object had to be left
+ * cut part way (or untouched) to keep them; commit and call again */
+int os_obj_delete_keep(struct objstore *os, uint64_t id, uint64_t keep);
 
 /* os_obj_ref -- refcount += delta (delta may be negative); the new count in
  * *count. Reaching 0 does not delete: the caller calls os_obj_delete. */
