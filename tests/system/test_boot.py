@@ -106,8 +106,8 @@ def test_flush_override_the_cpu_lacks_falls_back(machines, image):
 
 @pytest.mark.skipif(not kvm_usable(), reason="/dev/kvm is not usable here")
 def test_kvm_boot(machines, image):
-    m = machines(image=image, size="1G", accel_name="kvm")
-    assert nvm_line(m) == (1024, 0x100000000)
-    m.expect(r"osh> ", timeout=300)
+    m = machines(image=image, size="64M", accel_name="kvm")
+    assert nvm_line(m) == (64, 0x100000000)
+    m.expect(r"osh> ", timeout=600)
     m.send("hello\n")   # system calls work under this hypervisor too
-    m.expect(r"hello from hello, pid \d+\n", timeout=300)
+    m.expect(r"hello from hello, pid \d+\n", timeout=600)
