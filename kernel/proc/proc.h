@@ -134,6 +134,9 @@ void uvm_destroy(struct pctx *p);
 int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why);
 /* uvm_activate -- switch to p's page tables (made on first use) */
 int uvm_activate(struct pctx *p);
+/* uvm_epoch_end -- after a commit: take the write bit from every user page
+ * written in the epoch, so its next write is logged in the new one */
+void uvm_epoch_end(void);
 /* uvm_drop_tables -- free p's page tables (they are only a cache) */
 void uvm_drop_tables(struct pctx *p);
 /* uvm_pages -- pages of memory p has made (anonymous and copied pages) */

@@ -72,6 +72,7 @@ static void commit(void)
 	err = heap_commit();
 	if (err)
 		panic("sched: the commit failed (%d)", err);
+	uvm_epoch_end();
 	last_commit_ns = time_ns();
 	commit_requested = false;
 }

@@ -21,6 +21,16 @@
  * W^X: no mapping is ever writable and executable at once (map and protect
  * refuse it, as the ELF checks refuse such segments).
  *
+ * Epochs: a user page is writable in a page table only after its old
+ * contents went to the undo log in the running epoch. A read fault maps a
+ * page without the write bit; the first write fault of an epoch logs the
+ * page and maps it writable, and remembers it in the epoch's written set
+ * (volatile). At each commit uvm_epoch_end takes the write bit away again
+ * from every page in the set, so the invariant holds from one epoch to the
+ * next: every writable user page table entry belongs to a page logged in
+ * the running epoch, and a power cut rolls user memory back with the rest
+ * of the heap. A full set asks for a commit; the write faults again after it.
+ *
  * Kernel copies to and from user memory (uvm_copy_*) never touch user
  * virtual addresses: they look up the mapping, check its protection as the
  * CPU would, and copy through the heap's kernel mapping, so a bad user
@@ -42,6 +52,20 @@
 /* W^X: no page is ever writable and executable at once */
 #define W_AND_X(prot) (((prot) & (FE_PROT_WRITE | FE_PROT_EXEC)) == \
 		       (FE_PROT_WRITE | FE_PROT_EXEC))
+
+#define WRITTEN_MAX 4096 /* user pages written in one epoch, before a commit is forced */
+
+/* A page made writable in the running epoch (its old bytes are logged). */
+struct written_page {
+	unsigned slot;                 /* process-table slot */
+	uint64_t pt_root;              /* the tables it was mapped in */
+	uint64_t va;
+	uint64_t phys;
+	unsigned prot;                 /* VM_* it is mapped with, write included */
+};
+
+static struct written_page written[WRITTEN_MAX];
+static unsigned written_count;
 
 static uint64_t page_down(uint64_t v)
 {
@@ -408,19 +432,57 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		       : err == -ERR_NOMEM ? "heap full" : "page refused";
 		return err;
 	}
-	if (writable)
-		prot |= VM_WRITE;
 	if (m->prot & FE_PROT_EXEC)
 		prot |= VM_EXEC;
 	err = uvm_activate(p);
-	if (!err)
-		err = arch_pt_map_user_page(p->pt_root, page, heap_phys(off), prot);
+	if (err) {
+		*why = "no DRAM for page tables";
+		return err;
+	}
+	if (writable && (access & UVM_WRITE)) {
+		if (written_count == WRITTEN_MAX) {
+			sched_commit_soon(); /* the write faults again after it */
+			return 0;
+		}
+		heap_log(os_ptr(&kheap, off), PAGE);
+		prot |= VM_WRITE;
+		written[written_count++] = (struct written_page){
+			.slot = p->proc->slot, .pt_root = p->pt_root, .va = page,
+			.phys = heap_phys(off), .prot = prot,
+		};
+	}
+	err = arch_pt_map_user_page(p->pt_root, page, heap_phys(off), prot);
 	if (err) {
 		*why = "no DRAM for page tables";
 		return err;
 	}
 	arch_tlb_flush_page(page);
 	return 0;
+}
+
+/* uvm_epoch_end -- the epoch committed: every page written in it becomes
+ * read-only again in the tables it was written through */
+void uvm_epoch_end(void)
+{
+	for (unsigned i = 0; i < written_count; i++) {
+		const struct written_page *w = &written[i];
+		struct pctx *p = proc_slot(w->slot);
+
+		uint64_t phys;
+		unsigned prot;
+
+		/* Tables dropped or remade since, or the entry unmapped or
+		 * replaced: nothing of this write is left to protect. */
+		if (!p || p->pt_root != w->pt_root ||
+		    arch_pt_lookup_user(w->pt_root, w->va, &phys, &prot) ||
+		    phys != w->phys)
+			continue;
+		if (arch_pt_map_user_page(w->pt_root, w->va, w->phys,
+					  w->prot & ~(unsigned)VM_WRITE))
+			arch_pt_unmap_user(w->pt_root, w->va, PAGE);
+		arch_tlb_flush_page(w->va);
+	}
+	written_count = 0;
 }
 
 /*
