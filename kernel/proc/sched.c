@@ -197,6 +197,29 @@ static int pick_next(void)
 	return -1;
 }
 
+/* note_resumed -- the first thread of this power-on is loaded (or the CPU
+ * idles: every thread waits): say how long the power-on took, from the
+ * kernel's first instruction */
+static void note_resumed(void)
+{
+	uint64_t cycles = arch_cycles() - kernel_entry_tsc;
+	struct os_stats st;
+
+	resumed = true;
+	if (heap_genesis()) {
+		pr_info("ferrite: genesis complete in %llu us\n",
+			(unsigned long long)(time_cycles_to_ns(cycles) / 1000));
+		return;
+	}
+	ckpt.resume_cycles = cycles;
+	ckpt.resume_ns = time_cycles_to_ns(cycles);
+	os_stats(&kheap, &st);
+	pr_info("ferrite: resumed at epoch %llu (rolled back %llu records, %llu KiB) in %llu us\n",
+		(unsigned long long)st.epoch, (unsigned long long)st.rolled_back,
+		(unsigned long long)((st.rolled_back_bytes + 1023) >> 10),
+		(unsigned long long)(ckpt.resume_ns / 1000));
+}
+
 /* switch_to_next -- load the next runnable thread into the frame, idling until one is */
 static void switch_to_next(struct trap_frame *tf)
 {
@@ -217,6 +240,8 @@ static void switch_to_next(struct trap_frame *tf)
 			continue;
 		}
 		if (slot < 0) {
+			if (!resumed)
+				note_resumed(); /* everything waits: resumed all the same */
 			if (!proc_count()) {
 				pr_info("ferrite: no processes to run\n");
 				commit();
@@ -239,28 +264,6 @@ static void switch_to_next(struct trap_frame *tf)
 		need_resched = false;
 		return;
 	}
-}
-
-/* note_resumed -- the first thread of this power-on is loaded: say how
- * long the power-on took, from the kernel's first instruction */
-static void note_resumed(void)
-{
-	uint64_t cycles = arch_cycles() - kernel_entry_tsc;
-	struct os_stats st;
-
-	resumed = true;
-	if (heap_genesis()) {
-		pr_info("ferrite: genesis complete in %llu us\n",
-			(unsigned long long)(time_cycles_to_ns(cycles) / 1000));
-		return;
-	}
-	ckpt.resume_cycles = cycles;
-	ckpt.resume_ns = time_cycles_to_ns(cycles);
-	os_stats(&kheap, &st);
-	pr_info("ferrite: resumed at epoch %llu (rolled back %llu records, %llu KiB) in %llu us\n",
-		(unsigned long long)st.epoch, (unsigned long long)st.rolled_back,
-		(unsigned long long)((st.rolled_back_bytes + 1023) >> 10),
-		(unsigned long long)(ckpt.resume_ns / 1000));
 }
 
 /* kernel_exit_to_user -- choose the thread the frame returns to */
