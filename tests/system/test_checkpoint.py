@@ -86,7 +86,7 @@ def test_epoch_reports_checkpoint_figures(machines, image):
     m.expect(r"osh> ", timeout=60, start=len(m.output))
     fig = epoch_figures(m)
     assert fig["period_us"] == 1000.0   # the default, ckpt=1000
-    assert fig["commits"] >= fig["power_on_commits"] >= 100
+    assert fig["commits"] >= fig["power_on_commits"] >= 5
     assert 0 < fig["pause_mean"] <= fig["pause_max"]
     assert fig["pages_mean"] >= 1       # the counter's stack and data pages
     assert "power-on 1: genesis" in fig["text"]
