@@ -163,13 +163,13 @@ static void store_sent(uint64_t sent)
 	arch_fence();
 }
 
-/* console_release -- send the committed output, a line at a time */
+/* console_release -- send the committed output, a line at a time; wake
+ * writers waiting for room (also when nothing was left to send: after a
+ * power cut they may be waiting for a release that already happened) */
 void console_release(void)
 {
 	uint64_t queued = con->out_queued; /* all committed: called after a commit */
 
-	if (con->out_sent == queued)
-		return;
 	while (con->out_sent < queued) {
 		uint64_t span, n;
 		char *at = ring_at(con->out_ring, KCONSOLE_OUT_BYTES,
