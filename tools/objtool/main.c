@@ -20,7 +20,7 @@
 
 static const struct command *const commands[] = {
 	&cmd_info, &cmd_ls, &cmd_stat, &cmd_cat, &cmd_export, &cmd_import,
-	&cmd_rm, &cmd_mv, &cmd_check, &cmd_create,
+	&cmd_rm, &cmd_mv, &cmd_fill, &cmd_check, &cmd_create,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
