@@ -413,8 +413,8 @@ static void put_text(const char *cmd, int argc, char **argv, bool append)
 		err = fe_obj_stat((int32_t)h, &st);
 	if (err >= 0)
 		at = append ? st.size : 0;
-	if (err >= 0 && !append)
-		err = fe_obj_resize((int32_t)h, len);
+	if (err >= 0)  /* writes never grow an object: resize first */
+		err = fe_obj_resize((int32_t)h, at + len);
 	if (err >= 0)
 		err = fe_obj_write((int32_t)h, at, io_buf, len);
 	if (err >= 0 && (size_t)err != len)

@@ -156,11 +156,12 @@ static void set_line(const char *text)
 	redraw();
 }
 
-/* too_long -- say once per line that it cannot grow */
+/* too_long -- say once per line that it cannot grow (later bytes drop silently) */
 static void too_long(void)
 {
-	if (!ed.said_too_long)
-		out_printf("\nosh: a line holds at most %d bytes\n", OSH_LINE_MAX);
+	if (ed.said_too_long)
+		return;
+	out_printf("\nosh: a line holds at most %d bytes\n", OSH_LINE_MAX);
 	ed.said_too_long = true;
 	redraw();
 }

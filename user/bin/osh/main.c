@@ -108,15 +108,9 @@ static void run_line(const char *line)
 {
 	static struct words w;
 	const struct builtin *b;
-	long status = shell_status;
-
+	if (!parse_line(line, &w) || w.count == 0)
+		return;          /* an empty line keeps $? */
 	shell_status = 0;
-	if (!parse_line(line, &w))
-		return;
-	if (w.count == 0) {
-		shell_status = status; /* an empty line keeps $? */
-		return;
-	}
 	b = find_builtin(w.word[0]);
 	if (b != NULL)
 		run_builtin(b, &w);
