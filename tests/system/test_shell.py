@@ -203,7 +203,7 @@ def test_background_ps_kill_jobs_wait(osh):
     pid = re.fullmatch(r"\[(\d+)\] started\n", out).group(1)
     ps = cmd(osh, "ps")
     assert ps.splitlines()[0].split() == ["PID", "PARENT", "STATE", "CPU_MS", "PAGES", "NAME"]
-    assert re.search(r"^\s*%s\s+\d+\s+(running|blocked)\s+\d+\s+\d+\s+counter$" % pid, ps, re.M), ps
+    assert re.search(r"^\s*%s\s+\d+\s+(runnable|blocked)\s+\d+\s+\d+\s+counter$" % pid, ps, re.M), ps
     assert re.search(r"^\s*\d+\s+0\s+\w+\s+\d+\s+\d+\s+osh$", ps, re.M), ps
     assert "[%s] running  counter 1 100000\n" % pid == cmd(osh, "jobs")
     out = cmd(osh, "kill " + pid)                   # reported at a prompt

@@ -228,7 +228,7 @@ static const char *state_name(uint32_t state)
 {
 	switch (state) {
 	case FE_PROC_RUNNABLE:
-		return "running";
+		return "runnable";
 	case FE_PROC_BLOCKED:
 		return "blocked";
 	case FE_PROC_EXITED:
