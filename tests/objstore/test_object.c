@@ -1416,6 +1416,109 @@ CHECK_TEST(app_roots_name_live_objects)
 	free(base);
 }
 
+/* --- what a transaction may write, and who owns a byte -------------------- */
+
+/* Ranges os_tx_each_range reported, as a byte map over the heap. */
+struct covered {
+	uint8_t *map;                  /* 1: inside some record's range */
+	uint64_t size, ranges;
+};
+
+/* cover -- os_tx_each_range's callback: mark one range */
+static void cover(void *ctx, uint64_t off, uint64_t len)
+{
+	struct covered *c = ctx;
+
+	CHECK(off + len <= c->size);
+	memset(c->map + off, 1, len);
+	c->ranges++;
+}
+
+/* unlogged_changes -- bytes outside the superblock and the log that differ
+ * from `before` and lie in no range of the running transaction */
+static uint64_t unlogged_changes(const struct objstore *os, const uint8_t *before)
+{
+	struct covered c = { calloc(1, os->size), os->size, 0 };
+	uint64_t log_end = os->sb->log_offset + os->sb->log_size, count = 0;
+
+	CHECK_EQ(os_tx_each_range(os, cover, &c), 0);
+	CHECK(c.ranges > 0);
+	for (uint64_t off = os->sb->root_offset; off < os->size; off++) {
+		if (off >= os->sb->log_offset && off < log_end)
+			continue;
+		if (os->base[off] != before[off] && !c.map[off])
+			count++;
+	}
+	free(c.map);
+	return count;
+}
+
+CHECK_TEST(every_changed_byte_lies_in_a_range_of_the_transaction)
+{
+	uint64_t size = 603 * PAGE, blob, small;
+	uint8_t *shadow = malloc(size), *before = malloc(HEAP);
+
+	for (int op = 0; op < OP_COUNT; op++) {
+		struct objstore os;
+		void *base = undo_fixture(&os, &blob, &small, shadow, size);
+
+		CHECK_EQ(os_tx_each_range(&os, cover, NULL), -ERR_INVAL); /* no transaction */
+		memcpy(before, base, HEAP);
+		CHECK_EQ(os_tx_begin(&os), 0);
+		run_op(&os, op, blob, small);
+		if (unlogged_changes(&os, before))
+			printf("    op %d changed bytes it did not log\n", op);
+		CHECK_EQ(unlogged_changes(&os, before), 0);
+		CHECK_EQ(os_tx_commit(&os), 0);
+		free(base);
+	}
+	free(before);
+	free(shadow);
+}
+
+CHECK_TEST(owner_names_the_object_holding_a_byte)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	struct os_obj_where w;
+	struct os_obj_header *h;
+	uint64_t code, proc, pg, top;
+
+	CHECK_EQ(os_obj_owner(&os, os.sb->root_offset, &w), -ERR_NOENT); /* no object yet */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_CODE, 600 * PAGE, &code), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_PROCESS, 100, &proc), 0);
+	CHECK_EQ(os_obj_page(&os, code, 513, true, &pg), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+
+	h = header_of(&os, code);
+	CHECK_EQ(os_obj_owner(&os, os_off(&os, h) + 8, &w), 0);
+	CHECK_EQ(w.id, code);
+	CHECK_EQ(w.type, OS_TYPE_CODE);
+	CHECK_EQ(w.part, OS_PART_HEADER);
+	CHECK_EQ(w.offset, 8);
+	CHECK_EQ(os_obj_owner(&os, pg + 7, &w), 0);
+	CHECK_EQ(w.id, code);
+	CHECK_EQ(w.part, OS_PART_DATA);
+	CHECK_EQ(w.offset, 513 * PAGE + 7);
+	top = h->data;                 /* depth 2: the top index page */
+	CHECK_EQ(os_obj_owner(&os, top + 16, &w), 0);
+	CHECK_EQ(w.part, OS_PART_INDEX);
+	CHECK_EQ(w.offset, 16);
+	CHECK_EQ(os_obj_owner(&os, os_off(&os, os_obj_data(&os, proc)) + 99, &w), 0);
+	CHECK_EQ(w.id, proc);
+	CHECK_EQ(w.type, OS_TYPE_PROCESS);
+	CHECK_EQ(w.part, OS_PART_DATA);
+	CHECK_EQ(w.offset, 99);
+	/* Neither the root block nor the id index belongs to an object. */
+	CHECK_EQ(os_obj_owner(&os, os.sb->root_offset, &w), -ERR_NOENT);
+	CHECK_EQ(os_obj_owner(&os, os.root->index_root, &w), -ERR_NOENT);
+	CHECK_STR_EQ(os_obj_type_name(OS_TYPE_PROCESS), "process");
+	CHECK_STR_EQ(os_obj_type_name(0), "?");
+	CHECK_STR_EQ(os_obj_type_name(OS_TYPE_MAX + 1), "?");
+	free(base);
+}
+
 int main(void)
 {
 	return check_run_all();
