@@ -40,7 +40,7 @@ KILL_LINES = [
 
 def power_on(machines, image):
     """A power-on of the image (made on first use) with the log checker."""
-    return machines(image=image, size=HEAP, boot="kernel", append="logcheck")
+    return machines(image=image, size=HEAP, boot="kernel", append="logcheck panic=exit")
 
 
 def objtool(image, *args, check=True):

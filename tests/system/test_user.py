@@ -19,7 +19,7 @@ PROMPT = r"osh> "
 @pytest.fixture
 def osh(machines, image):
     """A fresh machine at its first osh prompt, checking every commit."""
-    m = machines(image=image, size="32M", boot="kernel", append="logcheck")
+    m = machines(image=image, size="32M", boot="kernel", append="logcheck panic=exit")
     m.expect(PROMPT, timeout=STEP_TIMEOUT)
     return m
 
