@@ -8,6 +8,9 @@
 
 #define TICK_HZ 1000
 
+/* The TSC when the loader handed the kernel the CPU (boot/boot.S). */
+extern uint64_t kernel_entry_tsc;
+
 /* time_init -- start the periodic tick; time_ns counts from here */
 void time_init(void);
 
