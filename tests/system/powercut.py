@@ -234,7 +234,7 @@ class LineChecker:
             in_flight = fragment == "" and i == len(numbered) - 1
             problem = seq.feed(poweron, n, in_flight)
             if problem:
-                problems.append("%s: %s; its lines before (number@power-on): "
+                problems.append("%s: %s; its last lines (number@power-on): "
                                 "%s" % (seq.program.name, problem,
                                         seq.context()))
         for seq in self.sequences:
