@@ -300,15 +300,22 @@ class Campaign:
         return Machine(image=self.image, size=IMAGE_SIZE, boot="kernel")
 
     def _genesis(self):
-        """The first power-on: type the workload, wait for every first line."""
+        """The first power-on: type the workload, wait for every first line.
+
+        The command lines are typed all at once, before the first program
+        runs. osh echoes a line as it reads it (the kernel's line editor),
+        so a line whose bytes have all arrived is echoed in one piece; a
+        line typed while programs print could reach osh in pieces, with a
+        program's line between them in the output."""
         m = self._start()
         try:
             m.expect(PROMPT, timeout=STEP_TIMEOUT)
-            for p in WORKLOAD:
-                start = len(m.output)
-                m.send(p.command.format(seed=self.seed) + "\n")
-                m.expect(r"\[\d+\] started\n", timeout=STEP_TIMEOUT,
-                         start=start)
+            start = len(m.output)
+            m.send("".join(p.command.format(seed=self.seed) + "\n"
+                           for p in WORKLOAD))
+            for _ in WORKLOAD:
+                start = m.expect(r"\[\d+\] started\n", timeout=STEP_TIMEOUT,
+                                 start=start).end()
             for p in WORKLOAD:
                 m.expect(r"^(?:%s)*%s$" % (PROMPT, p.regex.pattern),
                          timeout=STEP_TIMEOUT)
