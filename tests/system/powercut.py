@@ -364,9 +364,9 @@ class Campaign:
             self.marks[name].append(now - t0)
             if name == anchor:
                 cut_at = now + offset
-        if cut_at is None:    # a kernel that never resumes, or hangs before
-            self._fail("power-on %d: no %s mark within %d s" % (
-                self.poweron, anchor, STEP_TIMEOUT))
+        if cut_at is None:    # a kernel that never resumes, or no QEMU at all
+            self._fail("power-on %d: no %s mark within %d s; its output:\n%s"
+                       % (self.poweron, anchor, STEP_TIMEOUT, m.output))
             return time.monotonic() - t0
         left = cut_at - time.monotonic()
         if left > 0:
