@@ -3,6 +3,7 @@
 #   make            build the kernel, the ISO and the host tools
 #   make run        build, then power Ferrite on in QEMU (tools/run-qemu)
 #   make test       build, then run every test; ends with one summary line
+#   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...)
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
@@ -36,7 +37,8 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
-.PHONY: all kernel iso tools objstore run test unit-test system-test clean deps
+.PHONY: all kernel iso tools objstore run test unit-test system-test torture \
+	clean deps
 all: kernel user iso tools
 
 kernel: $(BUILD)/ferrite.elf
@@ -113,6 +115,13 @@ unit-test: $(UNIT_TESTS)
 
 system-test: all plant
 	@$(PYTHON) tests/run-all --system-only
+
+# The long form of the power-cut campaign (docs/powercut.md): CUTS random
+# power cuts under the mixed workload, SEED to replay a run; the image and
+# the console log of every power-on are left in build/torture/.
+CUTS := 200
+torture: deps all
+	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
 
 clean:
 	rm -rf $(BUILD)
