@@ -111,6 +111,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 
 	kmain_tsc = arch_cycles();
 	uart_init();
+	printk_defer();
 	if (bootinfo_parse(boot_magic, boot_info_phys, &boot_info)) {
 		pr_err("boot: not started by a multiboot loader (magic %#x)\n",
 		       boot_magic);
@@ -141,6 +142,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	uart_enable_receive_interrupt();
 	arch_interrupts_enable();
 
+	if (cmdline_has("crash") || cmdline_has("selftest"))
+		printk_flush(); /* tests read the lines as they come */
 	if (cmdline_is("crash", "panic"))
 		panic("crash=panic on the command line");
 	if (cmdline_has("crash"))
@@ -151,6 +154,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		halt_forever();
 	proc_init();
 	stamp("proc");
+	printk_flush();
+	stamp("log");
 	print_profile();
 	time_check_start();
 	sched_start();
