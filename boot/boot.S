@@ -69,9 +69,12 @@ mb2_header_end:
 boot_entry32:
 	cli
 	cld
-	movl $PHYS(boot_stack_top), %esp
 	movl %eax, %edi           /* kmain's first argument: the magic */
 	movl %ebx, %esi           /* second: the boot information */
+	rdtsc                     /* the moment the kernel got the CPU */
+	movl %eax, PHYS(kernel_entry_tsc)
+	movl %edx, PHYS(kernel_entry_tsc) + 4
+	movl $PHYS(boot_stack_top), %esp
 
 	/* Long mode: CPUID leaf 0x80000001, EDX bit 29. */
 	movl $0x80000000, %eax
@@ -197,6 +200,12 @@ higher_half:
 6:	cli
 	hlt
 	jmp 6b
+
+	.data
+	.balign 8
+	.globl kernel_entry_tsc
+kernel_entry_tsc:
+	.quad 0
 
 	.bss
 	.balign 4096

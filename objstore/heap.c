@@ -336,4 +336,5 @@ void os_stats(const struct objstore *os, struct os_stats *out)
 	out->log_used = os->log_tail;
 	out->log_high_water = os->log_high_water;
 	out->rolled_back = os->rolled_back;
+	out->rolled_back_bytes = os->rolled_back_bytes;
 }

@@ -233,6 +233,7 @@ uint64_t os_rollback(struct objstore *os)
 {
 	uint64_t epoch = os->sb->committed_epoch + 1, pos, undone = 0;
 
+	os->rolled_back_bytes = 0;
 	if (!last_record(os, epoch, &pos))
 		return 0;
 	for (;;) {
@@ -241,6 +242,7 @@ uint64_t os_rollback(struct objstore *os)
 		if (e->kind == OS_LOG_UNDO) {
 			memcpy(os->base + e->offset, e + 1, e->length);
 			os_flush(os, os->base + e->offset, e->length);
+			os->rolled_back_bytes += e->length;
 			undone++;
 		}
 		if (pos == 0)

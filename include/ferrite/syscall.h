@@ -233,6 +233,20 @@ struct fe_sysinfo {
 	uint64_t log_size;
 	uint64_t log_used;
 	uint64_t log_high_water;
+	/* Checkpoints (docs/checkpoints.md). Figures "since this power-on"
+	 * start again at every power-on. */
+	uint64_t ckpt_period_ns;    /* ckpt= on the command line (default 1 ms); 0: no periodic commits */
+	uint64_t ckpt_interval_ns;  /* the interval in force (the period, stretched so checkpoint work stays ~<= 10%) */
+	uint64_t pause_last_ns;     /* the last commit: user code stopped -> resumed */
+	uint64_t pause_max_ns;      /* since this power-on */
+	uint64_t pause_mean_ns;     /* since this power-on */
+	uint64_t power_on_commits;  /* commits since this power-on */
+	uint64_t pages_last;        /* user pages logged in the last committed epoch */
+	uint64_t pages_mean;        /* per commit, since this power-on */
+	uint64_t resume_cycles;     /* this power-on: kernel entry -> first user thread loaded (TSC); 0 at genesis */
+	uint64_t resume_ns;
+	uint64_t rolled_back_records; /* this power-on's rollback */
+	uint64_t rolled_back_bytes;
 };
 
 #endif

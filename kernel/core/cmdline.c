@@ -25,7 +25,7 @@ static unsigned word_count;
 
 /* Every key the kernel reads; see docs/cmdline.md. */
 static const char *const known_keys[] = {
-	"panic", "loglevel", "flush", "selftest", "crash", "nvm.min", "import",
+	"panic", "loglevel", "flush", "selftest", "crash", "nvm.min", "import", "ckpt",
 };
 
 /* cmdline_init -- keep a copy of the loader's command line and parse it */

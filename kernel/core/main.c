@@ -43,14 +43,13 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys);
 static struct boot_info boot_info;
 static struct nvm nvm;
 
-/* The power-on profile: the TSC when kmain began and after each step. */
+/* The power-on profile: the TSC after each step, from kernel_entry_tsc. */
 #define PROFILE_STEPS 16
 static struct {
 	const char *step;
 	uint64_t tsc;
 } profile[PROFILE_STEPS];
 static unsigned profile_count;
-static uint64_t kmain_tsc;
 
 /* stamp -- note that power-on step `step` ends now */
 static void stamp(const char *step)
@@ -62,7 +61,7 @@ static void stamp(const char *step)
 /* print_profile -- the TSC cycles each power-on step took (loglevel=7) */
 static void print_profile(void)
 {
-	uint64_t prev = kmain_tsc;
+	uint64_t prev = kernel_entry_tsc;
 
 	for (unsigned i = 0; i < profile_count; i++) {
 		pr_debug("power-on: %-10s %12llu cycles\n", profile[i].step,
@@ -70,8 +69,8 @@ static void print_profile(void)
 		prev = profile[i].tsc;
 	}
 	pr_debug("power-on: %-10s %12llu cycles (%llu us)\n", "total",
-		 (unsigned long long)(prev - kmain_tsc),
-		 (unsigned long long)(time_cycles_to_ns(prev - kmain_tsc) / 1000));
+		 (unsigned long long)(prev - kernel_entry_tsc),
+		 (unsigned long long)(time_cycles_to_ns(prev - kernel_entry_tsc) / 1000));
 }
 
 /* apply_loglevel -- loglevel=N (0..7) from the command line */
@@ -109,7 +108,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 {
 	bool heap_ok;
 
-	kmain_tsc = arch_cycles();
+	stamp("boot");
 	uart_init();
 	printk_defer();
 	if (bootinfo_parse(boot_magic, boot_info_phys, &boot_info)) {

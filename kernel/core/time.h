@@ -9,6 +9,9 @@
 
 #define TICK_HZ 1000
 
+/* The TSC when the loader handed the kernel the CPU (boot/boot.S). */
+extern uint64_t kernel_entry_tsc;
+
 /* time_init -- the clock rates (remembered in the heap when heap_init
  * succeeded before, else calibrated and stored), then the periodic tick;
  * time_ns counts from here */

@@ -1,12 +1,29 @@
 /*
- * console_io.c -- the console for programs: typed input, line editing, output.
+ * console_io.c -- the console for programs: persistent input and output
+ * queues, output commit, line editing.
  *
- * Typed bytes arrive in the UART's receive ring (an interrupt fills it);
- * console_input_poll, called at every return to user mode and while idle,
- * moves them into `typed` (volatile, like the UART ring: the persistent
- * input queue arrives with output commit in the checkpoint issue) and
- * acts on Ctrl-C at once: it kills the foreground process (SYS_CONSOLE_FG)
- * if there is one, else it is passed on like any byte.
+ * Both queues live in the heap (struct kconsole, kobj.h), so they are part
+ * of the epoch like everything else:
+ *
+ *  - Output commit. Whatever a program writes, and whatever the kernel says
+ *    on its behalf (echo, ^C, "[pid name] killed: ..."), is appended to the
+ *    output queue, logged. It reaches the UART only in console_release,
+ *    right after the epoch that queued it committed. So nothing a person
+ *    saw can be undone by a power cut: a counter prints each number once.
+ *    Release moves the durable `out_sent` cursor after every line (one
+ *    8-byte store, flushed and fenced, outside the log), so releasing is
+ *    idempotent: after a cut at most the line that was going out repeats.
+ *    A writer finding the queue full blocks (KWAIT_CONSOLE_OUT) and asks
+ *    for a commit; release wakes it.
+ *
+ *  - Input. console_input_poll, called at every return to user mode and
+ *    while idle, moves bytes from the UART's receive ring (volatile) into
+ *    the input queue (logged) and acts on Ctrl-C at once: it kills the
+ *    foreground process (SYS_CONSOLE_FG) if there is one, else it is
+ *    queued like any byte. Consuming input advances in_read (logged), so
+ *    input read in epoch E is consumed durably with E; bytes typed in an
+ *    epoch that never committed are lost with it -- and so is their echo,
+ *    which was never sent: a keystroke whose echo a person saw is never lost.
  *
  * FE_CONSOLE_LINE reads edit the line in the kernel root (persistent, so a
  * half-typed line outlives a power cut): printable bytes are echoed and
@@ -15,27 +32,220 @@
  */
 #include <string.h>
 
+#include "arch/arch.h"
+#include "core/heap.h"
+#include "core/panic.h"
 #include "dev/uart.h"
+#include "errstr.h"
 #include "ferrite/errors.h"
+#include "objstore/object.h"
 #include "proc/proc.h"
 
-#define TYPED_MAX 1024
 #define CTRL_C 0x03
 #define CTRL_U 0x15
-#define WRITE_CHUNK 256
+#define PAGE FE_PAGE_SIZE
+#define ECHO_MAX 3                     /* the most bytes one typed byte echoes */
+#define POLL_BATCH 256                 /* typed bytes queued at once */
 
-static char typed[TYPED_MAX];
-static unsigned typed_head, typed_count;
+/* The console object (volatile pointer into the heap, set by console_init). */
+static struct kconsole *con;
 
-/* take -- the oldest typed byte, if any */
-static bool take(char *c)
+/* ring_at -- the kernel address of byte `pos` of a ring object, and how
+ * many bytes of the same page follow it (at most `len`) */
+static char *ring_at(uint64_t ring, uint64_t size, uint64_t pos, uint64_t len,
+		     uint64_t *span)
 {
-	if (!typed_count)
-		return false;
-	*c = typed[typed_head];
-	typed_head = (typed_head + 1) % TYPED_MAX;
-	typed_count--;
-	return true;
+	uint64_t at = pos % size, off;
+	int err = os_obj_page(&kheap, ring, at / PAGE, false, &off);
+
+	/* Invariant: console_init allocated every page of both rings. */
+	if (err)
+		panic("console: ring object %llu lost its page %llu: %s",
+		      (unsigned long long)ring, (unsigned long long)(at / PAGE),
+		      err_name(err));
+	*span = PAGE - at % PAGE < len ? PAGE - at % PAGE : len;
+	return (char *)os_ptr(&kheap, off) + at % PAGE;
+}
+
+/* new_ring -- an anonymous object of `size` bytes with every page allocated */
+static uint64_t new_ring(uint64_t size)
+{
+	uint64_t id, off;
+	int err = os_obj_create(&kheap, OS_TYPE_ANON, size, &id);
+
+	for (uint64_t i = 0; !err && i < size / PAGE; i++)
+		err = os_obj_page(&kheap, id, i, true, &off);
+	if (err)
+		panic("console: no room in the heap for the console queues: %s",
+		      err_str(err));
+	return id;
+}
+
+/* console_init -- find (or at genesis make) the console's queues */
+void console_init(void)
+{
+	uint64_t id;
+	void *data;
+	int err;
+
+	if (!kroot->console) {
+		err = kobj_new(OS_TYPE_KERNEL, sizeof(*con), KCONSOLE_MAGIC, &id,
+			       &data);
+		if (err)
+			panic("console: no room in the heap for the console: %s",
+			      err_str(err));
+		KLOG(&kroot->console);
+		kroot->console = id;
+		con = data;
+		con->out_ring = new_ring(KCONSOLE_OUT_BYTES);
+		con->in_ring = new_ring(KCONSOLE_IN_BYTES);
+		return;
+	}
+	con = kobj_data(kroot->console, OS_TYPE_KERNEL, KCONSOLE_MAGIC);
+	if (!con || con->out_sent > con->out_queued ||
+	    con->out_queued - con->out_sent > KCONSOLE_OUT_BYTES ||
+	    con->in_read > con->in_queued ||
+	    con->in_queued - con->in_read > KCONSOLE_IN_BYTES)
+		panic("console: the heap's console object (%llu) is missing or damaged",
+		      (unsigned long long)kroot->console);
+}
+
+/* --- output ------------------------------------------------------------- */
+
+/* out_room -- bytes the output queue can take now */
+static uint64_t out_room(void)
+{
+	return KCONSOLE_OUT_BYTES - (con->out_queued - con->out_sent);
+}
+
+/* queue_out -- append up to `len` bytes from `src` (kernel memory, or
+ * user memory of p when p is not NULL); bytes queued, or an error if none */
+static int64_t queue_out(struct pctx *p, const void *src, uint64_t buf,
+			 uint64_t len)
+{
+	uint64_t done = 0, span;
+
+	if (len > out_room())
+		len = out_room();
+	while (done < len) {
+		char *at = ring_at(con->out_ring, KCONSOLE_OUT_BYTES,
+				   con->out_queued + done, len - done, &span);
+
+		heap_log(at, span);
+		if (!p) {
+			memcpy(at, (const char *)src + done, span);
+		} else {
+			int err = uvm_copy_in(p, at, buf + done, span);
+
+			if (err && !done)
+				return err;
+			if (err)
+				break;
+		}
+		done += span;
+	}
+	KLOG(&con->out_queued);
+	con->out_queued += done;
+	return (int64_t)done;
+}
+
+/* console_emit -- kernel text for the console, after what is queued */
+size_t console_emit(const char *text, size_t len)
+{
+	return (size_t)queue_out(NULL, text, 0, len);
+}
+
+/* store_sent -- move the durable "sent" cursor: one store, flushed, fenced */
+static void store_sent(uint64_t sent)
+{
+	__atomic_store_n(&con->out_sent, sent, __ATOMIC_RELEASE);
+	arch_flush_range(&con->out_sent, sizeof(con->out_sent));
+	arch_fence();
+}
+
+/* console_release -- send the committed output, a line at a time; wake
+ * writers waiting for room (also when nothing was left to send: after a
+ * power cut they may be waiting for a release that already happened) */
+void console_release(void)
+{
+	uint64_t queued = con->out_queued; /* all committed: called after a commit */
+
+	while (con->out_sent < queued) {
+		uint64_t span, n;
+		char *at = ring_at(con->out_ring, KCONSOLE_OUT_BYTES,
+				   con->out_sent, queued - con->out_sent, &span);
+		char *nl = memchr(at, '\n', span);
+
+		n = nl ? (uint64_t)(nl - at) + 1 : span;
+		uart_write(at, n);
+		store_sent(con->out_sent + n);
+	}
+	sched_wake(KWAIT_CONSOLE_OUT, 0);
+}
+
+/* console_write -- SYS_CONSOLE_WRITE: up to FE_IO_MAX bytes, as many as
+ * the output queue takes; blocks while it is full */
+int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
+		      uint64_t len)
+{
+	if (len > FE_IO_MAX)
+		len = FE_IO_MAX;
+	if (!len)
+		return 0;
+	if (uvm_check(p, buf, len, UVM_READ))
+		return -ERR_FAULT;
+	if (!out_room()) {
+		sched_commit_soon(); /* its release makes room */
+		sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
+		return SYSCALL_BLOCKED;
+	}
+	return queue_out(p, NULL, buf, len);
+}
+
+/* --- input -------------------------------------------------------------- */
+
+/* in_count -- typed bytes not yet consumed */
+static uint64_t in_count(void)
+{
+	return con->in_queued - con->in_read;
+}
+
+/* copy_in_queue -- the first `len` unconsumed bytes into dst */
+static void copy_in_queue(char *dst, uint64_t len)
+{
+	uint64_t done = 0, span;
+
+	while (done < len) {
+		const char *at = ring_at(con->in_ring, KCONSOLE_IN_BYTES,
+					 con->in_read + done, len - done, &span);
+
+		memcpy(dst + done, at, span);
+		done += span;
+	}
+}
+
+/* consume -- the first `n` unconsumed bytes are read */
+static void consume(uint64_t n)
+{
+	KLOG(&con->in_read);
+	con->in_read += n;
+}
+
+/* keep_typed -- append typed bytes to the input queue */
+static void keep_typed(const char *bytes, uint64_t len)
+{
+	uint64_t done = 0, span;
+
+	while (done < len) {
+		char *at = ring_at(con->in_ring, KCONSOLE_IN_BYTES,
+				   con->in_queued + done, len - done, &span);
+
+		heap_log(at, span);
+		memcpy(at, bytes + done, span);
+		done += span;
+	}
+	KLOG(&con->in_queued);
+	con->in_queued += len;
 }
 
 /* interrupt_foreground -- Ctrl-C: kill the foreground process; whether there was one */
@@ -46,7 +256,7 @@ static bool interrupt_foreground(void)
 
 	if (!p)
 		return false;
-	uart_write("^C\n", 3);
+	console_emit("^C\n", 3);
 	proc_end(p, FE_EXIT_INTERRUPT, 0, "interrupted (Ctrl-C)");
 	return true;
 }
@@ -54,55 +264,67 @@ static bool interrupt_foreground(void)
 /* console_input_poll -- take typed bytes from the UART; wake readers */
 void console_input_poll(void)
 {
-	bool arrived = false;
+	char bytes[POLL_BATCH];
+	uint64_t n = 0, kept = 0;
 	char c;
 
 	while (uart_read_byte(&c)) {
 		if (c == CTRL_C && interrupt_foreground())
 			continue;
-		if (typed_count == TYPED_MAX)
+		if (in_count() + n == KCONSOLE_IN_BYTES)
 			continue; /* nobody reads: drop, like a full UART FIFO */
-		typed[(typed_head + typed_count) % TYPED_MAX] = c;
-		typed_count++;
-		arrived = true;
+		bytes[n++] = c;
+		if (n == POLL_BATCH) {
+			keep_typed(bytes, n);
+			kept += n;
+			n = 0;
+		}
 	}
-	if (arrived)
+	if (n)
+		keep_typed(bytes, n);
+	if (n || kept)
 		sched_wake(KWAIT_CONSOLE, 0);
 }
 
-/* edit_line -- feed typed bytes to the line editor; whether a line is complete */
+/* erase -- take the last byte off the line being edited, on screen too */
+static void erase(void)
+{
+	KLOG(&kroot->line_len);
+	kroot->line_len--;
+	console_emit("\b \b", 3);
+}
+
+/* edit_line -- feed typed bytes to the line editor; whether a line is
+ * complete. Stops when the output queue could not take the echo. */
 static bool edit_line(void)
 {
 	char c;
 
-	while (!kroot->line_ready && take(&c)) {
+	while (!kroot->line_ready && in_count() && out_room() >= ECHO_MAX) {
+		copy_in_queue(&c, 1);
+		consume(1);
 		if (c == '\r' || c == '\n') {
-			uart_write("\n", 1);
+			console_emit("\n", 1);
 			KLOG(&kroot->line_ready);
 			kroot->line_ready = 1;
 		} else if (c == CTRL_C) {
-			uart_write("^C\n", 3);
+			console_emit("^C\n", 3);
 			KLOG(&kroot->line_len);
 			kroot->line_len = 0;
 			KLOG(&kroot->line_ready);
 			kroot->line_ready = 1;
 		} else if ((c == 0x7f || c == '\b') && kroot->line_len) {
-			KLOG(&kroot->line_len);
-			kroot->line_len--;
-			uart_write("\b \b", 3);
+			erase();
 		} else if (c == CTRL_U) {
-			while (kroot->line_len) {
-				KLOG(&kroot->line_len);
-				kroot->line_len--;
-				uart_write("\b \b", 3);
-			}
+			while (kroot->line_len && out_room() >= ECHO_MAX)
+				erase();
 		} else if ((unsigned char)c >= ' ' && c != 0x7f &&
 			   kroot->line_len < KCONSOLE_LINE_MAX) {
 			KLOG(&kroot->line[kroot->line_len]);
 			kroot->line[kroot->line_len] = c;
 			KLOG(&kroot->line_len);
 			kroot->line_len++;
-			uart_write(&c, 1);
+			console_emit(&c, 1);
 		}
 	}
 	return kroot->line_ready;
@@ -119,7 +341,12 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	if (!edit_line()) {
 		if (nonblock)
 			return -ERR_AGAIN;
-		sched_block(tf, KWAIT_CONSOLE, 0, 0);
+		if (in_count()) { /* the echo did not fit: wait for the release */
+			sched_commit_soon();
+			sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
+		} else {
+			sched_block(tf, KWAIT_CONSOLE, 0, 0);
+		}
 		return SYSCALL_BLOCKED;
 	}
 	len = kroot->line_len;
@@ -141,24 +368,24 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 static int64_t read_raw(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 			uint64_t cap, bool nonblock)
 {
-	char bytes[TYPED_MAX];
-	unsigned n = 0;
+	char bytes[KCONSOLE_IN_BYTES];
+	uint64_t n = in_count();
 	int err;
 
-	if (!typed_count) {
+	if (!n) {
 		if (nonblock)
 			return -ERR_AGAIN;
 		sched_block(tf, KWAIT_CONSOLE, 0, 0);
 		return SYSCALL_BLOCKED;
 	}
-	for (unsigned i = 0; i < typed_count && n < cap; i++)
-		bytes[n++] = typed[(typed_head + i) % TYPED_MAX];
+	if (n > cap)
+		n = cap;
+	copy_in_queue(bytes, n);
 	err = uvm_copy_out(p, buf, bytes, n);
 	if (err)
 		return err; /* nothing consumed */
-	typed_head = (typed_head + n) % TYPED_MAX;
-	typed_count -= n;
-	return n;
+	consume(n);
+	return (int64_t)n;
 }
 
 /* console_read -- SYS_CONSOLE_READ */
@@ -179,24 +406,4 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	default:
 		return -ERR_INVAL;
 	}
-}
-
-/* console_write -- SYS_CONSOLE_WRITE: up to FE_IO_MAX bytes */
-int64_t console_write(struct pctx *p, uint64_t buf, uint64_t len)
-{
-	char chunk[WRITE_CHUNK];
-	uint64_t done = 0;
-
-	if (len > FE_IO_MAX)
-		len = FE_IO_MAX;
-	while (done < len) {
-		uint64_t n = len - done < WRITE_CHUNK ? len - done : WRITE_CHUNK;
-		int err = uvm_copy_in(p, chunk, buf + done, n);
-
-		if (err)
-			return done ? (int64_t)done : err;
-		uart_write(chunk, n);
-		done += n;
-	}
-	return (int64_t)done;
 }

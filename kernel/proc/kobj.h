@@ -13,6 +13,7 @@
  * bytes it changes (heap_log). Readers may be any kernel code.
  *
  *   kroot     OS_TYPE_KERNEL, app root 0: the process table, clocks, console
+ *   kconsole  OS_TYPE_KERNEL: the console's persistent output and input queues
  *   kproc     OS_TYPE_PROCESS: identity, links to its thread, address space,
  *             handle table and code object, and how it ended
  *   kthread   OS_TYPE_THREAD: the user register file and FPU state, and
@@ -44,13 +45,16 @@
 #define KASPACE_MAGIC 0x50534153u  /* "SASP" */
 #define KHANDLES_MAGIC 0x534c4448u /* "HDLS" */
 #define KCHANNEL_MAGIC 0x4e414843u /* "CHAN" */
+#define KCONSOLE_MAGIC 0x534e4f43u /* "CONS" */
+
+#define KROOT_VERSION 2
 
 #define KROOT_MAX_PROCS 192
 #define KCONSOLE_LINE_MAX 253
 
 struct kroot {
 	uint32_t magic;
-	uint32_t version;              /* 1 */
+	uint32_t version;              /* KROOT_VERSION */
 	uint64_t next_pid;             /* pids start at 1 and are never reused */
 	uint64_t power_ons;            /* this one included */
 	uint64_t commits;              /* epochs committed by the kernel */
@@ -63,6 +67,41 @@ struct kroot {
 	uint64_t reap_head;            /* ring index of the oldest id */
 	uint64_t reap_count;           /* ids waiting to be deleted */
 	uint64_t procs[KROOT_MAX_PROCS]; /* process object ids by slot; 0: free */
+	uint64_t console;              /* the kconsole object */
+	uint32_t running_slot;         /* the slot running at the last commit; it runs first after a power-on */
+	uint32_t reserved;
+};
+
+/*
+ * The console's queues (console_io.c): two rings in anonymous objects,
+ * addressed by byte counts that only grow (position = count % ring size).
+ *
+ * Output commit: bytes written in epoch E are appended at out_queued and
+ * sent to the UART only after E commits. out_sent counts the bytes sent;
+ * it alone is written outside the log: stored, flushed and fenced right
+ * after each line goes out, so it never rolls back, release never sends a
+ * committed byte twice, and after a power cut at most the line that was
+ * being sent goes out again. Nothing may ever log a range covering it.
+ *
+ * Input: typed bytes are appended at in_queued (logged) and consumed at
+ * in_read (logged), so input read in epoch E is consumed durably with E.
+ *
+ * Invariants: out_sent <= out_queued as committed; out_queued - out_sent
+ * <= KCONSOLE_OUT_BYTES; in_read <= in_queued; in_queued - in_read <=
+ * KCONSOLE_IN_BYTES.
+ */
+#define KCONSOLE_OUT_BYTES (64u << 10)
+#define KCONSOLE_IN_BYTES (4u << 10)
+
+struct kconsole {
+	uint32_t magic;
+	uint32_t reserved;
+	uint64_t out_ring;             /* OS_TYPE_ANON, KCONSOLE_OUT_BYTES */
+	uint64_t in_ring;              /* OS_TYPE_ANON, KCONSOLE_IN_BYTES */
+	uint64_t out_queued;           /* bytes ever queued for output */
+	uint64_t in_queued;            /* bytes ever typed and kept */
+	uint64_t in_read;              /* bytes ever consumed */
+	uint64_t out_sent;             /* durable, never logged */
 };
 
 /* Objects whose last reference went wait in the reap queue until deleted
@@ -103,6 +142,7 @@ enum kwait {
 	KWAIT_PROCESS = 2,             /* until process `wait_obj` exits */
 	KWAIT_CHANNEL = 3,             /* until channel `wait_obj` changes */
 	KWAIT_CONSOLE = 4,             /* until console input arrives */
+	KWAIT_CONSOLE_OUT = 5,         /* until queued console output was sent */
 };
 
 struct kthread {
@@ -178,6 +218,7 @@ struct kchannel {
 };
 
 _Static_assert(sizeof(struct kroot) <= 2048, "kroot fits a small block");
+_Static_assert(sizeof(struct kconsole) <= 2048, "kconsole fits a small block");
 _Static_assert(sizeof(struct kproc) <= 2048, "kproc fits a small block");
 _Static_assert(sizeof(struct kthread) <= 2048, "kthread fits a small block");
 _Static_assert(sizeof(struct kaspace) <= 2048, "kaspace fits a small block");

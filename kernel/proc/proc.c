@@ -401,7 +401,7 @@ void proc_init(void)
 		if (err)
 			panic("proc: cannot create the kernel root: %s", err_str(err));
 		kroot = data;
-		kroot->version = 1;
+		kroot->version = KROOT_VERSION;
 		kroot->next_pid = 1;
 		if (kobj_reap_init())
 			panic("proc: no room in the heap for the kernel's reap queue");
@@ -410,7 +410,11 @@ void proc_init(void)
 		if (!kroot)
 			panic("proc: the heap's kernel root (object %llu) is missing or damaged",
 			      (unsigned long long)id);
+		if (kroot->version != KROOT_VERSION)
+			panic("proc: the heap's kernel objects are version %u; this kernel knows version %u (make a new image, or boot the kernel that made it)",
+			      kroot->version, KROOT_VERSION);
 	}
+	console_init();
 	KLOG(&kroot->power_ons);
 	kroot->power_ons++;
 	pr_info("ferrite: power-on %llu, %u processes\n",

@@ -111,6 +111,8 @@ void sched_forget(unsigned slot);
 void sched_commit_soon(void);
 /* sched_power_off -- save the caller, commit, and power off (returns only on failure) */
 void sched_power_off(struct trap_frame *tf);
+/* sched_ckpt_info -- fill the checkpoint figures of sysinfo */
+void sched_ckpt_info(struct fe_sysinfo *info);
 /* sched_tick -- the timer interrupt */
 void sched_tick(void);
 /* mono_ns -- FE_CLOCK_MONOTONIC */
@@ -134,9 +136,14 @@ void uvm_destroy(struct pctx *p);
 int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why);
 /* uvm_activate -- switch to p's page tables (made on first use) */
 int uvm_activate(struct pctx *p);
+/* What user memory cost the epoch that just committed. */
+struct uvm_epoch {
+	uint64_t pages;                /* user pages logged by write faults */
+	uint64_t fault_ns;             /* time those faults spent in the kernel */
+};
 /* uvm_epoch_end -- after a commit: take the write bit from every user page
  * written in the epoch, so its next write is logged in the new one */
-void uvm_epoch_end(void);
+void uvm_epoch_end(struct uvm_epoch *done);
 /* uvm_drop_tables -- free p's page tables (they are only a cache) */
 void uvm_drop_tables(struct pctx *p);
 /* uvm_pages -- pages of memory p has made (anonymous and copied pages) */
@@ -168,7 +175,16 @@ void console_input_poll(void);
 /* --- console_io.c -------------------------------------------------------- */
 int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		     uint64_t cap, uint64_t mode);
-int64_t console_write(struct pctx *p, uint64_t buf, uint64_t len);
+int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
+		      uint64_t len);
+/* console_init -- find (or at genesis make) the console's queues */
+void console_init(void);
+/* console_emit -- queue kernel text for the console (sent after the
+ * epoch commits); the bytes queued (fewer when the queue is full) */
+size_t console_emit(const char *text, size_t len);
+/* console_release -- right after a commit (or at power-on): send the
+ * committed output to the UART, moving the durable "sent" cursor */
+void console_release(void);
 
 /* What a system call returns when it did not finish: the thread blocked
  * (the call is re-issued when it wakes), or the calling process is gone. */

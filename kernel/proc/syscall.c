@@ -766,8 +766,7 @@ static int64_t sys_console_read(struct trap_frame *tf, struct pctx *p,
 static int64_t sys_console_write(struct trap_frame *tf, struct pctx *p,
 				 const uint64_t *a)
 {
-	(void)tf;
-	return console_write(p, a[0], a[1]);
+	return console_write(tf, p, a[0], a[1]);
 }
 
 static int64_t sys_time(struct trap_frame *tf, struct pctx *p, const uint64_t *a)
@@ -808,6 +807,9 @@ static int64_t sys_sysinfo(struct trap_frame *tf, struct pctx *p,
 	info.log_size = s.log_size;
 	info.log_used = s.log_used;
 	info.log_high_water = s.log_high_water;
+	info.rolled_back_records = s.rolled_back;
+	info.rolled_back_bytes = s.rolled_back_bytes;
+	sched_ckpt_info(&info);
 	return uvm_copy_out(p, a[0], &info, sizeof(info));
 }
 
@@ -924,6 +926,8 @@ void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
 	struct pctx *p = proc_current();
 	struct fe_exit_info how;
 	const char *why = NULL;
+	char line[sizeof(how.detail) + 64];
+	int n;
 
 	KASSERT(p != NULL);
 	/* Faults (all but the traps #BP and #OF) happen again after the commit. */
@@ -949,7 +953,9 @@ void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
 		arch_fault_describe(vector, error, cr2, how.fault_rip, how.detail,
 				    sizeof(how.detail));
 	}
-	printk(LOG_ERR, "[%llu %s] killed: %s\n",
-	       (unsigned long long)p->proc->pid, p->proc->name, how.detail);
+	/* Through the console queue: after what the process wrote before. */
+	n = snprintf(line, sizeof(line), "[%llu %s] killed: %s\n",
+		     (unsigned long long)p->proc->pid, p->proc->name, how.detail);
+	console_emit(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	proc_exit(p, &how);
 }

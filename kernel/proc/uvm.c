@@ -42,6 +42,7 @@
 #include "arch/arch.h"
 #include "core/heap.h"
 #include "core/panic.h"
+#include "core/time.h"
 #include "ferrite/errors.h"
 #include "mm/vm.h"
 #include "objstore/object.h"
@@ -66,6 +67,7 @@ struct written_page {
 
 static struct written_page written[WRITTEN_MAX];
 static unsigned written_count;
+static uint64_t written_fault_ns;      /* time the epoch's logging faults took */
 
 static uint64_t page_down(uint64_t v)
 {
@@ -409,7 +411,7 @@ static const char *access_denied(const struct kmapping *m, unsigned access)
 int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 {
 	struct kmapping *m;
-	uint64_t page = page_down(va), off;
+	uint64_t page = page_down(va), off, start = time_ns();
 	bool writable, copied;
 	unsigned prot = VM_READ;
 	int err;
@@ -457,13 +459,18 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		return err;
 	}
 	arch_tlb_flush_page(page);
+	if (prot & VM_WRITE)
+		written_fault_ns += time_ns() - start;
 	return 0;
 }
 
 /* uvm_epoch_end -- the epoch committed: every page written in it becomes
  * read-only again in the tables it was written through */
-void uvm_epoch_end(void)
+void uvm_epoch_end(struct uvm_epoch *done)
 {
+	done->pages = written_count;
+	done->fault_ns = written_fault_ns;
+	written_fault_ns = 0;
 	for (unsigned i = 0; i < written_count; i++) {
 		const struct written_page *w = &written[i];
 		struct pctx *p = proc_slot(w->slot);

@@ -232,6 +232,52 @@ static void cmd_sync(int argc, char **argv)
 		printf("sync: epoch %lu committed\n", si.epoch);
 }
 
+/* us -- nanoseconds as microseconds with one decimal, into buf */
+static const char *us(uint64_t ns, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%lu.%lu", ns / 1000, ns / 100 % 10);
+	return buf;
+}
+
+/* cmd_epoch -- the checkpoint figures: epochs, pauses, pages, power-ons */
+static void cmd_epoch(int argc, char **argv)
+{
+	struct fe_sysinfo si;
+	char a[32], b[32], c[32];
+	long err;
+
+	(void)argc;
+	(void)argv;
+	err = fe_sysinfo(&si);
+	if (err < 0) {
+		printf("%s: %s\n", argv[0], err_str((int)err));
+		return;
+	}
+	printf("epoch %lu committed; %lu commits since genesis, %lu since this power-on\n",
+	       si.epoch, si.commits, si.power_on_commits);
+	if (si.ckpt_period_ns)
+		printf("checkpoint every %s us while dirty (now every %s us)\n",
+		       us(si.ckpt_period_ns, a, sizeof(a)),
+		       us(si.ckpt_interval_ns, b, sizeof(b)));
+	else
+		printf("periodic checkpoints off (ckpt=0): commits on sync, idle, full log\n");
+	printf("pause: last %s us, mean %s us, max %s us\n",
+	       us(si.pause_last_ns, a, sizeof(a)), us(si.pause_mean_ns, b, sizeof(b)),
+	       us(si.pause_max_ns, c, sizeof(c)));
+	printf("user pages logged: last epoch %lu, mean %lu per epoch\n",
+	       si.pages_last, si.pages_mean);
+	printf("undo log: %lu KiB, %lu KiB used, high water %lu KiB\n",
+	       si.log_size >> 10, si.log_used >> 10, si.log_high_water >> 10);
+	printf("power-on %lu: ", si.power_ons);
+	if (si.resume_ns)
+		printf("resumed in %s us, rolled back %lu records (%lu KiB)\n",
+		       us(si.resume_ns, a, sizeof(a)), si.rolled_back_records,
+		       (si.rolled_back_bytes + 1023) >> 10);
+	else
+		printf("genesis\n");
+	printf("running for %lu s since genesis\n", si.uptime_ns / 1000000000);
+}
+
 /* state_name -- a word for a process state */
 static const char *state_name(uint32_t state)
 {
@@ -360,6 +406,8 @@ static const struct builtin builtins[] = {
 	{"stat", 2, "stat NAME", "what the object bound to NAME is", cmd_stat},
 	{"mv", 3, "mv FROM TO", "move a name", cmd_mv},
 	{"sync", 1, "sync", "make everything durable now", cmd_sync},
+	{"epoch", 1, "epoch", "checkpoint figures: epoch, commits, pauses, pages", cmd_epoch},
+	{"stats", 1, "stats", "the same as epoch", cmd_epoch},
 	{"ps", 1, "ps", "list processes", cmd_ps},
 	{"kill", 2, "kill PID...", "end processes", cmd_kill},
 	{"status", 1, "status", "how the last foreground program ended", cmd_status},

@@ -65,6 +65,7 @@ struct objstore {
 	bool in_tx;
 	bool root_logged;              /* the root block is in this transaction's log */
 	uint64_t rolled_back;          /* records undone by the last open or abort */
+	uint64_t rolled_back_bytes;    /* bytes they restored */
 };
 
 /* Creation options; zero fields take defaults. */
@@ -151,6 +152,7 @@ struct os_stats {
 	uint64_t epoch;
 	uint64_t log_size, log_used, log_high_water;
 	uint64_t rolled_back;          /* records undone by the last open or abort */
+	uint64_t rolled_back_bytes;    /* bytes they restored */
 };
 
 /* os_stats -- counts from the root block and the running transaction */
