@@ -2,10 +2,11 @@
  * paging.c -- building x86_64 page tables.
  *
  * Tables are DRAM frames (mm/frame.c) reached through the HHDM. Kernel
- * leaves are 1 GiB pages where alignment allows and the CPU has them
- * (CPUID PDPE1GB), else 2 MiB pages where alignment allows, otherwise
- * 4 KiB, global and supervisor-only: mapping the NVM costs a few entries
- * whatever its size, so power-on does not grow with the heap. Mapping over
+ * leaves are 2 MiB pages where alignment allows, otherwise 4 KiB, global
+ * and supervisor-only; with VM_HUGE (the NVM), 1 GiB pages where
+ * alignment allows and the CPU has them (CPUID PDPE1GB): mapping the NVM
+ * costs a few entries whatever its size, so power-on does not grow with
+ * the heap. Mapping over
  * an existing mapping replaces it; replacing a large page by a finer
  * mapping is not needed by the kernel and is refused with a panic (an
  * invariant of how mm_init uses this, not a user-reachable path).
@@ -96,11 +97,11 @@ static bool has_huge_pages(void)
 	return cpuid(0x80000001u, 0).edx & (1u << 26);
 }
 
-/* leaf_size -- the largest leaf that maps virt to phys within size bytes */
-static uint64_t leaf_size(uint64_t virt, uint64_t phys, uint64_t size)
+/* leaf_size -- the largest leaf allowed that maps virt to phys within size bytes */
+static uint64_t leaf_size(uint64_t virt, uint64_t phys, uint64_t size, unsigned prot)
 {
-	if (virt % HUGE_PAGE == 0 && phys % HUGE_PAGE == 0 && size >= HUGE_PAGE &&
-	    has_huge_pages())
+	if ((prot & VM_HUGE) && virt % HUGE_PAGE == 0 && phys % HUGE_PAGE == 0 &&
+	    size >= HUGE_PAGE && has_huge_pages())
 		return HUGE_PAGE;
 	if (virt % LARGE_PAGE == 0 && phys % LARGE_PAGE == 0 && size >= LARGE_PAGE)
 		return LARGE_PAGE;
@@ -140,7 +141,7 @@ int arch_pt_map(uint64_t root_phys, uint64_t virt, uint64_t phys,
 	KASSERT(virt % PAGE_SIZE == 0 && phys % PAGE_SIZE == 0 &&
 		size % PAGE_SIZE == 0);
 	while (size) {
-		uint64_t step = leaf_size(virt, phys, size);
+		uint64_t step = leaf_size(virt, phys, size, prot);
 		int err = map_one(root_phys, virt, phys, step, bits);
 
 		if (err)
