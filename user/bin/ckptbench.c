@@ -8,11 +8,15 @@
  *                      stopped -> resumed) and page count from fe_sysinfo;
  *                      the median of RUNS. Meant for ckpt=0, so that no
  *                      periodic commit splits the pages between epochs.
- *   ckptbench write    WRITE_OPS random 8-byte writes over 64 MiB of
- *                      mapped anonymous memory (touched once beforehand,
- *                      so page allocation is not timed)
- *   ckptbench malloc   MALLOC_OPS malloc/free pairs of 16..1039 bytes, a
- *                      pool of MALLOC_LIVE blocks live, each block written
+ *   ckptbench write [OPS [MIB]]
+ *                      OPS (default WRITE_OPS) random 8-byte writes over
+ *                      MIB (default 64) MiB of mapped anonymous memory
+ *                      (touched once beforehand, so page allocation is not
+ *                      timed)
+ *   ckptbench malloc [OPS]
+ *                      OPS (default MALLOC_OPS) malloc/free pairs of
+ *                      16..1039 bytes, a pool of MALLOC_LIVE blocks live,
+ *                      each block written
  *
  * Output, one line per figure:
  *   ckptbench: pause PAGES PAUSE_NS ns LOGGED pages (RUNS runs)
@@ -25,9 +29,9 @@
 #define PAGE FE_PAGE_SIZE
 #define RUNS 7
 #define PAUSE_PAGES_MAX 1024
-#define WRITE_BYTES (64ull << 20)
-#define WRITE_OPS 4000000u
-#define MALLOC_OPS 400000u
+#define WRITE_MIB 64u
+#define WRITE_OPS 50000u
+#define MALLOC_OPS 1000000u
 #define MALLOC_LIVE 1024u
 
 /* rdtsc -- the time-stamp counter */
@@ -115,27 +119,28 @@ static void bench_pause(void)
 	}
 }
 
-/* bench_write -- random 8-byte writes over WRITE_BYTES of mapped memory */
-static void bench_write(void)
+/* bench_write -- `ops` random 8-byte writes over `mib` MiB of mapped memory */
+static void bench_write(unsigned ops, unsigned mib)
 {
-	volatile uint64_t *p = (volatile uint64_t *)map_anon(WRITE_BYTES);
-	uint64_t words = WRITE_BYTES / 8, state = 0x9e3779b97f4a7c15ull, t0;
+	uint64_t bytes = (uint64_t)mib << 20;
+	volatile uint64_t *p = (volatile uint64_t *)map_anon(bytes);
+	uint64_t words = bytes / 8, state = 0x9e3779b97f4a7c15ull, t0;
 
 	t0 = rdtsc();
-	for (unsigned i = 0; i < WRITE_OPS; i++)
+	for (unsigned i = 0; i < ops; i++)
 		p[next_random(&state) % words] = i;
-	printf("ckptbench: write %lu cycles/op (%u ops)\n",
-	       (rdtsc() - t0) / WRITE_OPS, WRITE_OPS);
+	printf("ckptbench: write %lu cycles/op (%u ops, %u MiB)\n", (rdtsc() - t0) / ops,
+	       ops, mib);
 }
 
-/* bench_malloc -- malloc/free pairs over a pool of live blocks, each block written */
-static void bench_malloc(void)
+/* bench_malloc -- `ops` malloc/free pairs over a pool of live blocks, each block written */
+static void bench_malloc(unsigned ops)
 {
 	static void *live[MALLOC_LIVE];
 	uint64_t state = 0x2545f4914f6cdd1dull, t0;
 
 	t0 = rdtsc();
-	for (unsigned i = 0; i < MALLOC_OPS; i++) {
+	for (unsigned i = 0; i < ops; i++) {
 		uint64_t r = next_random(&state);
 		unsigned slot = (unsigned)(r % MALLOC_LIVE);
 		size_t size = 16 + (size_t)((r >> 32) % 1024);
@@ -148,24 +153,45 @@ static void bench_malloc(void)
 		}
 		memset(live[slot], (int)i, size);
 	}
-	printf("ckptbench: malloc %lu cycles/op (%u ops)\n",
-	       (rdtsc() - t0) / MALLOC_OPS, MALLOC_OPS);
+	printf("ckptbench: malloc %lu cycles/op (%u ops)\n", (rdtsc() - t0) / ops, ops);
 	for (unsigned i = 0; i < MALLOC_LIVE; i++)
 		free(live[i]);
+}
+
+/* count_arg -- the count in argv[i] (1..max), `fallback` without one; 0 if not such a count */
+static unsigned count_arg(int argc, char **argv, int i, unsigned fallback,
+			  unsigned long max)
+{
+	char *end;
+	unsigned long n;
+
+	if (argc <= i)
+		return fallback;
+	n = strtoul(argv[i], &end, 10);
+	return *argv[i] && !*end && n > 0 && n <= max ? (unsigned)n : 0;
 }
 
 /* main -- the figure named by argv[1] */
 int main(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "pause") == 0)
+	const char *what = argc >= 2 && argc <= 4 ? argv[1] : "";
+	unsigned ops, mib;
+
+	if (strcmp(what, "pause") == 0 && argc == 2) {
 		bench_pause();
-	else if (argc == 2 && strcmp(argv[1], "write") == 0)
-		bench_write();
-	else if (argc == 2 && strcmp(argv[1], "malloc") == 0)
-		bench_malloc();
-	else {
-		printf("usage: ckptbench pause|write|malloc\n");
-		return 2;
+		return 0;
 	}
-	return 0;
+	if (strcmp(what, "write") == 0 &&
+	    (ops = count_arg(argc, argv, 2, WRITE_OPS, 1000000000ul)) &&
+	    (mib = count_arg(argc, argv, 3, WRITE_MIB, 1024))) {
+		bench_write(ops, mib);
+		return 0;
+	}
+	if (strcmp(what, "malloc") == 0 && argc <= 3 &&
+	    (ops = count_arg(argc, argv, 2, MALLOC_OPS, 1000000000ul))) {
+		bench_malloc(ops);
+		return 0;
+	}
+	printf("usage: ckptbench pause | write [OPS [MIB]] | malloc [OPS]\n");
+	return 2;
 }
