@@ -153,9 +153,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		halt_forever();
 	proc_init();
 	stamp("proc");
-	printk_flush();
-	stamp("log");
 	print_profile();
+	printk_flush();
 	time_check_start();
 	sched_start();
 }
