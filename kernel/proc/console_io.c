@@ -14,7 +14,8 @@
  *    8-byte store, flushed and fenced, outside the log), so releasing is
  *    idempotent: after a cut at most the line that was going out repeats.
  *    A writer finding the queue full blocks (KWAIT_CONSOLE_OUT) and asks
- *    for a commit; release wakes it.
+ *    for a commit; release wakes it (and, after a power-on, whoever may
+ *    have been waiting at the cut).
  *
  *  - Input. console_input_poll, called at every return to user mode and
  *    while idle, moves bytes from the UART's receive ring (volatile) into
@@ -34,6 +35,7 @@
 
 #include "arch/arch.h"
 #include "core/heap.h"
+#include "core/logcheck.h"
 #include "core/panic.h"
 #include "dev/uart.h"
 #include "errstr.h"
@@ -49,6 +51,9 @@
 
 /* The console object (volatile pointer into the heap, set by console_init). */
 static struct kconsole *con;
+/* Whether a thread may be blocked in KWAIT_CONSOLE_OUT; true at power-on,
+ * when threads blocked before the cut are not known. Volatile. */
+static bool out_waiters = true;
 
 /* ring_at -- the kernel address of byte `pos` of a ring object, and how
  * many bytes of the same page follow it (at most `len`) */
@@ -99,6 +104,7 @@ void console_init(void)
 		con = data;
 		con->out_ring = new_ring(KCONSOLE_OUT_BYTES);
 		con->in_ring = new_ring(KCONSOLE_IN_BYTES);
+		logcheck_exempt(&con->out_sent, sizeof(con->out_sent));
 		return;
 	}
 	con = kobj_data(kroot->console, OS_TYPE_KERNEL, KCONSOLE_MAGIC);
@@ -108,6 +114,8 @@ void console_init(void)
 	    con->in_queued - con->in_read > KCONSOLE_IN_BYTES)
 		panic("console: the heap's console object (%llu) is missing or damaged",
 		      (unsigned long long)kroot->console);
+	/* The one word written outside the log (kobj.h, struct kconsole). */
+	logcheck_exempt(&con->out_sent, sizeof(con->out_sent));
 }
 
 /* --- output ------------------------------------------------------------- */
@@ -165,7 +173,7 @@ static void store_sent(uint64_t sent)
 
 /* console_release -- send the committed output, a line at a time; wake
  * writers waiting for room (also when nothing was left to send: after a
- * power cut they may be waiting for a release that already happened) */
+ * power cut they may wait for a release that already happened) */
 void console_release(void)
 {
 	uint64_t queued = con->out_queued; /* all committed: called after a commit */
@@ -180,7 +188,19 @@ void console_release(void)
 		uart_write(at, n);
 		store_sent(con->out_sent + n);
 	}
-	sched_wake(KWAIT_CONSOLE_OUT, 0);
+	if (out_waiters) {
+		sched_wake(KWAIT_CONSOLE_OUT, 0);
+		out_waiters = false;
+	}
+}
+
+/* wait_for_release -- block the caller until the next release, asking for it */
+static int64_t wait_for_release(struct trap_frame *tf)
+{
+	sched_commit_soon();
+	sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
+	out_waiters = true;
+	return SYSCALL_BLOCKED;
 }
 
 /* console_write -- SYS_CONSOLE_WRITE: up to FE_IO_MAX bytes, as many as
@@ -194,11 +214,8 @@ int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return 0;
 	if (uvm_check(p, buf, len, UVM_READ))
 		return -ERR_FAULT;
-	if (!out_room()) {
-		sched_commit_soon(); /* its release makes room */
-		sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
-		return SYSCALL_BLOCKED;
-	}
+	if (!out_room())
+		return wait_for_release(tf); /* which makes room */
 	return queue_out(p, NULL, buf, len);
 }
 
@@ -341,12 +358,9 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	if (!edit_line()) {
 		if (nonblock)
 			return -ERR_AGAIN;
-		if (in_count()) { /* the echo did not fit: wait for the release */
-			sched_commit_soon();
-			sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
-		} else {
-			sched_block(tf, KWAIT_CONSOLE, 0, 0);
-		}
+		if (in_count()) /* the echo did not fit */
+			return wait_for_release(tf);
+		sched_block(tf, KWAIT_CONSOLE, 0, 0);
 		return SYSCALL_BLOCKED;
 	}
 	len = kroot->line_len;

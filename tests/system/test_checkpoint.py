@@ -125,3 +125,15 @@ def test_ckpt_rejects_a_bad_value(machines, image):
     m = boot_osh(machines, image, append="ckpt=soon")
     assert "cmdline: ckpt=soon is not a number of microseconds from 0 to 10000000; using 1000" in m.output
     assert epoch_figures(m)["period_us"] == 1000.0
+
+
+def test_output_faster_than_the_line_blocks_and_loses_nothing(machines, image):
+    # counter at full speed fills the 64 KiB output queue many times over:
+    # writers block until a commit releases it, and every line comes out once.
+    m = boot_osh(machines, image)
+    start = len(m.output)
+    m.send("counter 1 0 &\n")
+    m.expect(r"\n30000\n", timeout=300, start=start)
+    numbers = [int(n) for n in re.findall(r"^(?:osh> )?(\d+)$", m.output[start:], re.M)]
+    upto = numbers[:numbers.index(30000) + 1]
+    assert upto == list(range(1, 30001)), "a gap or repeat in the counter's output"
