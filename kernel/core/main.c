@@ -154,7 +154,6 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	proc_init();
 	stamp("proc");
 	print_profile();
-	printk_flush();
 	time_check_start();
 	sched_start();
 }

@@ -201,7 +201,8 @@ static int pick_next(void)
 
 /* note_resumed -- the first thread of this power-on is loaded (or the CPU
  * idles: every thread waits): say how long the power-on took, from the
- * kernel's first instruction */
+ * kernel's first instruction; then the power-on's log lines and the
+ * output committed before the power went reach the UART */
 static void note_resumed(void)
 {
 	uint64_t cycles = arch_cycles() - kernel_entry_tsc;
@@ -211,15 +212,18 @@ static void note_resumed(void)
 	if (heap_genesis()) {
 		pr_info("ferrite: genesis complete in %llu us\n",
 			(unsigned long long)(time_cycles_to_ns(cycles) / 1000));
-		return;
+	} else {
+		ckpt.resume_cycles = cycles;
+		ckpt.resume_ns = time_cycles_to_ns(cycles);
+		os_stats(&kheap, &st);
+		pr_info("ferrite: resumed at epoch %llu (rolled back %llu records, %llu KiB) in %llu us\n",
+			(unsigned long long)st.epoch,
+			(unsigned long long)st.rolled_back,
+			(unsigned long long)((st.rolled_back_bytes + 1023) >> 10),
+			(unsigned long long)(ckpt.resume_ns / 1000));
 	}
-	ckpt.resume_cycles = cycles;
-	ckpt.resume_ns = time_cycles_to_ns(cycles);
-	os_stats(&kheap, &st);
-	pr_info("ferrite: resumed at epoch %llu (rolled back %llu records, %llu KiB) in %llu us\n",
-		(unsigned long long)st.epoch, (unsigned long long)st.rolled_back,
-		(unsigned long long)((st.rolled_back_bytes + 1023) >> 10),
-		(unsigned long long)(ckpt.resume_ns / 1000));
+	printk_flush();
+	console_release();
 }
 
 /* switch_to_next -- load the next runnable thread into the frame, idling until one is */
@@ -403,7 +407,8 @@ void sched_ckpt_info(struct fe_sysinfo *info)
 }
 
 /* sched_start -- enter user mode for good: the thread that ran at the last
- * commit goes first, after the output committed but not yet sent */
+ * commit goes first (note_resumed sends the output committed but not yet
+ * sent before it runs) */
 void sched_start(void)
 {
 	struct os_stats stats;
@@ -418,6 +423,5 @@ void sched_start(void)
 	mono_base = kroot->mono_ns - time_ns();
 	last_commit_ns = time_ns();
 	rr_cursor = (kroot->running_slot + KROOT_MAX_PROCS - 1) % KROOT_MAX_PROCS;
-	console_release();
 	arch_user_start();
 }
