@@ -10,7 +10,7 @@ import pytest
 
 from test_checkpoint import RESUMED_TEXT
 
-STEP_TIMEOUT = 120
+STEP_TIMEOUT = 30
 PROMPT = r"osh> "
 
 
@@ -154,3 +154,77 @@ def test_kv_put_cut_at_a_random_moment(machines, image):
     m = power_on_again(machines, image)
     run(m, "")
     run(m, "kv get key", r"\nvalue-%d\n" % seed)
+
+
+# --- edit -----------------------------------------------------------------------
+
+EDIT_PROMPT = r"edit> "
+
+
+def edit(m, line, reply=""):
+    """Type a line into edit; the match of `reply` followed by edit's prompt."""
+    start = len(m.output)
+    m.send(line + "\n")
+    return m.expect(reply + EDIT_PROMPT, timeout=STEP_TIMEOUT, start=start)
+
+
+def type_lines(m, lines):
+    """Type text lines (after a, i or c) and the closing '.'."""
+    for line in lines:
+        start = len(m.output)
+        m.send(line + "\n")
+        m.expect(re.escape(line) + r"\n", timeout=STEP_TIMEOUT, start=start)
+    edit(m, ".")
+
+
+def test_edit_writes_a_note(machines, image):
+    m = boot(machines, image)
+    start = len(m.output)
+    m.send("edit note\n")
+    m.expect(r"edit: 'note' is new; w writes it\n" + EDIT_PROMPT, start=start)
+    m.send("a\n")
+    type_lines(m, ["first line", "second line", "third line"])
+    edit(m, "p", r"   1  first line\n   2  second line\n   3  third line\n")
+    m.send("2c\n")
+    type_lines(m, ["the second line, changed"])
+    edit(m, "1d")
+    m.send("0a\n")
+    type_lines(m, ["a new top"])
+    edit(m, "$", r"   3  third line\n")
+    edit(m, "5p", r"edit: no line 5: the text has 3 lines\n")
+    edit(m, "d", r"edit: d needs line numbers, e.g. 2d or 2,4d\n")
+    edit(m, "x", r"edit: 'x' is not a command; h lists them\n")
+    edit(m, "q", r"edit: unsaved changes: w writes them, Q quits without\n")
+    edit(m, "w", r"edit: wrote 3 lines, 46 bytes to 'note'\n")
+    run(m, "q")
+    run(m, "cat note", r"a new top\nthe second line, changed\nthird line\n")
+
+    start = len(m.output)
+    m.send("edit note\n")
+    m.expect(r"edit: 'note': 3 lines, 46 bytes\n" + EDIT_PROMPT, start=start)
+    m.send("i\n")
+    type_lines(m, ["zero"])
+    edit(m, "2,3d")
+    edit(m, "w")
+    run(m, "q")
+    run(m, "cat note", r"zero\nthird line\n")
+    run(m, "edit bin/hello", r"edit: 'bin/hello' is not a text \(blob\) object\n")
+    run(m, "edit", r"usage: edit NAME\n")
+
+
+def test_edit_outlives_a_power_cut(machines, image):
+    m = boot(machines, image)
+    start = len(m.output)
+    m.send("edit diary\n")
+    m.expect(EDIT_PROMPT, start=start)
+    m.send("a\n")
+    type_lines(m, ["written before the cut"])
+    m.power_cut()                       # unsaved: the editor's memory holds it
+
+    m = power_on_again(machines, image)
+    edit(m, "p", r"   1  written before the cut\n")
+    m.send("a\n")
+    type_lines(m, ["and after it"])
+    edit(m, "w", r"edit: wrote 2 lines, 36 bytes to 'diary'\n")
+    run(m, "q")
+    run(m, "cat diary", r"written before the cut\nand after it\n")
