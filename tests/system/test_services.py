@@ -10,7 +10,7 @@ import pytest
 
 from test_checkpoint import RESUMED_TEXT
 
-STEP_TIMEOUT = 30
+STEP_TIMEOUT = 120
 PROMPT = r"osh> "
 
 
@@ -228,3 +228,29 @@ def test_edit_outlives_a_power_cut(machines, image):
     edit(m, "w", r"edit: wrote 2 lines, 36 bytes to 'diary'\n")
     run(m, "q")
     run(m, "cat diary", r"written before the cut\nand after it\n")
+
+
+# --- life -----------------------------------------------------------------------
+
+GENERATION = r"life: generation (\d+), population \d+, soup \d+ \(Ctrl-C ends\)\n"
+
+
+def test_life_generations_continue_after_a_power_cut(machines, image):
+    m = boot(machines, image)
+    start = len(m.output)
+    m.send("life 8 16 20\n")
+    m.expect(r"life: generation 30,", start=start)
+    m.power_cut()
+    before = [int(g) for g in re.findall(GENERATION, m.output[start:])]
+    assert before == list(range(before[0], before[-1] + 1)), before
+    assert "\033[H\033[2J" in m.output[start:]
+
+    m = power_on_again(machines, image)
+    resumed = m.expect(RESUMED_TEXT).end()
+    m.expect(r"life: generation %d," % (before[-1] + 10), start=resumed)
+    after = [int(g) for g in re.findall(GENERATION, m.output[resumed:])]
+    # The count carries on: at most the frame in flight at the cut again.
+    assert after[0] in (before[-1], before[-1] + 1), (before[-1], after)
+    assert after == list(range(after[0], after[-1] + 1)), after
+    m.send("\x03")
+    m.expect(r"\[\d+\] killed.*\n" + PROMPT, start=resumed)
