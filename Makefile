@@ -3,7 +3,10 @@
 #   make            build the kernel, the ISO and the host tools
 #   make run        build, then power Ferrite on in QEMU (tools/run-qemu)
 #   make test       build, then run every test; ends with one summary line
+#   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...)
 #   make clean      remove build/ (never var/, where the NVM images live)
+#   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
+#                   the log checker's test (docs/logcheck.md)
 #
 # Everything built lands in build/. Sources are found by folder: every .c and
 # .S under boot/ and kernel/ is part of the kernel, with libc/*.c and the
@@ -34,7 +37,8 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
-.PHONY: all kernel iso tools objstore run test unit-test system-test clean deps
+.PHONY: all kernel iso tools objstore run test unit-test system-test torture \
+	clean deps
 all: kernel user iso tools
 
 kernel: $(BUILD)/ferrite.elf
@@ -87,20 +91,37 @@ bench-boot: deps kernel iso
 
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
 
+# A kernel with a bug planted on purpose: one write of every commit skips
+# its log record (FERRITE_PLANT_UNLOGGED, kernel/proc/sched.c), so the log
+# checker's test (tests/system/test_logcheck.py) sees it fail. Built in a
+# build directory of its own, never in place of $(BUILD)/ferrite.elf.
+PLANT_BUILD := $(BUILD)/plant
+.PHONY: plant
+plant:
+	@$(MAKE) --no-print-directory BUILD=$(PLANT_BUILD) \
+		KERNEL_DEFS=-DFERRITE_PLANT_UNLOGGED $(PLANT_BUILD)/ferrite.elf
+
 deps:
 	@tools/deps.sh
 
 run: deps all
 	tools/run-qemu $(RUN_ARGS)
 
-test: deps all
+test: deps all plant
 	@$(PYTHON) tests/run-all
 
 unit-test: $(UNIT_TESTS)
 	@$(PYTHON) tests/run-all --unit-only
 
-system-test: all
+system-test: all plant
 	@$(PYTHON) tests/run-all --system-only
+
+# The long form of the power-cut campaign (docs/powercut.md): CUTS random
+# power cuts under the mixed workload, SEED to replay a run; the image and
+# the console log of every power-on are left in build/torture/.
+CUTS := 200
+torture: deps all
+	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
 
 clean:
 	rm -rf $(BUILD)

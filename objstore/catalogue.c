@@ -50,7 +50,8 @@
  *
  * Log bounds. Insert and remove reserve exactly what their plan counts:
  * the records of each in-place change (the header with the slots that
- * move, and an entry whose child pointer changes), OS_ALLOC_LOG_RESERVE
+ * move, an entry whose child pointer changes, and the FRESH record of a
+ * new entry), OS_ALLOC_LOG_RESERVE
  * for every node allocated, OS_FREE_LOG_RESERVE for every node freed,
  * and the root block. A
  * plain insert or remove is one leaf changed in place: ~0.5-1 KiB. A
@@ -71,9 +72,10 @@
  *
  * Power cuts. Every byte of an existing node is logged (os_tx_log, which
  * makes the old bytes durable first) before it changes, except a new
- * entry written into the gap: those bytes meant nothing before, and they
- * are flushed at once (the commit's fence orders that flush before the
- * commit point). Fresh nodes come from os_alloc, which records them so
+ * entry written into the gap: those bytes meant nothing before, so they
+ * are recorded FRESH, like a new allocation (the commit flushes them, and
+ * every byte the transaction changes lies in a range of its log, which
+ * the kernel's log checker relies on). Fresh nodes come from os_alloc, which records them so
  * that the commit flushes them (and, if this transaction freed the page
  * before, saves its old bytes, since rollback gives it back to its old
  * owner). Old nodes are freed at the end of the change and not written by
@@ -1159,6 +1161,18 @@ static void in_place_span(const struct os_cat_node *n, const struct cat_change *
 /* Below this many bytes of unchanged slots, header and slots are logged as one range. */
 #define LOG_JOIN 128u
 
+/* fresh_entry -- record (or, planning, count) the gap bytes put_entry will fill */
+static void fresh_entry(struct cat_op *op, const struct os_cat_node *n,
+			const struct cat_change *ch)
+{
+	unsigned len = entry_size(ch->len);
+
+	if (!op->exec)
+		op->log += os_log_record_size(OS_LOG_FRESH, len);
+	else if (os_log_fresh(op->os, os_off(op->os, n) + n->heap_start - len, len))
+		op_fatal(op, "catalogue: logging failed after the plan reserved room");
+}
+
 /* in_place_log -- log (or, planning, count) what an in-place change writes */
 static void in_place_log(struct cat_op *op, struct os_cat_node *n,
 			 const struct cat_change *ch, const struct cat_span *sp)
@@ -1184,6 +1198,8 @@ static void in_place_log(struct cat_op *op, struct os_cat_node *n,
 		else
 			op->log += os_log_record_size(OS_LOG_UNDO, len);
 	}
+	if (ch->nins)
+		fresh_entry(op, n, ch);
 }
 
 /* rehint -- give every slot of n the hint of its key under prefix p */
@@ -1207,23 +1223,19 @@ static void set_value(struct os_cat_node *n, unsigned i, uint64_t value)
 	e->crc = entry_crc(e);
 }
 
-/* put_entry -- write a change's new entry into n's gap, flushed, and its slot */
-static void put_entry(struct cat_op *op, struct os_cat_node *n,
-		      const struct cat_change *ch)
+/* put_entry -- write a change's new entry into n's gap (recorded FRESH), and its slot */
+static void put_entry(struct os_cat_node *n, const struct cat_change *ch)
 {
 	struct cat_ent ent = { NULL, ch->key, ch->len, ch->value };
-	uint8_t *at;
 
 	n->heap_start = (uint16_t)(n->heap_start - entry_size(ch->len));
-	at = (uint8_t *)n + n->heap_start;
-	write_entry(at, &ent);
-	os_flush(op->os, at, entry_size(ch->len));
+	write_entry((uint8_t *)n + n->heap_start, &ent);
 	n->slot[ch->pos] = slot_make(n->heap_start, key_hint(ch->key, ch->len, n->prefix_len));
 }
 
 /* in_place_apply -- make an in-place change (everything it writes is logged) */
-static void in_place_apply(struct cat_op *op, struct os_cat_node *n,
-			   const struct cat_change *ch, const struct cat_span *sp)
+static void in_place_apply(struct os_cat_node *n, const struct cat_change *ch,
+			   const struct cat_span *sp)
 {
 	unsigned tail = n->count - ch->pos - ch->del, p = n->prefix_len;
 	const struct os_cat_entry *e0 = entry_of(n, n->slot[0], false);
@@ -1240,7 +1252,7 @@ static void in_place_apply(struct cat_op *op, struct os_cat_node *n,
 		tail * OS_CAT_SLOT_SIZE);
 	n->count = (uint16_t)(n->count - ch->del + ch->nins);
 	if (ch->nins)
-		put_entry(op, n, ch);
+		put_entry(n, ch);
 	if (sp->rehint)
 		rehint(n, p);
 	n->crc = node_crc(n);
@@ -1275,7 +1287,7 @@ static int in_place(struct cat_op *op, unsigned i, const struct cat_change *ch)
 	}
 	in_place_log(op, n, ch, &sp);
 	if (op->exec)
-		in_place_apply(op, n, ch, &sp);
+		in_place_apply(n, ch, &sp);
 	return 1;
 }
 
@@ -1561,7 +1573,8 @@ int os_cat_remove(struct objstore *os, const char *name, uint64_t len,
 static uint64_t insert_log_max(unsigned height)
 {
 	uint64_t in_place = os_log_record_size(OS_LOG_UNDO, HDR_SIZE + MAX_SLOTS * OS_CAT_SLOT_SIZE) +
-			    os_log_record_size(OS_LOG_UNDO, ENTRY_HDR + OS_NAME_MAX);
+			    os_log_record_size(OS_LOG_UNDO, ENTRY_HDR + OS_NAME_MAX) +
+			    os_log_record_size(OS_LOG_FRESH, ENTRY_HDR + OS_NAME_MAX);
 
 	/* Each level splits (two nodes taken, one freed) or, last, changes in
 	 * place; a root split takes three. */

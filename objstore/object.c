@@ -1160,6 +1160,105 @@ int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id)
 	return err;
 }
 
+/* --- names and reverse lookups (diagnostics) ----------------------------- */
+
+static const char *const type_names[] = {
+	[OS_TYPE_BLOB] = "blob",
+	[OS_TYPE_CODE] = "code",
+	[OS_TYPE_PROCESS] = "process",
+	[OS_TYPE_THREAD] = "thread",
+	[OS_TYPE_ASPACE] = "aspace",
+	[OS_TYPE_CHANNEL] = "channel",
+	[OS_TYPE_CATALOGUE] = "catalogue",
+	[OS_TYPE_ANON] = "anon",
+	[OS_TYPE_HANDLES] = "handles",
+	[OS_TYPE_KERNEL] = "kernel",
+};
+_Static_assert(sizeof(type_names) / sizeof(type_names[0]) == OS_TYPE_MAX + 1,
+	       "a name for every object type");
+
+/* os_obj_type_name -- "blob", "code"... for an object type ("?" if unknown) */
+const char *os_obj_type_name(uint16_t type)
+{
+	return type >= 1 && type <= OS_TYPE_MAX ? type_names[type] : "?";
+}
+
+/* within -- whether `off` lies in [start, start+len) */
+static bool within(uint64_t off, uint64_t start, uint64_t len)
+{
+	return off >= start && off - start < len;
+}
+
+/* owner_under -- whether `off` lies in index page pg (at `level`, its
+ * first data page numbered `first`) or in a page below it; *budget bounds
+ * the walk of a damaged tree */
+static bool owner_under(const struct view *v, uint64_t pg, unsigned level,
+			uint64_t first, uint64_t off, uint64_t *budget,
+			struct os_obj_where *w)
+{
+	const uint64_t *e;
+
+	if (!page_ok(v, pg) || *budget == 0)
+		return false;
+	(*budget)--;
+	if (within(off, pg, OS_PAGE_SIZE)) {
+		w->part = OS_PART_INDEX;
+		w->offset = off - pg;
+		return true;
+	}
+	e = entries(v, pg);
+	for (unsigned i = 0; i < OS_RADIX_FANOUT; i++) {
+		uint64_t index = first + i * span(level);
+
+		if (!e[i])
+			continue;
+		if (level && owner_under(v, e[i], level - 1, index, off, budget, w))
+			return true;
+		if (!level && within(off, e[i], OS_PAGE_SIZE)) {
+			w->part = OS_PART_DATA;
+			w->offset = index * OS_PAGE_SIZE + (off - e[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* owner_of -- whether `off` lies in the object whose header is at `hoff` (validated) */
+static bool owner_of(const struct view *v, uint64_t hoff, uint64_t off,
+		     struct os_obj_where *w)
+{
+	const struct os_obj_header *h = (const void *)(v->base + hoff);
+	uint64_t budget = v->sb->page_count;
+
+	w->id = h->id;
+	w->type = h->type;
+	w->part = OS_PART_HEADER;
+	w->offset = off - hoff;
+	if (within(off, hoff, sizeof(*h)))
+		return true;
+	w->part = OS_PART_DATA;
+	w->offset = off - h->data;
+	if (h->placement == OS_PLACE_SMALL)
+		return within(off, h->data, block_size(h->size));
+	if (!h->data)
+		return false;
+	if (!h->depth)
+		return within(off, h->data, OS_PAGE_SIZE);
+	return owner_under(v, h->data, h->depth - 1u, 0, off, &budget, w);
+}
+
+/* os_obj_owner -- the object whose header, bytes or index pages hold `off` */
+int os_obj_owner(const struct objstore *os, uint64_t off, struct os_obj_where *out)
+{
+	struct view v = view_of(os);
+	uint64_t id = 1, hoff;
+
+	for (; os_obj_next(os, id, &id) == 0; id++)
+		if (hdr_find(&v, id, &hoff) == 0 && owner_of(&v, hoff, off, out))
+			return 0;
+	return -ERR_NOENT;
+}
+
 /* --- the checker --------------------------------------------------------- */
 
 /* ck_view -- the read-only view of the heap being checked */

@@ -213,6 +213,22 @@ int os_tx_commit(struct objstore *os)
 	return 0;
 }
 
+/* os_tx_each_range -- fn(ctx, off, len) for the range of every record of
+ * the running transaction, in log order */
+int os_tx_each_range(const struct objstore *os,
+		     void (*fn)(void *ctx, uint64_t off, uint64_t len), void *ctx)
+{
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	for (uint64_t pos = 0; pos < os->log_tail;) {
+		const struct os_log_entry *e = (const void *)(os->log + pos);
+
+		fn(ctx, e->offset, e->length);
+		pos += os_log_record_size(e->kind, e->length);
+	}
+	return 0;
+}
+
 /* last_record -- the position of the last valid record of `epoch`, and whether any */
 static bool last_record(const struct objstore *os, uint64_t epoch,
 			uint64_t *last)

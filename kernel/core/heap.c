@@ -23,7 +23,9 @@
  * The kernel then runs one long transaction, the epoch: heap_init leaves
  * one begun, kernel code logs before writing (heap_log), and heap_commit
  * ends it and begins the next. A power cut returns the heap to the last
- * commit.
+ * commit. With `logcheck` on the command line, every commit and abort
+ * first proves that the epoch changed no byte it did not log
+ * (core/logcheck.h).
  *
  * Platform: flushes and fences are the NVM driver's choice (arch_flush_*);
  * CRC-32C is the CPU's crc32 instruction when it has one; the creation
@@ -37,6 +39,7 @@
 #include "arch/arch.h"
 #include "core/cmdline.h"
 #include "core/heap.h"
+#include "core/logcheck.h"
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/time.h"
@@ -253,10 +256,14 @@ static int import_program(const char *path, const uint8_t *bytes, uint64_t size,
 /* heap_abort -- undo the running transaction and begin the next */
 static void heap_abort(void)
 {
-	int err = os_tx_abort(&kheap);
+	int err;
 
-	if (!err)
+	logcheck_verify();
+	err = os_tx_abort(&kheap);
+	if (!err) {
+		logcheck_update();
 		err = os_tx_begin(&kheap);
+	}
 	/* Invariant: after heap_init's first os_tx_begin a transaction always runs. */
 	KASSERT(err == 0);
 }
@@ -329,6 +336,7 @@ int heap_init(const struct nvm *nvm, const struct boot_info *bi)
 	err = attach(nvm);
 	if (err)
 		return err;
+	logcheck_init();
 	err = os_tx_begin(&kheap);
 	KASSERT(err == 0);
 	import_asked(bi, formatted);
@@ -360,12 +368,17 @@ void heap_log(const void *p, size_t len)
 		      err_name(err), (unsigned long long)heap_log_free());
 }
 
-/* heap_commit -- commit the running epoch, begin the next */
+/* heap_commit -- check the epoch's writes (logcheck), commit it, begin the next */
 int heap_commit(void)
 {
-	int err = os_tx_commit(&kheap);
+	int err;
 
-	return err ? err : os_tx_begin(&kheap);
+	logcheck_verify();
+	err = os_tx_commit(&kheap);
+	if (err)
+		return err;
+	logcheck_update();
+	return os_tx_begin(&kheap);
 }
 
 /* heap_log_free -- bytes left in the undo log for the running epoch */

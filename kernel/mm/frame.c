@@ -206,6 +206,38 @@ int frame_alloc(uint64_t *phys)
 	return -ERR_NOMEM;
 }
 
+/* take_run -- mark the free frames [first, first+count) allocated and zero them */
+static void take_run(uint64_t first, uint64_t count)
+{
+	for (uint64_t f = first; f < first + count; f++)
+		free_map[f / 64] &= ~(1ull << (f % 64));
+	free_frames -= count;
+	memset(phys_to_virt(first * PAGE_SIZE), 0, count * PAGE_SIZE);
+}
+
+/* frame_alloc_run -- `count` physically contiguous zeroed frames; 0, -ERR_INVAL or -ERR_NOMEM */
+int frame_alloc_run(uint64_t count, uint64_t *phys)
+{
+	uint64_t run = 0;
+
+	if (count == 0)
+		return -ERR_INVAL;
+	for (uint64_t f = 0; f < frame_limit; f++) {
+		if (f % 64 == 0 && free_map[f / 64] == 0) {
+			run = 0;
+			f += 63;
+			continue;
+		}
+		run = free_map[f / 64] & (1ull << (f % 64)) ? run + 1 : 0;
+		if (run == count) {
+			take_run(f + 1 - count, count);
+			*phys = (f + 1 - count) * PAGE_SIZE;
+			return 0;
+		}
+	}
+	return -ERR_NOMEM;
+}
+
 /* frame_free -- give back a frame from frame_alloc; panics on a double free */
 void frame_free(uint64_t phys)
 {

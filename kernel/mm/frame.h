@@ -19,6 +19,12 @@ void frame_init(const struct boot_info *bi);
 /* frame_alloc -- one zeroed frame; 0 or -ERR_NOMEM */
 int frame_alloc(uint64_t *phys);
 
+/* frame_alloc_run -- `count` physically contiguous zeroed frames, the
+ * first at *phys (first fit: for large buffers taken once, at power-on);
+ * 0, -ERR_INVAL for count 0, or -ERR_NOMEM. Each frame goes back by
+ * frame_free. */
+int frame_alloc_run(uint64_t count, uint64_t *phys);
+
 /* frame_free -- give back a frame from frame_alloc; panics on a double free */
 void frame_free(uint64_t phys);
 

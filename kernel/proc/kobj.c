@@ -6,8 +6,11 @@
  * has the expected type and its bytes carry the expected magic, so a stale
  * or forged id can never be mistaken for another kind of object.
  *
- * Deleting: kobj_release drops one reference and, at zero, queues the
- * object in the reap queue; kobj_reap deletes queued objects at safe
+ * Deleting: kobj_release drops one reference; the last one is not dropped
+ * but passes to the reap queue, which holds it until kobj_reap deletes the
+ * object at a safe point. So every object in the heap, committed or not,
+ * has a refcount of at least 1 (objtool check verifies it), also while it
+ * waits in the queue across commits. kobj_reap deletes queued objects at safe
  * points, a channel after releasing what it alone holds (its queues and
  * the objects its queued messages carry, which join the queue: no
  * recursion). Processes are torn down by proc_exit before their last
@@ -75,17 +78,20 @@ void kobj_hold(uint64_t id)
 		      (unsigned long long)id, err);
 }
 
-/* kobj_release -- one reference less; queued for deletion at zero */
+/* kobj_release -- one reference less; the last one passes to the reap queue */
 void kobj_release(uint64_t id)
 {
 	uint64_t at = (kroot->reap_head + kroot->reap_count) % KREAP_CAPACITY;
+	struct os_obj_info info;
 	uint32_t count;
-	int err = os_obj_ref(&kheap, id, -1, &count);
+	int err = os_obj_stat(&kheap, id, &info);
 
+	if (!err && info.refcount > 1)
+		err = os_obj_ref(&kheap, id, -1, &count);
 	if (err)
 		panic("kobj: cannot drop a reference to object %llu: %d",
 		      (unsigned long long)id, err);
-	if (count)
+	if (info.refcount > 1)
 		return;
 	if (kroot->reap_count == KREAP_CAPACITY)
 		panic("kobj: the reap queue is full");
@@ -95,6 +101,23 @@ void kobj_release(uint64_t id)
 		      (unsigned long long)id);
 	KLOG(&kroot->reap_count);
 	kroot->reap_count++;
+}
+
+/* kobj_dying -- whether object `id` waits in the reap queue (its one
+ * reference is the queue's: nothing may take another) */
+bool kobj_dying(uint64_t id)
+{
+	for (uint64_t i = 0; i < kroot->reap_count; i++) {
+		uint64_t queued;
+
+		if (os_obj_read(&kheap, kroot->reap_queue,
+				(kroot->reap_head + i) % KREAP_CAPACITY * 8,
+				&queued, 8) != 8)
+			panic("kobj: the reap queue is unreadable");
+		if (queued == id)
+			return true;
+	}
+	return false;
 }
 
 /* kobj_reap_init -- the reap queue of a new kernel root, every page made */

@@ -27,9 +27,10 @@
  * table slot while it runs and by every handle to it; a thread, address
  * space and handle table by their process; a mapped object by each mapping;
  * any object by each handle, each catalogue name and each message carrying it.
- * An object whose count reaches zero is queued in the kernel root's reap
- * queue and deleted at the next safe point (kobj_reap), a step at a time:
- * deleting a large object may take more log than one epoch allows.
+ * The last reference is never dropped: it passes to the kernel root's reap
+ * queue, which holds it until the object is deleted at a safe point
+ * (kobj_reap), a step at a time: deleting a large object may take more log
+ * than one epoch allows. So no object ever has a refcount of 0.
  */
 #ifndef PROC_KOBJ_H
 #define PROC_KOBJ_H

@@ -47,8 +47,11 @@ void *kobj_data(uint64_t id, uint16_t type, uint32_t magic);
 uint16_t kobj_type(uint64_t id);
 /* kobj_hold -- one more reference to a live object */
 void kobj_hold(uint64_t id);
-/* kobj_release -- one reference less; queued for deletion at zero */
+/* kobj_release -- one reference less; the last one passes to the reap
+ * queue, which deletes the object at a safe point */
 void kobj_release(uint64_t id);
+/* kobj_dying -- whether object `id` waits in the reap queue */
+bool kobj_dying(uint64_t id);
 /* kobj_reap_init -- the reap queue of a new kernel root */
 int kobj_reap_init(void);
 /* kobj_reap -- delete queued objects, always leaving `keep` bytes of log

@@ -123,7 +123,7 @@ static int64_t open_id(struct pctx *p, uint64_t id, uint64_t rights)
 {
 	struct os_obj_info info;
 
-	if (os_obj_stat(&kheap, id, &info) || !info.refcount)
+	if (os_obj_stat(&kheap, id, &info) || kobj_dying(id))
 		return -ERR_NOENT; /* none, or waiting for the reaper */
 	if (rights & ~(uint64_t)allowed_rights(info.type))
 		return -ERR_PERM;

@@ -34,4 +34,42 @@ static inline void *test_create(struct objstore *os, uint64_t size)
 	return base;
 }
 
+/* Ranges os_tx_each_range reported, as a byte map over the heap. */
+struct test_covered {
+	uint8_t *map;                  /* 1: inside some record's range */
+	uint64_t size;
+};
+
+/* test_cover -- os_tx_each_range's callback: mark one range */
+static inline void test_cover(void *ctx, uint64_t off, uint64_t len)
+{
+	struct test_covered *c = ctx;
+
+	CHECK(off + len <= c->size);
+	memset(c->map + off, 1, len);
+}
+
+/* test_unlogged_changes -- bytes outside the superblock and the log that
+ * differ from the heap image `before` and lie in no range of the running
+ * transaction (os_tx_each_range); UINT64_MAX if no transaction runs */
+static inline uint64_t test_unlogged_changes(const struct objstore *os,
+					     const uint8_t *before)
+{
+	struct test_covered c = { calloc(1, os->size), os->size };
+	uint64_t log_end = os->sb->log_offset + os->sb->log_size, count = 0;
+
+	if (os_tx_each_range(os, test_cover, &c)) {
+		free(c.map);
+		return UINT64_MAX;
+	}
+	for (uint64_t off = os->sb->root_offset; off < os->size; off++) {
+		if (off >= os->sb->log_offset && off < log_end)
+			continue;
+		if (os->base[off] != before[off] && !c.map[off])
+			count++;
+	}
+	free(c.map);
+	return count;
+}
+
 #endif

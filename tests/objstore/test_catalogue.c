@@ -1091,6 +1091,39 @@ CHECK_TEST(checker_reports_what_is_wrong)
 	free(base);
 }
 
+CHECK_TEST(every_changed_byte_lies_in_a_range_of_the_transaction)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint8_t *before = malloc(HEAP);
+	static struct name v[3000];
+	uint64_t seed = 7, unlogged = 0;
+
+	for (unsigned i = 0; i < 3000; i++)
+		random_name(&seed, &v[i], 40);
+	for (unsigned round = 0; round < 3 * 30; round++) {
+		unsigned phase = round / 30, first = round % 30 * 100;
+
+		memcpy(before, base, HEAP);
+		CHECK_EQ(os_tx_begin(&os), 0);
+		for (unsigned k = first; k < first + 100; k++) {
+			if (phase == 0)
+				os_cat_insert(&os, v[k].s, v[k].len, k + 1);
+			else if (phase == 1 && k % 3)
+				os_cat_remove(&os, v[k].s, v[k].len, NULL);
+			else if (phase == 2 && k % 3 == 0)
+				os_cat_rename(&os, v[k].s, v[k].len, v[(k + 1) % 3000].s,
+					      v[(k + 1) % 3000].len);
+		}
+		unlogged += test_unlogged_changes(&os, before);
+		CHECK_EQ(os_tx_commit(&os), 0);
+	}
+	CHECK_EQ(unlogged, 0);
+	CHECK_EQ(tree_check(&os), 0);
+	free(before);
+	free(base);
+}
+
 int main(void)
 {
 	return check_run_all();

@@ -1416,6 +1416,74 @@ CHECK_TEST(app_roots_name_live_objects)
 	free(base);
 }
 
+/* --- what a transaction may write, and who owns a byte -------------------- */
+
+CHECK_TEST(every_changed_byte_lies_in_a_range_of_the_transaction)
+{
+	uint64_t size = 603 * PAGE, blob, small;
+	uint8_t *shadow = malloc(size), *before = malloc(HEAP);
+
+	for (int op = 0; op < OP_COUNT; op++) {
+		struct objstore os;
+		void *base = undo_fixture(&os, &blob, &small, shadow, size);
+
+		CHECK_EQ(test_unlogged_changes(&os, before), UINT64_MAX); /* no transaction */
+		memcpy(before, base, HEAP);
+		CHECK_EQ(os_tx_begin(&os), 0);
+		run_op(&os, op, blob, small);
+		if (test_unlogged_changes(&os, before))
+			printf("    op %d changed bytes it did not log\n", op);
+		CHECK_EQ(test_unlogged_changes(&os, before), 0);
+		CHECK_EQ(os_tx_commit(&os), 0);
+		free(base);
+	}
+	free(before);
+	free(shadow);
+}
+
+CHECK_TEST(owner_names_the_object_holding_a_byte)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	struct os_obj_where w;
+	struct os_obj_header *h;
+	uint64_t code, proc, pg, top;
+
+	CHECK_EQ(os_obj_owner(&os, os.sb->root_offset, &w), -ERR_NOENT); /* no object yet */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_CODE, 600 * PAGE, &code), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_PROCESS, 100, &proc), 0);
+	CHECK_EQ(os_obj_page(&os, code, 513, true, &pg), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+
+	h = header_of(&os, code);
+	CHECK_EQ(os_obj_owner(&os, os_off(&os, h) + 8, &w), 0);
+	CHECK_EQ(w.id, code);
+	CHECK_EQ(w.type, OS_TYPE_CODE);
+	CHECK_EQ(w.part, OS_PART_HEADER);
+	CHECK_EQ(w.offset, 8);
+	CHECK_EQ(os_obj_owner(&os, pg + 7, &w), 0);
+	CHECK_EQ(w.id, code);
+	CHECK_EQ(w.part, OS_PART_DATA);
+	CHECK_EQ(w.offset, 513 * PAGE + 7);
+	top = h->data;                 /* depth 2: the top index page */
+	CHECK_EQ(os_obj_owner(&os, top + 16, &w), 0);
+	CHECK_EQ(w.part, OS_PART_INDEX);
+	CHECK_EQ(w.offset, 16);
+	CHECK_EQ(os_obj_owner(&os, os_off(&os, os_obj_data(&os, proc)) + 99, &w), 0);
+	CHECK_EQ(w.id, proc);
+	CHECK_EQ(w.type, OS_TYPE_PROCESS);
+	CHECK_EQ(w.part, OS_PART_DATA);
+	CHECK_EQ(w.offset, 99);
+	/* Neither the root block nor the id index belongs to an object. */
+	CHECK_EQ(os_obj_owner(&os, os.sb->root_offset, &w), -ERR_NOENT);
+	CHECK_EQ(os_obj_owner(&os, os.root->index_root, &w), -ERR_NOENT);
+	CHECK_STR_EQ(os_obj_type_name(OS_TYPE_PROCESS), "process");
+	CHECK_STR_EQ(os_obj_type_name(0), "?");
+	CHECK_STR_EQ(os_obj_type_name(OS_TYPE_MAX + 1), "?");
+	free(base);
+}
+
 int main(void)
 {
 	return check_run_all();

@@ -5,7 +5,9 @@ osh's `poweroff` (which commits, then ACPI S5), and then reads the image on
 the host with objtool: the checker must find it consistent after usertest's
 hostile children, after heavy spawn/exit churn, and a text written in
 Ferrite must be there byte for byte. An ELF imported on the host with
-`objtool import --type code` must run as a program.
+`objtool import --type code` must run as a program. Every power-on runs the
+log checker (`logcheck`, docs/logcheck.md) on a small heap, so each commit
+also proves that the kernel logged every byte it changed.
 """
 
 import os
@@ -16,6 +18,7 @@ from ferrite import ROOT, accel
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 PROMPT = r"osh> "
+HEAP = "32M"  # small, so the log checker's compare per commit stays cheap
 LONG = 600   # a bound for TCG on a loaded machine, never a criterion
 # Spawn churn: 1,000 under TCG. Under the development machines' KVM (PVM,
 # a software hypervisor: ~0.5 s per spawn+exit+wait, docs/performance.md)
@@ -33,6 +36,11 @@ KILL_LINES = [
     r"general protection fault",
     r"divide error",
 ]
+
+
+def power_on(machines, image):
+    """A power-on of the image (made on first use) with the log checker."""
+    return machines(image=image, size=HEAP, boot="kernel", append="logcheck panic=exit")
 
 
 def objtool(image, *args, check=True):
@@ -72,7 +80,7 @@ def check_clean(image):
 
 
 def test_isolation_and_checker(machines, image):
-    m = machines(image=image, boot="kernel")
+    m = power_on(machines, image)
     m.expect(PROMPT)
     start = len(m.output)
     match = run(m, "usertest", r"usertest: (\d+) passed, (\d+) failed\n",
@@ -88,7 +96,7 @@ def test_isolation_and_checker(machines, image):
 
 
 def test_churn_many_and_objects_leave_no_leak(machines, image):
-    m = machines(image=image, boot="kernel")
+    m = power_on(machines, image)
     m.expect(PROMPT)
     for mode, n in (("many", 50), ("churn", CHURN), ("objects", 1000)):
         match = run(m, "usertest %s %d" % (mode, n),
@@ -101,7 +109,7 @@ def test_churn_many_and_objects_leave_no_leak(machines, image):
 
 
 def test_written_text_is_read_on_the_host(machines, image):
-    m = machines(image=image, boot="kernel")
+    m = power_on(machines, image)
     m.expect(PROMPT)
     command(m, "write notes/today 'written inside Ferrite'")
     power_off(m)
@@ -111,12 +119,12 @@ def test_written_text_is_read_on_the_host(machines, image):
 
 
 def test_imported_program_runs(machines, image, tmp_path):
-    m = machines(image=image, boot="kernel")
+    m = power_on(machines, image)
     m.expect(PROMPT)
     power_off(m)
     hello = os.path.join(ROOT, "build", "user", "bin", "hello")
     objtool(image, "import", "bin/greet", hello, "--type", "code")
-    m = machines(image=image, boot="kernel")
+    m = power_on(machines, image)
     m.expect(PROMPT)
     run(m, "greet", r"hello from greet, pid \d+\n")
     power_off(m)

@@ -1,7 +1,9 @@
 """test_user.py -- user space as a person sees it: the object shell, hello,
 counter and Ctrl-C, and usertest (every system call, isolation faults, and
 its leak modes), on a fresh image booted with the programs of
-build/user/bin as modules."""
+build/user/bin as modules. The image is small and the log checker runs
+(`logcheck`, docs/logcheck.md): every commit also proves that the kernel
+logged every byte it changed."""
 
 import re
 
@@ -16,8 +18,8 @@ PROMPT = r"osh> "
 
 @pytest.fixture
 def osh(machines, image):
-    """A fresh machine at its first osh prompt."""
-    m = machines(image=image, boot="kernel")
+    """A fresh machine at its first osh prompt, checking every commit."""
+    m = machines(image=image, size="32M", boot="kernel", append="logcheck panic=exit")
     m.expect(PROMPT, timeout=STEP_TIMEOUT)
     return m
 

@@ -345,7 +345,7 @@ static int run_import(struct image *img, const struct args *a)
 		status = import_tx(img, &p, buf, &id);
 	if (!status)
 		printf("import: '%s' is #%" PRIu64 ", %s, %" PRIu64 " bytes (%s)\n",
-		       name_text(text, p.name, strlen(p.name)), id, type_name(p.type),
+		       name_text(text, p.name, strlen(p.name)), id, os_obj_type_name(p.type),
 		       p.size, fmt_size(s, sizeof(s), p.size));
 	free(buf);
 	if (p.fd >= 0)

@@ -49,7 +49,7 @@ static void print_app_roots(const struct image *img)
 		if (!id)
 			continue;
 		printf("%s[%u] #%" PRIu64 " %s", any ? ", " : "", i, id,
-		       os_obj_stat(&img->os, id, &info) ? "(missing)" : type_name(info.type));
+		       os_obj_stat(&img->os, id, &info) ? "(missing)" : os_obj_type_name(info.type));
 		any = true;
 	}
 	puts(any ? "" : "none");
@@ -183,7 +183,7 @@ static void ls_measure(const struct ls_list *l, struct ls_widths *w)
 		WIDEN(w->id, digits(e->id) + 1);
 		if (e->err)
 			continue;
-		WIDEN(w->type, (int)strlen(type_name(e->info.type)));
+		WIDEN(w->type, (int)strlen(os_obj_type_name(e->info.type)));
 		WIDEN(w->size, digits(e->info.size));
 		WIDEN(w->ref, digits(e->info.refcount));
 		WIDEN(w->epoch, digits(e->info.modified_epoch));
@@ -201,7 +201,7 @@ static void ls_row(const struct ls_entry *e, const struct ls_widths *w)
 		       w->ref, "?", w->epoch, "?");
 	else
 		printf("%*s %-*s %*" PRIu64 " %*" PRIu32 " %*" PRIu64 " ", w->id, id,
-		       w->type, type_name(e->info.type), w->size, e->info.size,
+		       w->type, os_obj_type_name(e->info.type), w->size, e->info.size,
 		       w->ref, e->info.refcount, w->epoch, e->info.modified_epoch);
 	print_escaped(e->name, e->len);
 	putchar('\n');
@@ -339,7 +339,7 @@ static int run_stat(struct image *img, const struct args *a)
 		return status;
 	os_obj_stat(&img->os, id, &info); /* resolve_object checked it */
 	printf("id:        #%" PRIu64 "\n", info.id);
-	printf("type:      %s\n", type_name(info.type));
+	printf("type:      %s\n", os_obj_type_name(info.type));
 	printf("size:      %" PRIu64 " bytes (%s)\n", info.size,
 	       fmt_size(s, sizeof(s), info.size));
 	if (info.placement == OS_PLACE_PAGED)

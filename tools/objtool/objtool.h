@@ -110,9 +110,6 @@ const char *os_err_text(int err);
 /* os_err_exit -- the exit status for an objstore error met by a command */
 int os_err_exit(int err);
 
-/* type_name -- "blob", "code"... for an object type ("?" if unknown) */
-const char *type_name(unsigned type);
-
 /* fmt_size -- "64 MiB", "10.5 KiB", "100 B" into buf (at least 32 bytes) */
 const char *fmt_size(char *buf, size_t len, uint64_t bytes);
 

@@ -89,29 +89,6 @@ int os_err_exit(int err)
 	return EXIT_FAILED;
 }
 
-static const char *const type_names[] = {
-	[OS_TYPE_BLOB] = "blob",
-	[OS_TYPE_CODE] = "code",
-	[OS_TYPE_PROCESS] = "process",
-	[OS_TYPE_THREAD] = "thread",
-	[OS_TYPE_ASPACE] = "aspace",
-	[OS_TYPE_CHANNEL] = "channel",
-	[OS_TYPE_CATALOGUE] = "catalogue",
-	[OS_TYPE_ANON] = "anon",
-	[OS_TYPE_HANDLES] = "handles",
-	[OS_TYPE_KERNEL] = "kernel",
-};
-_Static_assert(sizeof(type_names) / sizeof(type_names[0]) == OS_TYPE_MAX + 1,
-	       "a name for every object type");
-
-/* type_name -- "blob", "code"... for an object type ("?" if unknown) */
-const char *type_name(unsigned type)
-{
-	if (type >= 1 && type <= OS_TYPE_MAX)
-		return type_names[type];
-	return "?";
-}
-
 /* fmt_size -- "64 MiB", "10.5 KiB", "100 B" into buf */
 const char *fmt_size(char *buf, size_t len, uint64_t bytes)
 {

@@ -13,19 +13,6 @@
 /* The next number to print. */
 static uint64_t counter_next = 1;
 
-/* parse_arg -- a decimal argument into *out; false (and a message) if it is not one */
-static bool parse_arg(const char *what, const char *text, uint64_t *out)
-{
-	char *end;
-
-	*out = strtoull(text, &end, 10);
-	if (end == text || *end != '\0' || *text == '-') {
-		printf("counter: %s '%s' is not a number\n", what, text);
-		return false;
-	}
-	return true;
-}
-
 /* main -- count forever */
 int main(int argc, char **argv)
 {
@@ -35,9 +22,9 @@ int main(int argc, char **argv)
 		printf("usage: counter [START] [PERIOD_MS]\n");
 		return 2;
 	}
-	if (argc > 1 && !parse_arg("START", argv[1], &counter_next))
+	if (argc > 1 && !fe_parse_arg("counter", "START", argv[1], &counter_next))
 		return 2;
-	if (argc > 2 && !parse_arg("PERIOD_MS", argv[2], &period_ms))
+	if (argc > 2 && !fe_parse_arg("counter", "PERIOD_MS", argv[2], &period_ms))
 		return 2;
 	for (;;) {
 		printf("%lu\n", counter_next);

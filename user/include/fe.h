@@ -11,10 +11,10 @@
  *      tests can hand the kernel any pointer, length or handle they like.
  *   2. Conveniences over them (fe.c): names as C strings (fe_open, fe_bind,
  *      fe_unbind, fe_open_or_create), fe_sleep_ms, fe_spawn_program,
- *      fe_perror.
+ *      fe_perror, fe_parse_arg.
  *   3. A little C runtime: printf/puts/putchar to the console (console.c),
- *      and malloc/free/realloc/calloc on one anonymous heap object
- *      (malloc.c).
+ *      malloc/free/realloc/calloc on one anonymous heap object
+ *      (malloc.c), and reproducible pseudo-random numbers (rand.c).
  *
  * Handles are int32_t (negative values are errors); addresses and sizes are
  * 64-bit. Nothing here keeps state outside the program's own memory, which
@@ -192,6 +192,13 @@ long fe_spawn_program_grant(const char *name, const char *const *argv,
 /* fe_perror -- print "prefix: message of err" on the console */
 void fe_perror(const char *prefix, long err);
 
+/*
+ * fe_parse_arg -- the decimal argument text into *out; false, after printing
+ * "program: what 'text' is not a number", if it is not one
+ */
+bool fe_parse_arg(const char *program, const char *what, const char *text,
+		  uint64_t *out);
+
 /* --- console output (console.c) ------------------------------------------- */
 
 /* printf -- format to the console -> characters written, or a negative error */
@@ -226,5 +233,16 @@ void *calloc(size_t n, size_t size);
 
 /* realloc -- resize ptr's block to size bytes, moving it if need be, or NULL */
 void *realloc(void *ptr, size_t size);
+
+/* --- pseudo-random numbers (rand.c) --------------------------------------- */
+
+/* fe_mix64 -- x mixed so that every bit of it affects every bit of the result */
+uint64_t fe_mix64(uint64_t x);
+
+/* fe_rand_next -- advance *state; the next pseudo-random value */
+uint64_t fe_rand_next(uint64_t *state);
+
+/* fe_rand_below -- a pseudo-random value in [0, bound) (0 when bound is 0) */
+uint64_t fe_rand_below(uint64_t *state, uint64_t bound);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * fe.c -- conveniences over the system calls: names as C strings, a blob
  * opened or made by name, sleeping for a duration, running a program by
- * name, printing an error.
+ * name, printing an error, reading a numeric argument.
  *
  * Sleeping is built on an absolute deadline because SYS_SLEEP_UNTIL is
  * restartable: a sleeper resumed after a power cut re-issues the same call
@@ -102,4 +102,18 @@ long fe_spawn_program_grant(const char *name, const char *const *argv,
 void fe_perror(const char *prefix, long err)
 {
 	printf("%s: %s\n", prefix, err_str((int)err));
+}
+
+/* fe_parse_arg -- the decimal argument text into *out, or false and a message */
+bool fe_parse_arg(const char *program, const char *what, const char *text,
+		  uint64_t *out)
+{
+	char *end;
+
+	*out = strtoull(text, &end, 10);
+	if (end == text || *end != '\0' || *text == '-') {
+		printf("%s: %s '%s' is not a number\n", program, what, text);
+		return false;
+	}
+	return true;
 }

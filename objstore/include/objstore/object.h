@@ -86,4 +86,31 @@ int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
  * -ERR_NOENT when there is none */
 int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id);
 
+/* os_obj_type_name -- "blob", "code"... for an object type ("?" if unknown) */
+const char *os_obj_type_name(uint16_t type);
+
+/* Which part of an object a heap byte lies in (os_obj_owner). */
+enum os_obj_part {
+	OS_PART_HEADER = 1,          /* its 64-byte header */
+	OS_PART_DATA = 2,            /* its bytes: the small block or a data page */
+	OS_PART_INDEX = 3,           /* an index page of its radix tree */
+};
+
+/* What os_obj_owner reports. */
+struct os_obj_where {
+	uint64_t id;
+	uint16_t type;               /* enum os_obj_type */
+	uint8_t part;                /* enum os_obj_part */
+	uint64_t offset;             /* header: byte in the header; data: byte
+				      * of the object (may be past its size, in
+				      * the slack of its block or last page);
+				      * index: byte in the index page */
+};
+
+/* os_obj_owner -- which object's header, bytes or index pages hold heap
+ * offset `off`; -ERR_NOENT when none does (allocator metadata, the id
+ * index, the catalogue, free space). For diagnostics: it walks every
+ * object, a pass over the heap. */
+int os_obj_owner(const struct objstore *os, uint64_t off, struct os_obj_where *out);
+
 #endif

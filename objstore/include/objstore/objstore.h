@@ -105,6 +105,15 @@ int os_tx_commit(struct objstore *os);
 /* os_tx_abort -- undo everything the transaction did */
 int os_tx_abort(struct objstore *os);
 
+/* os_tx_each_range -- call fn(ctx, off, len) with the heap range of every
+ * record of the running transaction, UNDO and FRESH alike, in the order
+ * they were logged (ranges may overlap and repeat); what the transaction
+ * may have written. A transaction has at most log_size / OS_CACHE_LINE
+ * records (os_stats: each takes at least one cache line). -ERR_INVAL if
+ * no transaction runs. */
+int os_tx_each_range(const struct objstore *os,
+		     void (*fn)(void *ctx, uint64_t off, uint64_t len), void *ctx);
+
 /* os_epoch -- the committed epoch */
 uint64_t os_epoch(const struct objstore *os);
 
