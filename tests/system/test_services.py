@@ -237,6 +237,9 @@ GENERATION = r"life: generation (\d+), population \d+, soup \d+ \(Ctrl-C ends\)\
 
 def test_life_generations_continue_after_a_power_cut(machines, image):
     m = boot(machines, image)
+    run(m, "life 8", r"usage: life \[ROWS COLS \[PERIOD_MS\]\]\n")
+    run(m, "life 2 16", r"life: ROWS must be from 3 to 200\n")
+    run(m, "life 8 x", r"life: COLS 'x' is not a number\n")
     start = len(m.output)
     m.send("life 8 16 20\n")
     m.expect(r"life: generation 30,", start=start)

@@ -29,23 +29,14 @@ static uint32_t rows, cols;
 static uint8_t *board_now, *board_before, *board_next; /* rows * cols cells, 1 = alive */
 static uint64_t generation;
 static uint64_t sowings;           /* soups sown, the first included */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rng_state = 1;    /* fe_rand_next's: a fixed seed */
 static char *frame;                /* one frame's bytes */
-
-/* rng_next -- the next pseudo-random number (xorshift64) */
-static uint64_t rng_next(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /* sow -- fill the board with a fresh soup */
 static void sow(void)
 {
 	for (uint32_t i = 0; i < rows * cols; i++)
-		board_now[i] = rng_next() % 100 < SOUP_PERCENT;
+		board_now[i] = fe_rand_below(&rng_state, 100) < SOUP_PERCENT;
 	memset(board_before, 0, rows * cols);
 	sowings++;
 }
@@ -109,12 +100,10 @@ static void draw(void)
 static bool parse_arg(const char *what, const char *text, uint64_t min,
 		      uint64_t max, uint64_t *out)
 {
-	char *end;
-
-	*out = strtoull(text, &end, 10);
-	if (end == text || *end != '\0' || *text == '-' || *out < min || *out > max) {
-		printf("life: %s '%s' is not a number from %lu to %lu\n", what,
-		       text, min, max);
+	if (!fe_parse_arg("life", what, text, out))
+		return false;
+	if (*out < min || *out > max) {
+		printf("life: %s must be from %lu to %lu\n", what, min, max);
 		return false;
 	}
 	return true;
