@@ -14,10 +14,11 @@
  * queue whose sender is closed, is -ERR_PEER. Counting an end in flight as
  * open lets a client pass the sending end of a reply channel and close its
  * own copy: it then waits until the reply comes, or until the server drops
- * the end unanswered (-ERR_PEER), never forever.
+ * the end unanswered (-ERR_PEER), never forever. Opening a channel by name
+ * gives end 1, so a service keeps end 0 and binds the channel to a name for
+ * its clients.
  *
- * Invariant: open[e] == handles naming end e + queued messages carrying end e. Opening a channel by name gives end 1, so a service keeps end
- * 0 and binds the channel to a name for its clients.
+ * Invariant: open[e] == handles naming end e + queued messages carrying end e.
  */
 #include <string.h>
 
