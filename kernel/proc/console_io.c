@@ -35,6 +35,7 @@
 
 #include "arch/arch.h"
 #include "core/heap.h"
+#include "core/logcheck.h"
 #include "core/panic.h"
 #include "dev/uart.h"
 #include "errstr.h"
@@ -103,6 +104,7 @@ void console_init(void)
 		con = data;
 		con->out_ring = new_ring(KCONSOLE_OUT_BYTES);
 		con->in_ring = new_ring(KCONSOLE_IN_BYTES);
+		logcheck_exempt(&con->out_sent, sizeof(con->out_sent));
 		return;
 	}
 	con = kobj_data(kroot->console, OS_TYPE_KERNEL, KCONSOLE_MAGIC);
@@ -112,6 +114,8 @@ void console_init(void)
 	    con->in_queued - con->in_read > KCONSOLE_IN_BYTES)
 		panic("console: the heap's console object (%llu) is missing or damaged",
 		      (unsigned long long)kroot->console);
+	/* The one word written outside the log (kobj.h, struct kconsole). */
+	logcheck_exempt(&con->out_sent, sizeof(con->out_sent));
 }
 
 /* --- output ------------------------------------------------------------- */
