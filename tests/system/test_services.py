@@ -127,12 +127,20 @@ def test_kv_errors(machines, image):
     run(m, "kv put '' v", r"kv: a key cannot be empty\n")
     run(m, "kv resume", r"kv: kvd is not paused\n")
     run(m, "status", r"done, status 1\n")
-    # kvd killed: clients say so; a new kvd replaces the stale name.
+    # kvd killed with a request queued: clients say so; a new kvd replaces
+    # the stale name, which deletes the old channel and the request in it,
+    # and the waiting client learns that no answer will come.
+    run(m, "kv pause", r"kv: kvd paused; .*\n")
+    waiting = background(m, "kv get x")
+    wait_blocked(m, [waiting])
     run(m, "kill %s" % kvd, r"\[%s\] killed.*\n" % kvd)
     run(m, "kv get x", r"kv: no service at svc/kv \(is kvd running\?\)\n")
+    start = len(m.output)
     start_kvd(m)
+    m.expect(r"kv: kvd ended before answering\n", timeout=STEP_TIMEOUT, start=start)
     run(m, "kv put x 1")
     run(m, "kv get x", r"\n1\n")
+    m.expect(r"\[%s\] done, status 1\n" % waiting, timeout=STEP_TIMEOUT, start=start)
 
 
 def test_kv_request_answered_after_a_power_cut(machines, image):

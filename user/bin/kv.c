@@ -56,29 +56,32 @@ static long kv_call(const char *service, uint32_t op, const char *key,
 
 	memcpy(msg, &req, sizeof(req));
 	memcpy(msg + sizeof(req), key, req.key_len);
-	memcpy(msg + sizeof(req) + req.key_len, value, value_len);
+	if (value_len > 0)
+		memcpy(msg + sizeof(req) + req.key_len, value, value_len);
 	svc = fe_open(service, FE_RIGHT_WRITE);
 	if (svc < 0)
 		return svc == -ERR_PERM ? -ERR_NOENT : svc; /* not a channel */
 	err = fe_chan_create(reply);
-	if (err < 0)
-		goto out_close_svc;
+	if (err < 0) {
+		fe_close((int32_t)svc);
+		return err;
+	}
 	err = send_request((int32_t)svc, msg, sizeof(req) + req.key_len + value_len,
 			   reply[1]);
+	/* Only the reply's receiving end is kept while waiting: the request
+	 * holds the rest, so if the channel is deleted unserved, the reply
+	 * end closes with it and the wait ends in -ERR_PEER. */
+	fe_close(reply[1]);
+	fe_close((int32_t)svc);
 	if (err == -ERR_PEER || err == -ERR_INVAL)
 		err = -ERR_NOENT; /* a server that ended, or a name that is no channel */
-	fe_close(reply[1]);
 	if (err == 0)
 		err = fe_chan_recv(reply[0], a, sizeof(*a), &mi, 0);
 	fe_close(reply[0]);
 	if (err >= 0 && (err < (long)sizeof(a->reply) ||
 			 a->reply.len != (uint64_t)err - sizeof(a->reply)))
 		err = -ERR_IO; /* not an answer of this protocol */
-	if (err > 0)
-		err = 0;
-out_close_svc:
-	fe_close((int32_t)svc);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 /* call_error -- say why a call to kvd failed; false */

@@ -185,7 +185,8 @@ static void reply(int32_t to, int32_t status, const void *payload,
 	struct kv_reply r = {.status = status, .len = len, .more = more};
 
 	memcpy(msg, &r, sizeof(r));
-	memcpy(msg + sizeof(r), payload, len);
+	if (len > 0)
+		memcpy(msg + sizeof(r), payload, len);
 	fe_chan_send(to, msg, sizeof(r) + len, -1); /* a client gone is no matter */
 }
 
