@@ -3,9 +3,12 @@
 #   build/user/libfe.a        the user library: user/lib/*.c and libc/*.c,
 #                             both compiled with the user flags below
 #   build/user/crt0.o         the entry point (_start)
-#   build/user/bin/NAME       one static executable per user/bin/NAME.c,
-#                             linked at 0x400000 by user/user.ld; unstripped,
-#                             so gdb has the symbols
+#   build/user/bin/NAME       one static executable per program, linked at
+#                             0x400000 by user/user.ld; unstripped, so gdb
+#                             has the symbols. A program is either one file,
+#                             user/bin/NAME.c, or a directory of them,
+#                             user/bin/NAME/*.c (its files include their
+#                             own headers with "..." from that directory)
 #
 # User code is ordinary x86_64 SysV code (red zone, SSE allowed: the kernel
 # saves each thread's FPU state), freestanding and without PIE. libc/ is
@@ -24,10 +27,13 @@ USER_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 \
 USER_LIB_SRCS := $(sort $(wildcard user/lib/*.c user/lib/*.S)) \
 	$(sort $(wildcard libc/*.c))
 USER_LIB_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,$(USER_LIB_SRCS))
-USER_PROGRAMS := $(patsubst user/bin/%.c,$(USER_DIR)/bin/%,\
-	$(sort $(wildcard user/bin/*.c)))
+USER_FILE_PROGRAMS := $(patsubst user/bin/%.c,%,$(wildcard user/bin/*.c))
+USER_DIR_PROGRAMS := $(patsubst user/bin/%/,%,$(sort $(dir $(wildcard user/bin/*/*.c))))
+USER_PROGRAMS := $(addprefix $(USER_DIR)/bin/,\
+	$(sort $(USER_FILE_PROGRAMS) $(USER_DIR_PROGRAMS)))
 USER_CRT0 := $(USER_DIR)/obj/user/crt0.S.o
-USER_PROGRAM_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,$(wildcard user/bin/*.c))
+USER_PROGRAM_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,\
+	$(wildcard user/bin/*.c user/bin/*/*.c))
 
 # Keep the objects of the programs (make would delete them as intermediates).
 .SECONDARY: $(USER_CRT0) $(USER_PROGRAM_OBJS)
@@ -48,8 +54,20 @@ $(USER_DIR)/libfe.a: $(USER_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(USER_DIR)/bin/%: $(USER_CRT0) $(USER_DIR)/obj/user/bin/%.c.o \
-		$(USER_DIR)/libfe.a user/user.ld
+# A one-file program: crt0, its object, the library.
+$(addprefix $(USER_DIR)/bin/,$(USER_FILE_PROGRAMS)): $(USER_DIR)/bin/%: \
+		$(USER_CRT0) $(USER_DIR)/obj/user/bin/%.c.o $(USER_DIR)/libfe.a \
+		user/user.ld
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ \
 		$(USER_CRT0) $(USER_DIR)/obj/user/bin/$*.c.o $(USER_DIR)/libfe.a
+
+# A directory program: crt0, the objects of user/bin/NAME/*.c, the library.
+define USER_DIR_PROGRAM
+$(USER_DIR)/bin/$(1): $(USER_CRT0) \
+		$(patsubst %,$(USER_DIR)/obj/%.o,$(sort $(wildcard user/bin/$(1)/*.c))) \
+		$(USER_DIR)/libfe.a user/user.ld
+	@mkdir -p $$(dir $$@)
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $$@ $$(filter %.o %.a,$$^)
+endef
+$(foreach p,$(USER_DIR_PROGRAMS),$(eval $(call USER_DIR_PROGRAM,$(p))))

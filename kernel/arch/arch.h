@@ -23,11 +23,40 @@ int arch_interrupts_init(const struct madt_info *madt);
 /* arch_irq_route -- deliver ISA interrupt `irq` to `handler` (IOAPIC) */
 void arch_irq_route(unsigned irq, void (*handler)(void));
 
-/* arch_timer_start -- calibrate the TSC and LAPIC timer, then tick at `hz` */
-void arch_timer_start(unsigned hz, void (*tick)(void));
+/* How fast the machine's clocks count: what a calibration measures. */
+struct arch_clock_rates {
+	uint64_t tsc_hz;         /* time-stamp counter ticks per second */
+	uint64_t lapic_hz;       /* LAPIC timer ticks per second (divided by 16) */
+};
 
-/* arch_tsc_hz -- TSC ticks per second, known after arch_timer_start */
+/* arch_timer_calibrate -- measure both rates against the PIT (30 ms of busy waiting) */
+void arch_timer_calibrate(struct arch_clock_rates *out);
+
+/* arch_timer_start -- tick at `hz`, the clocks counting at `r` */
+void arch_timer_start(unsigned hz, void (*tick)(void),
+		      const struct arch_clock_rates *r);
+
+/* arch_timer_set_rates -- corrected rates: the tick is programmed anew */
+void arch_timer_set_rates(const struct arch_clock_rates *r);
+
+/* arch_tsc_hz -- TSC ticks per second in force, known after arch_timer_start */
 uint64_t arch_tsc_hz(void);
+
+/* arch_clock_check_start -- start checking the TSC rate against the PIT
+ * in the background (55 ms, no waiting; timer.c) */
+void arch_clock_check_start(void);
+
+/* arch_clock_check_poll -- from a tick: 0 while the check runs (or none
+ * does); 1 when done, with bounds on the true TSC rate in *lo_hz, *hi_hz */
+int arch_clock_check_poll(uint64_t *lo_hz, uint64_t *hi_hz);
+
+/* Bytes of a machine fingerprint. */
+#define ARCH_FINGERPRINT_SIZE 96
+
+/* arch_machine_fingerprint -- what identifies this kind of machine: the
+ * same bytes on every power-on of the same CPU model under the same
+ * hypervisor (or none) */
+void arch_machine_fingerprint(uint8_t out[ARCH_FINGERPRINT_SIZE]);
 
 /* arch_cycles -- the time-stamp counter */
 uint64_t arch_cycles(void);

@@ -42,7 +42,6 @@
 #include "core/logcheck.h"
 #include "core/panic.h"
 #include "core/printk.h"
-#include "core/time.h"
 #include "dev/rtc.h"
 #include "errstr.h"
 #include "mm/phys.h"
@@ -58,6 +57,7 @@ struct objstore kheap;
 /* Volatile, set by heap_init. */
 static uint64_t nvm_phys;
 static bool genesis;              /* genesis runs in this power-on */
+static bool ready;                /* heap_init succeeded */
 
 /* heap_fatal -- objstore found one of its invariants broken */
 static __attribute__((noreturn)) void heap_fatal(const char *message)
@@ -102,8 +102,8 @@ static uint64_t scramble(uint64_t x)
 /* format -- genesis: an empty heap over the whole NVM */
 static int format(const struct nvm *nvm)
 {
-	/* A heap id that differs between geneses (the TSC); not a secret. */
-	uint64_t id[2] = { scramble(arch_cycles()), scramble(nvm->phys ^ time_ns()) };
+	/* A heap id that differs between geneses (the TSC and the RTC); not a secret. */
+	uint64_t id[2] = { scramble(arch_cycles()), scramble(nvm->phys ^ rtc_wall_ns()) };
 	struct os_create_opts opts = { .heap_id = (const uint8_t *)id };
 	struct os_stats st;
 	int err = os_create(&kheap, nvm->base, nvm->size, &platform, &opts);
@@ -339,11 +339,18 @@ int heap_init(const struct nvm *nvm, const struct boot_info *bi)
 	logcheck_init();
 	err = os_tx_begin(&kheap);
 	KASSERT(err == 0);
+	ready = true;
 	import_asked(bi, formatted);
 	return 0;
 }
 
 /* --- the interface of the running kernel --------------------------------- */
+
+/* heap_ready -- whether heap_init succeeded: the heap is open, an epoch runs */
+bool heap_ready(void)
+{
+	return ready;
+}
 
 /* heap_genesis -- whether genesis runs in this power-on */
 bool heap_genesis(void)

@@ -32,6 +32,9 @@ extern struct objstore kheap;
  * anything but a blank or a valid heap of this layout major version. */
 int heap_init(const struct nvm *nvm, const struct boot_info *bi);
 
+/* heap_ready -- whether heap_init succeeded: the heap is open, an epoch runs */
+bool heap_ready(void);
+
 /* heap_genesis -- whether genesis runs in this power-on: the heap had no
  * kernel root object (formatted now, made by objtool, or a first power-on
  * cut short); the caller creates the root */

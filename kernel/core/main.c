@@ -4,12 +4,20 @@
  * The order matters: the console first (so everything after can speak),
  * then the loader's information and the command line, the CPU tables, DRAM
  * and the kernel's page tables, ACPI (interrupt controllers, power-off,
- * NVM), interrupts and the timer, the NVM and the heap on it, and then the
- * processes: on a new heap the first program starts, on an existing one
- * every process carries on where it was. Any failure that
- * leaves the machine unusable says what is wrong and halts; nothing is
- * guessed.
+ * NVM), the NVM and the heap on it, the timer (after the heap, which
+ * remembers the clock rates of the machine: no 30 ms calibration at every
+ * power-on), interrupts, and then the processes: on a new heap the first
+ * program starts, on an existing one every process carries on where it
+ * was. A missing or refused NVM is reported where it is found but halts
+ * only after the self-tests, which need no heap. Any failure that leaves
+ * the machine unusable says what is wrong and halts; nothing is guessed.
+ *
+ * Every step is O(1) in the heap's size and object count: the heap is
+ * opened, never scanned (objstore rolls back at most one epoch's log), and
+ * the NVM is mapped with 1 GiB pages where the CPU has them. The TSC after
+ * each step is kept (`profile`) and printed with loglevel=7.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -34,6 +42,36 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys);
 
 static struct boot_info boot_info;
 static struct nvm nvm;
+
+/* The power-on profile: the TSC after each step, from kernel_entry_tsc. */
+#define PROFILE_STEPS 16
+static struct {
+	const char *step;
+	uint64_t tsc;
+} profile[PROFILE_STEPS];
+static unsigned profile_count;
+
+/* stamp -- note that power-on step `step` ends now */
+static void stamp(const char *step)
+{
+	if (profile_count < PROFILE_STEPS)
+		profile[profile_count++] = (typeof(profile[0])){ step, arch_cycles() };
+}
+
+/* print_profile -- the TSC cycles each power-on step took (loglevel=7) */
+static void print_profile(void)
+{
+	uint64_t prev = kernel_entry_tsc;
+
+	for (unsigned i = 0; i < profile_count; i++) {
+		pr_debug("power-on: %-10s %12llu cycles\n", profile[i].step,
+			 (unsigned long long)(profile[i].tsc - prev));
+		prev = profile[i].tsc;
+	}
+	pr_debug("power-on: %-10s %12llu cycles (%llu us)\n", "total",
+		 (unsigned long long)(prev - kernel_entry_tsc),
+		 (unsigned long long)(time_cycles_to_ns(prev - kernel_entry_tsc) / 1000));
+}
 
 /* apply_loglevel -- loglevel=N (0..7) from the command line */
 static void apply_loglevel(void)
@@ -68,7 +106,11 @@ static void platform_init(void)
 /* kmain -- called by boot.S in the higher half with the loader's magic and information */
 void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 {
+	bool heap_ok;
+
+	stamp("boot");
 	uart_init();
+	printk_defer();
 	if (bootinfo_parse(boot_magic, boot_info_phys, &boot_info)) {
 		pr_err("boot: not started by a multiboot loader (magic %#x)\n",
 		       boot_magic);
@@ -80,25 +122,39 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		FERRITE_VERSION, boot_info.loader);
 	pr_info("cmdline: %s\n", cmdline_text());
 	cmdline_warn_unknown();
+	stamp("cmdline");
 
 	arch_cpu_init();
+	stamp("cpu");
 	frame_init(&boot_info);
+	stamp("frames");
 	mm_init(&boot_info);
+	stamp("mm");
 	platform_init();
+	stamp("acpi");
+	heap_ok = nvm_init(&nvm) == 0;
+	stamp("nvm");
+	heap_ok = heap_ok && heap_init(&nvm, &boot_info) == 0;
+	stamp("heap");
 	time_init();
+	stamp("timer");
 	uart_enable_receive_interrupt();
 	arch_interrupts_enable();
 
+	if (cmdline_has("crash") || cmdline_has("selftest"))
+		printk_flush(); /* tests read the lines as they come */
 	if (cmdline_is("crash", "panic"))
 		panic("crash=panic on the command line");
 	if (cmdline_has("crash"))
 		arch_trigger_fault(cmdline_get("crash"));
 	if (cmdline_has("selftest"))
 		selftest_run(cmdline_get("selftest"));
-	if (nvm_init(&nvm))
-		halt_forever();
-	if (heap_init(&nvm, &boot_info))
+	if (!heap_ok)
 		halt_forever();
 	proc_init();
+	stamp("proc");
+	print_profile();
+	printk_flush();
+	time_check_start();
 	sched_start();
 }

@@ -25,6 +25,7 @@ static bool panicking;
 void halt_forever(void)
 {
 	arch_interrupts_disable();
+	printk_flush();
 	if (cmdline_is("panic", "exit"))
 		arch_qemu_exit(QEMU_EXIT_PANIC);
 	arch_halt();
@@ -37,6 +38,7 @@ static __attribute__((noreturn)) void vpanic(bool dump, const char *fmt,
 	char reason[PANIC_EPITAPH_SIZE];
 
 	arch_interrupts_disable();
+	printk_flush();
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	if (panicking) {
 		printk(LOG_EMERG, "panic while panicking: %s\n", reason);

@@ -24,6 +24,15 @@ void printk(enum log_level level, const char *fmt, ...)
 /* vprintk -- printk with a va_list */
 void vprintk(enum log_level level, const char *fmt, va_list ap);
 
+/* printk_defer -- from now on, keep lines in the kernel's ring (in DRAM)
+ * until printk_flush: power-on prints without a UART exit per byte */
+void printk_defer(void);
+
+/* printk_flush -- write every deferred line to the UART; lines go out at
+ * once from now on. Called once the first user thread is loaded and on
+ * every path that stops the machine; harmless when nothing is deferred. */
+void printk_flush(void);
+
 /* printk_set_level -- drop messages less important than `level` */
 void printk_set_level(enum log_level level);
 

@@ -1,5 +1,6 @@
 /*
- * time.h -- kernel time: the periodic tick and nanoseconds from the TSC.
+ * time.h -- kernel time: the periodic tick and nanoseconds from the TSC,
+ * at rates the heap remembers per machine (time.c).
  */
 #ifndef CORE_TIME_H
 #define CORE_TIME_H
@@ -11,8 +12,14 @@
 /* The TSC when the loader handed the kernel the CPU (boot/boot.S). */
 extern uint64_t kernel_entry_tsc;
 
-/* time_init -- start the periodic tick; time_ns counts from here */
+/* time_init -- the clock rates (remembered in the heap when heap_init
+ * succeeded before, else calibrated and stored), then the periodic tick;
+ * time_ns counts from here */
 void time_init(void);
+
+/* time_check_start -- power-on is over: remembered rates are checked in
+ * the background from now on (time.c) */
+void time_check_start(void);
 
 /* time_ns -- nanoseconds since time_init, from the calibrated TSC */
 uint64_t time_ns(void);

@@ -100,7 +100,7 @@ int vm_map_physical(uint64_t phys, uint64_t size)
 	uint64_t end = align_up(phys + size, PAGE_SIZE);
 
 	return arch_pt_map(kernel_root, HHDM_BASE + start, start, end - start,
-			   VM_READ | VM_WRITE);
+			   VM_READ | VM_WRITE | VM_HUGE);
 }
 
 /* vm_map_mmio -- map device registers uncached; their kernel address */

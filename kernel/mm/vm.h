@@ -26,11 +26,17 @@ struct boot_info;
 #define VM_WRITE 0x2
 #define VM_EXEC 0x4
 #define VM_UNCACHED 0x8
+/* Kernel mappings only: 1 GiB leaves where aligned (and the CPU has them).
+ * Only for a range nothing will later map more finely (a finer mapping
+ * inside a large leaf is refused). */
+#define VM_HUGE 0x10
 
 /* mm_init -- build the kernel's page tables and switch to them */
 void mm_init(const struct boot_info *bi);
 
-/* vm_map_physical -- make [phys, phys+size) reachable through the HHDM; 0 or -ERR_NOMEM */
+/* vm_map_physical -- make [phys, phys+size) reachable through the HHDM,
+ * with 1 GiB pages where it can (the NVM: a few entries whatever its
+ * size); 0 or -ERR_NOMEM */
 int vm_map_physical(uint64_t phys, uint64_t size);
 
 /* vm_map_mmio -- map device registers uncached; their kernel address */

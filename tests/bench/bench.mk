@@ -7,6 +7,11 @@
 #   make bench-kernel     system calls, object I/O, first-touch faults and
 #                         spawn+exit+wait inside Ferrite, in TSC cycles, under
 #                         TCG and KVM (tests/bench/run-kernel-bench, bin/bench)
+#   make bench-ckpt       resume time (64 MiB and 4 GiB heaps), launch to a
+#                         resumed counter's first byte, commit pause against
+#                         dirty pages, checkpoint overhead (ckpt=1000 vs 0)
+#                         (tests/bench/run-ckpt-bench, bin/ckptbench,
+#                         build/bench/fill_heap)
 #   make bench            every benchmark
 #
 # Benchmark programs: -O2, no sanitizers. The objstore side links
@@ -27,13 +32,17 @@ BENCH_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Iobjstore/include \
 BENCH_OBJSTORE := $(BENCH_DIR)/bench_objstore
 BENCH_PMDK := $(BENCH_DIR)/bench_pmdk
 BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
+BENCH_FILL_HEAP := $(BENCH_DIR)/fill_heap
 
-.PHONY: bench bench-objstore bench-objstore-bins bench-kernel
+.PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt
 
-bench: bench-objstore bench-kernel
+bench: bench-objstore bench-kernel bench-ckpt
 
 bench-kernel: all
 	@tests/bench/run-kernel-bench
+
+bench-ckpt: all $(BENCH_FILL_HEAP)
+	@tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)
 
 # deps first (it installs libpmemobj-dev), then build, then run: a
 # sub-make so that the PMDK files exist before make looks for them.
@@ -60,6 +69,10 @@ $(BENCH_OBJSTORE): $(BENCH_DIR)/bench_objstore.o $(BENCH_DIR)/bench_common.o \
 $(BENCH_PMDK): $(BENCH_DIR)/bench_pmdk.o $(BENCH_DIR)/bench_common.o \
 		$(BENCH_DIR)/hashmap_tx.o
 	$(CC) -o $@ $^ -lpmemobj -lpmem
+
+# Adds objects to a heap image on the host, through the objstore library.
+$(BENCH_FILL_HEAP): $(BENCH_DIR)/fill_heap.o $(BUILD)/host/libobjstore.a
+	$(CC) -o $@ $^
 
 # LD_PRELOADed by bench_pmdk --count: counts PMDK's flushes and fences
 $(BENCH_PMDK_COUNT): tests/bench/pmdk_count.c tests/bench/bench.h

@@ -127,7 +127,7 @@ def built():
 def test_help_for_objtool_and_every_command(tmp_path):
     r = objtool("--help")
     for command in ("info", "ls", "stat", "cat", "import", "export", "rm",
-                    "mv", "check", "create"):
+                    "mv", "fill", "check", "create"):
         assert f"  {command}" in r.out, r
         sub = objtool(command, "--help")
         assert sub.out.startswith("usage: objtool "), sub
@@ -373,6 +373,26 @@ def test_stat_cat_rm_mv_and_their_errors(tmp_path):
     assert counts(image) == (0, 0, 0), "the objects and their pages are freed"
     objtool(image, "stat", f"#{ident}", rc=EXIT_FAILED)
     assert_clean(image)
+
+
+def test_fill_makes_many_names_in_order_in_batches(tmp_path):
+    image = create(tmp_path / "a.nvm", "8M", "--log-size", "64K")
+    r = objtool(image, "fill", "f/", "2000", "--size", "8K")
+    assert r.out == "fill: 2000 blobs of 8192 bytes, f/0000 to f/1999\n", r
+    names = objtool(image, "ls", "f/").out.split()
+    assert names == ["f/%04d" % i for i in range(2000)]
+    assert "size:      8192 bytes" in objtool(image, "stat", "f/1234").out
+    info = objtool(image, "info").out
+    assert re.search(r"committed epoch:\s+(\d+)", info).group(1) != "2"  # batches
+    objtool(image, "check")
+    # Any name already bound: nothing is written.
+    before = open(image, "rb").read()
+    r = objtool(image, "fill", "f/", "3000", rc=EXIT_FAILED)
+    assert r.err == "objtool: fill: 'f/0000' already exists\n", r
+    assert open(image, "rb").read() == before
+    for args in (["fill", "g/", "0"], ["fill", "g/", "many"],
+                 ["fill", "g/", "1", "--size", "big"], ["fill", "x" * 255, "10"]):
+        objtool(image, *args, rc=EXIT_USAGE)
 
 
 def test_each_write_is_one_epoch(tmp_path):

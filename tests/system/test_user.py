@@ -1,9 +1,10 @@
-"""test_user.py -- user space as a person sees it: the object shell, hello,
-counter and Ctrl-C, and usertest (every system call, isolation faults, and
-its leak modes), on a fresh image booted with the programs of
-build/user/bin as modules. The image is small and the log checker runs
-(`logcheck`, docs/logcheck.md): every commit also proves that the kernel
-logged every byte it changed."""
+"""test_user.py -- user space as a person sees it: hello, counter and
+Ctrl-C, and usertest (every system call, isolation faults, and its leak
+modes), run from the object shell on a fresh image booted with the
+programs of build/user/bin as modules. The image is small and the log
+checker runs (`logcheck`, docs/logcheck.md): every commit also proves that
+the kernel logged every byte it changed. The shell itself is tested in
+test_shell.py."""
 
 import re
 
@@ -36,43 +37,6 @@ def run(m, line, pattern=None, timeout=STEP_TIMEOUT):
 
 def test_hello(osh):
     run(osh, "hello", r"hello from hello, pid \d+\n")
-
-
-def test_osh_objects(osh):
-    run(osh, "write note 'two  words' and more")
-    run(osh, "cat note", r"two  words and more\n")
-    run(osh, "ls no", r"note\s+blob\s+20\n")
-    run(osh, "mv note memo")
-    run(osh, "stat memo", r"memo: #\d+, blob, 20 bytes")
-    run(osh, "rm memo")
-    run(osh, "rm memo", r"rm: no object named 'memo'\n")
-    run(osh, "cat memo", r"cat: no object named 'memo'\n")
-
-
-def test_osh_mistakes(osh):
-    run(osh, "nosuchprogram", r"osh: no program named 'bin/nosuchprogram'\n")
-    run(osh, "kill x", r"kill: 'x' is not a pid\n")
-    run(osh, "kill 999999", r"kill: no process with pid 999999\n")
-    run(osh, "cat", r"usage: cat NAME\n")
-    run(osh, "echo 'open", r"osh: missing closing '\n")
-
-
-def test_osh_background_and_ps(osh):
-    started = run(osh, "counter 1 100000 &", r"\[(\d+)\] started\n")
-    pid = started.group(1)
-    run(osh, "ps", r"\s+%s\s+\d+\s+\w+\s+\d+\s+\d+ counter\n" % pid)
-    # A job that ended is reported at the next prompt.
-    run(osh, "kill " + pid, r"\[%s\] killed: killed by pid \d+\n" % pid)
-    start = len(osh.output)
-    hello = run(osh, "hello &", r"\[(\d+)\] started\n").group(1)
-    osh.expect(r"hello from hello, pid %s\n" % hello, timeout=STEP_TIMEOUT,
-               start=start)
-    done = r"\[%s\] done, status 0\n" % hello
-    for _ in range(50):  # hello may still be exiting at the next prompt
-        if re.search(done, osh.output[start:]):
-            break
-        run(osh, "")
-    osh.expect(done, start=start)
 
 
 def test_counter_and_ctrl_c(osh):

@@ -20,7 +20,7 @@
 
 static const struct command *const commands[] = {
 	&cmd_info, &cmd_ls, &cmd_stat, &cmd_cat, &cmd_export, &cmd_import,
-	&cmd_rm, &cmd_mv, &cmd_check, &cmd_create,
+	&cmd_rm, &cmd_mv, &cmd_fill, &cmd_check, &cmd_create,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -77,8 +77,9 @@ static int main_help(void)
 	       "(#12). Sizes take K, M, G suffixes (binary units).\n\n"
 	       "Read-only commands take a shared lock and read a private copy-on-write\n"
 	       "view of IMAGE: they never write it. Commands that write take an\n"
-	       "exclusive lock and make all their changes in one transaction, so an\n"
-	       "objtool killed at any instant leaves a consistent image.\n\n%s\n"
+	       "exclusive lock and make all their changes in one transaction (fill:\n"
+	       "one per batch), so an objtool killed at any instant leaves a\n"
+	       "consistent image.\n\n%s\n"
 	       "See docs/objtool.md.\n", exit_statuses);
 	return finish_stdout(EXIT_OK);
 }

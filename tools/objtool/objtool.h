@@ -12,6 +12,7 @@
  *   cmd_info.c   info, ls, stat            (read-only)
  *   cmd_data.c   cat, export (read-only), import (one transaction)
  *   cmd_names.c  rm, mv                    (one transaction each)
+ *   cmd_fill.c   fill                      (a transaction per batch)
  *   cmd_check.c  check                     (read-only, os_check)
  *   cmd_create.c create                    (a new file)
  *
@@ -166,7 +167,7 @@ struct command {
 /* --- the commands ------------------------------------------------------- */
 
 extern const struct command cmd_info, cmd_ls, cmd_stat, cmd_cat, cmd_export,
-	cmd_import, cmd_rm, cmd_mv, cmd_check, cmd_create;
+	cmd_import, cmd_rm, cmd_mv, cmd_fill, cmd_check, cmd_create;
 
 /* resolve_object -- "NAME" or "#ID" to an id, with read-only lookups only;
  * the name in *name (NULL for #ID). An exit status, reported for `cmd`. */

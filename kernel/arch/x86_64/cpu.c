@@ -69,6 +69,32 @@ bool arch_cpu_is_virtual(void)
 	return cpuid(1, 0).ecx & (1u << 31);
 }
 
+/* put_regs -- append one CPUID leaf's registers to a fingerprint */
+static uint8_t *put_regs(uint8_t *at, struct cpuid_regs r)
+{
+	memcpy(at, &r, sizeof(r));
+	return at + sizeof(r);
+}
+
+/* arch_machine_fingerprint -- CPUID: vendor, signature, brand and the hypervisor's leaves */
+void arch_machine_fingerprint(uint8_t out[ARCH_FINGERPRINT_SIZE])
+{
+	struct cpuid_regs leaf1 = cpuid(1, 0);
+	uint8_t *at = out;
+
+	_Static_assert(ARCH_FINGERPRINT_SIZE == 6 * sizeof(struct cpuid_regs),
+		       "six CPUID leaves make a fingerprint");
+	leaf1.ebx &= 0x0000ffffu; /* the APIC id and CLFLUSH count may vary */
+	leaf1.ecx &= ~(1u << 27); /* OSXSAVE follows CR4, not the machine */
+	at = put_regs(at, cpuid(0, 0));
+	at = put_regs(at, leaf1);
+	for (uint32_t leaf = 0x80000002u; leaf <= 0x80000004u; leaf++)
+		at = put_regs(at, cpuid(leaf, 0)); /* the brand string */
+	/* The hypervisor's leaf 0x40000000 (its signature); zeros on bare metal. */
+	put_regs(at, arch_cpu_is_virtual() ? cpuid(0x40000000u, 0)
+					    : (struct cpuid_regs){ 0, 0, 0, 0 });
+}
+
 /* is_kernel_stack_address -- whether a frame pointer may be followed */
 static bool is_kernel_stack_address(uint64_t fp)
 {

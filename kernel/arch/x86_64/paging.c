@@ -3,10 +3,13 @@
  *
  * Tables are DRAM frames (mm/frame.c) reached through the HHDM. Kernel
  * leaves are 2 MiB pages where alignment allows, otherwise 4 KiB, global
- * and supervisor-only. Mapping over an existing mapping replaces it;
- * replacing a 2 MiB page by a finer mapping is not needed by the kernel and
- * is refused with a panic (an invariant of how mm_init uses this, not a
- * user-reachable path).
+ * and supervisor-only; with VM_HUGE (the NVM), 1 GiB pages where
+ * alignment allows and the CPU has them (CPUID PDPE1GB): mapping the NVM
+ * costs a few entries whatever its size, so power-on does not grow with
+ * the heap. Mapping over
+ * an existing mapping replaces it; replacing a large page by a finer
+ * mapping is not needed by the kernel and is refused with a panic (an
+ * invariant of how mm_init uses this, not a user-reachable path).
  *
  * User address spaces. Each has its own top-level table: entries 0..255
  * (the user half, below 0x800000000000) are its own, entries 256..511 are
@@ -36,6 +39,7 @@
 #include "mm/phys.h"
 #include "mm/vm.h"
 
+#define HUGE_PAGE (1ull << 30)
 #define LARGE_PAGE (2ull << 20)
 #define TABLE_ENTRIES 512
 #define KERNEL_HALF_FIRST 256 /* the first top-level entry of the kernel half */
@@ -87,12 +91,29 @@ static int next_table(uint64_t *entry, uint64_t **table)
 	return 0;
 }
 
-/* map_one -- one leaf, of LARGE_PAGE or PAGE_SIZE bytes */
+/* has_huge_pages -- whether the CPU maps 1 GiB pages (CPUID PDPE1GB) */
+static bool has_huge_pages(void)
+{
+	return cpuid(0x80000001u, 0).edx & (1u << 26);
+}
+
+/* leaf_size -- the largest leaf allowed that maps virt to phys within size bytes */
+static uint64_t leaf_size(uint64_t virt, uint64_t phys, uint64_t size, unsigned prot)
+{
+	if ((prot & VM_HUGE) && virt % HUGE_PAGE == 0 && phys % HUGE_PAGE == 0 &&
+	    size >= HUGE_PAGE && has_huge_pages())
+		return HUGE_PAGE;
+	if (virt % LARGE_PAGE == 0 && phys % LARGE_PAGE == 0 && size >= LARGE_PAGE)
+		return LARGE_PAGE;
+	return PAGE_SIZE;
+}
+
+/* map_one -- one leaf of `step` bytes (HUGE_PAGE, LARGE_PAGE or PAGE_SIZE) */
 static int map_one(uint64_t root_phys, uint64_t virt, uint64_t phys,
-		   bool large, uint64_t bits)
+		   uint64_t step, uint64_t bits)
 {
 	uint64_t *table = phys_to_virt(root_phys);
-	int levels = large ? 2 : 3; /* tables to walk below the root */
+	int levels = step == HUGE_PAGE ? 1 : step == LARGE_PAGE ? 2 : 3; /* below the root */
 	int shift = 39;
 
 	for (int i = 0; i < levels; i++, shift -= 9) {
@@ -101,7 +122,7 @@ static int map_one(uint64_t root_phys, uint64_t virt, uint64_t phys,
 		if (err)
 			return err;
 	}
-	table[(virt >> shift) & 511] = phys | bits | (large ? PTE_LARGE : 0);
+	table[(virt >> shift) & 511] = phys | bits | (step != PAGE_SIZE ? PTE_LARGE : 0);
 	return 0;
 }
 
@@ -120,10 +141,8 @@ int arch_pt_map(uint64_t root_phys, uint64_t virt, uint64_t phys,
 	KASSERT(virt % PAGE_SIZE == 0 && phys % PAGE_SIZE == 0 &&
 		size % PAGE_SIZE == 0);
 	while (size) {
-		bool large = virt % LARGE_PAGE == 0 && phys % LARGE_PAGE == 0 &&
-			     size >= LARGE_PAGE;
-		uint64_t step = large ? LARGE_PAGE : PAGE_SIZE;
-		int err = map_one(root_phys, virt, phys, large, bits);
+		uint64_t step = leaf_size(virt, phys, size, prot);
+		int err = map_one(root_phys, virt, phys, step, bits);
 
 		if (err)
 			return err;

@@ -84,11 +84,14 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * app_roots (layout 1.1; zero in every 1.0 heap): ids of objects the
  * application that owns the heap keeps its own roots in, where it finds
  * them at power-on. The kernel: app_roots[OS_APP_ROOT_KERNEL] is the id of
- * its OS_TYPE_KERNEL root object. Invariant: a non-zero app root names a
- * live object (os_app_root_set and os_check).
+ * its OS_TYPE_KERNEL root object; app_roots[OS_APP_ROOT_MACHINE] the id
+ * of an OS_TYPE_KERNEL object remembering the machine the heap last ran
+ * on (its clock rates: kernel/core/time.c). Invariant: a non-zero app root
+ * names a live object (os_app_root_set and os_check).
  */
 #define OS_APP_ROOTS 8
 #define OS_APP_ROOT_KERNEL 0
+#define OS_APP_ROOT_MACHINE 1
 struct os_root {
 	uint64_t next_object_id;    /* ids start at 1 and are never reused */
 	uint64_t object_count;      /* live objects */

@@ -1,0 +1,197 @@
+/*
+ * ckptbench.c -- what checkpoints cost a program: the pause of one commit
+ * against the pages it must log, and the slowdown of write-heavy work.
+ *
+ *   ckptbench pause    for 1, 16, 64, 256 and 1024 dirty pages: dirty that
+ *                      many distinct pages of a mapped anonymous object,
+ *                      fe_sync(), and read the commit's pause (user code
+ *                      stopped -> resumed) and page count from fe_sysinfo;
+ *                      the median of RUNS. Meant for ckpt=0, so that no
+ *                      periodic commit splits the pages between epochs.
+ *   ckptbench write [OPS [MIB]]
+ *                      OPS (default WRITE_OPS) random 8-byte writes over
+ *                      MIB (default 64) MiB of mapped anonymous memory
+ *                      (touched once beforehand, so page allocation is not
+ *                      timed)
+ *   ckptbench malloc [OPS]
+ *                      OPS (default MALLOC_OPS) malloc/free pairs of
+ *                      16..1039 bytes, a pool of MALLOC_LIVE blocks live,
+ *                      each block written
+ *
+ * Output, one line per figure:
+ *   ckptbench: pause PAGES PAUSE_NS ns LOGGED pages (RUNS runs)
+ *   ckptbench: write|malloc CYCLES cycles/op (OPS ops)
+ * Cycles are the TSC's, read in user mode; compare ckpt=1000 with ckpt=0
+ * on the same machine (tests/bench/run-ckpt-bench prints the slowdown).
+ */
+#include <fe.h>
+
+#define PAGE FE_PAGE_SIZE
+#define RUNS 7
+#define PAUSE_PAGES_MAX 1024
+#define WRITE_MIB 64u
+#define WRITE_OPS 50000u
+#define MALLOC_OPS 1000000u
+#define MALLOC_LIVE 1024u
+
+/* rdtsc -- the time-stamp counter */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* next_random -- xorshift64: a fast, repeatable sequence */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+/* median -- the median of n values (sorts them) */
+static uint64_t median(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+/* map_anon -- a fresh anonymous object of `bytes`, mapped read-write, every page touched */
+static volatile uint8_t *map_anon(uint64_t bytes)
+{
+	long h = fe_obj_create(FE_TYPE_ANON, bytes);
+	long a = h < 0 ? h : fe_map((int32_t)h, 0, bytes,
+				    FE_PROT_READ | FE_PROT_WRITE | FE_MAP_SHARED, 0);
+	volatile uint8_t *p = (volatile uint8_t *)(uintptr_t)a;
+
+	if (a < 0) {
+		fe_perror("ckptbench: anonymous memory", a);
+		fe_exit(1);
+	}
+	for (uint64_t off = 0; off < bytes; off += PAGE)
+		p[off] = 1;
+	fe_sync();
+	return p;
+}
+
+/* sysinfo -- the system's figures, or exit */
+static void sysinfo(struct fe_sysinfo *si)
+{
+	long err = fe_sysinfo(si);
+
+	if (err < 0) {
+		fe_perror("ckptbench: sysinfo", err);
+		fe_exit(1);
+	}
+}
+
+/* bench_pause -- the commit pause against dirty pages */
+static void bench_pause(void)
+{
+	static const unsigned counts[] = { 1, 16, 64, 256, 1024 };
+	volatile uint8_t *p = map_anon((uint64_t)PAUSE_PAGES_MAX * PAGE);
+	uint64_t pause[RUNS], pages[RUNS];
+	struct fe_sysinfo si;
+
+	for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		for (unsigned r = 0; r < RUNS; r++) {
+			fe_sync(); /* start from a clean epoch */
+			for (unsigned i = 0; i < counts[c]; i++)
+				p[(uint64_t)i * PAGE] = (uint8_t)(r + 2);
+			fe_sync();
+			sysinfo(&si);
+			pause[r] = si.pause_last_ns;
+			pages[r] = si.pages_last;
+		}
+		printf("ckptbench: pause %u %lu ns %lu pages (%u runs)\n", counts[c],
+		       median(pause, RUNS), median(pages, RUNS), RUNS);
+	}
+}
+
+/* bench_write -- `ops` random 8-byte writes over `mib` MiB of mapped memory */
+static void bench_write(unsigned ops, unsigned mib)
+{
+	uint64_t bytes = (uint64_t)mib << 20;
+	volatile uint64_t *p = (volatile uint64_t *)map_anon(bytes);
+	uint64_t words = bytes / 8, state = 0x9e3779b97f4a7c15ull, t0;
+
+	t0 = rdtsc();
+	for (unsigned i = 0; i < ops; i++)
+		p[next_random(&state) % words] = i;
+	printf("ckptbench: write %lu cycles/op (%u ops, %u MiB)\n", (rdtsc() - t0) / ops,
+	       ops, mib);
+}
+
+/* bench_malloc -- `ops` malloc/free pairs over a pool of live blocks, each block written */
+static void bench_malloc(unsigned ops)
+{
+	static void *live[MALLOC_LIVE];
+	uint64_t state = 0x2545f4914f6cdd1dull, t0;
+
+	t0 = rdtsc();
+	for (unsigned i = 0; i < ops; i++) {
+		uint64_t r = next_random(&state);
+		unsigned slot = (unsigned)(r % MALLOC_LIVE);
+		size_t size = 16 + (size_t)((r >> 32) % 1024);
+
+		free(live[slot]);
+		live[slot] = malloc(size);
+		if (!live[slot]) {
+			printf("ckptbench: malloc(%lu) failed\n", (unsigned long)size);
+			fe_exit(1);
+		}
+		memset(live[slot], (int)i, size);
+	}
+	printf("ckptbench: malloc %lu cycles/op (%u ops)\n", (rdtsc() - t0) / ops, ops);
+	for (unsigned i = 0; i < MALLOC_LIVE; i++)
+		free(live[i]);
+}
+
+/* count_arg -- the count in argv[i] (1..max), `fallback` without one; 0 if not such a count */
+static unsigned count_arg(int argc, char **argv, int i, unsigned fallback,
+			  unsigned long max)
+{
+	char *end;
+	unsigned long n;
+
+	if (argc <= i)
+		return fallback;
+	n = strtoul(argv[i], &end, 10);
+	return *argv[i] && !*end && n > 0 && n <= max ? (unsigned)n : 0;
+}
+
+/* main -- the figure named by argv[1] */
+int main(int argc, char **argv)
+{
+	const char *what = argc >= 2 && argc <= 4 ? argv[1] : "";
+	unsigned ops, mib;
+
+	if (strcmp(what, "pause") == 0 && argc == 2) {
+		bench_pause();
+		return 0;
+	}
+	if (strcmp(what, "write") == 0 &&
+	    (ops = count_arg(argc, argv, 2, WRITE_OPS, 1000000000ul)) &&
+	    (mib = count_arg(argc, argv, 3, WRITE_MIB, 1024))) {
+		bench_write(ops, mib);
+		return 0;
+	}
+	if (strcmp(what, "malloc") == 0 && argc <= 3 &&
+	    (ops = count_arg(argc, argv, 2, MALLOC_OPS, 1000000000ul))) {
+		bench_malloc(ops);
+		return 0;
+	}
+	printf("usage: ckptbench pause | write [OPS [MIB]] | malloc [OPS]\n");
+	return 2;
+}

@@ -1,0 +1,387 @@
+/*
+ * cmds_process.c -- programs and jobs: running bin/NAME in the foreground
+ * or the background, and the builtins ps, kill, wait, jobs, fg, status.
+ *
+ * A foreground program becomes the console's foreground process
+ * (SYS_CONSOLE_FG), so the kernel ends it when Ctrl-C is typed; osh
+ * blocks in SYS_WAIT meanwhile and says how the program ended unless it
+ * exited normally. A background program is a job in a small table: osh
+ * polls the table with FE_WAIT_NOHANG before each prompt and reports the
+ * jobs that ended. `fg` makes a job the foreground and waits for it;
+ * `wait` polls, so Ctrl-C stops the waiting and not the jobs.
+ *
+ * The table, like all osh's state, is persistent: a power cut in the
+ * middle of a wait resumes the wait.
+ */
+#include "osh.h"
+
+#define MAX_JOBS 16
+#define PS_BATCH 16
+#define WAIT_POLL_MS 10
+#define JOB_TEXT 64
+
+struct job {
+	bool used;
+	bool ended;              /* info says how; not yet reported */
+	int32_t handle;          /* the process handle from spawn */
+	uint64_t pid;
+	uint64_t started;        /* order of starting, for fg's default */
+	char text[JOB_TEXT];     /* the command, for jobs */
+	struct fe_exit_info info;
+};
+
+static struct job jobs[MAX_JOBS];
+static uint64_t jobs_started;
+static struct fe_exit_info last_exit;    /* of the last foreground program */
+static bool have_last_exit;
+
+/* exit_status -- the $? of an ended process */
+static long exit_status(const struct fe_exit_info *info)
+{
+	switch (info->reason) {
+	case FE_EXIT_NORMAL:
+		return (long)info->status;
+	case FE_EXIT_INTERRUPT:
+		return STATUS_INTERRUPTED;
+	case FE_EXIT_FAULT:
+		return STATUS_FAULT;
+	default:
+		return STATUS_KILLED;
+	}
+}
+
+/* exit_text -- how a process ended, as a person reads it */
+static void exit_text(const struct fe_exit_info *info, char *buf, size_t cap)
+{
+	if (info->reason == FE_EXIT_NORMAL)
+		snprintf(buf, cap, "done, status %ld", (long)info->status);
+	else if (info->detail[0] != '\0')
+		snprintf(buf, cap, "killed: %.*s", (int)sizeof(info->detail),
+			 info->detail);
+	else
+		snprintf(buf, cap, "killed (reason %u)", info->reason);
+}
+
+/* spawn_error -- say why a program could not start */
+static void spawn_error(const char *name, long err)
+{
+	if (err == -ERR_NOENT)
+		complain("osh: no program named 'bin/%s' (help lists the builtins)", name);
+	else if (err == -ERR_NOEXEC)
+		complain("osh: 'bin/%s' is not a program", name);
+	else if (err == -ERR_PERM)
+		complain("osh: 'bin/%s' is not a code object", name);
+	else
+		complain("osh: %s: %s", name, err_str((int)err));
+	if (err == -ERR_NOENT)
+		shell_status = STATUS_NOT_FOUND;
+}
+
+/* job_poll -- wait without hanging; true once the job has ended */
+static bool job_poll(struct job *job)
+{
+	long r;
+
+	if (job->ended)
+		return true;
+	r = fe_wait(job->handle, &job->info, FE_WAIT_NOHANG);
+	if (r < 0) {
+		memset(&job->info, 0, sizeof(job->info));
+		job->info.pid = job->pid;
+		job->info.reason = FE_EXIT_KILLED;
+		snprintf(job->info.detail, sizeof(job->info.detail),
+			 "wait failed: %s", err_str((int)r));
+	} else if (job->info.reason == FE_EXIT_RUNNING) {
+		return false;
+	}
+	job->ended = true;
+	return true;
+}
+
+/* job_forget -- report an ended job and free its slot */
+static void job_forget(struct job *job)
+{
+	char text[160];
+
+	exit_text(&job->info, text, sizeof(text));
+	out_printf("[%lu] %s\n", job->pid, text);
+	fe_close(job->handle);
+	job->used = false;
+}
+
+/* report_jobs -- say which background jobs ended, and forget them */
+void report_jobs(void)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_JOBS; i++)
+		if (jobs[i].used && job_poll(&jobs[i]))
+			job_forget(&jobs[i]);
+}
+
+/* job_text -- the words of a command, joined, cut to fit */
+static void job_text(char **argv, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (; *argv != NULL && len < cap; argv++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+					len ? " " : "", *argv);
+}
+
+/* run_background -- start a job and say its pid */
+static void run_background(char **argv)
+{
+	struct job *job = NULL;
+	size_t i;
+	long h;
+
+	for (i = 0; i < MAX_JOBS && job == NULL; i++)
+		if (!jobs[i].used)
+			job = &jobs[i];
+	if (job == NULL) {
+		complain("osh: %d background jobs already; wait for one to end",
+			 MAX_JOBS);
+		return;
+	}
+	h = fe_spawn_program(argv[0], (const char *const *)argv);
+	if (h < 0) {
+		spawn_error(argv[0], h);
+		return;
+	}
+	memset(job, 0, sizeof(*job));
+	job->used = true;
+	job->handle = (int32_t)h;
+	job->started = ++jobs_started;
+	job_text(argv, job->text, sizeof(job->text));
+	job_poll(job);
+	job->pid = job->info.pid;
+	out_printf("[%lu] started\n", job->pid);
+}
+
+/* wait_foreground -- give the console to process h and wait for it to end */
+static void wait_foreground(int32_t h, const char *name)
+{
+	struct fe_exit_info info;
+	char text[160];
+	long r;
+
+	out_flush();
+	fe_console_fg(h);
+	r = fe_wait(h, &info, 0);
+	fe_console_fg(-1);
+	fe_close(h);
+	if (r < 0) {
+		complain("osh: waiting for %s: %s", name, err_str((int)r));
+		return;
+	}
+	last_exit = info;
+	have_last_exit = true;
+	shell_status = exit_status(&info);
+	if (info.reason != FE_EXIT_NORMAL) {
+		exit_text(&info, text, sizeof(text));
+		out_printf("[%lu] %s\n", info.pid, text);
+	}
+}
+
+/* run_program -- run bin/NAME with the words, in the background if asked */
+void run_program(char **argv, bool background)
+{
+	long h;
+
+	if (background) {
+		run_background(argv);
+		return;
+	}
+	h = fe_spawn_program(argv[0], (const char *const *)argv);
+	if (h < 0) {
+		spawn_error(argv[0], h);
+		return;
+	}
+	wait_foreground((int32_t)h, argv[0]);
+}
+
+/* parse_pid -- a decimal pid > 0 into *pid; false after complaining */
+static bool parse_pid(const char *cmd, const char *text, uint64_t *pid)
+{
+	if (isdigit((unsigned char)text[0]) && parse_number(text, pid) && *pid > 0)
+		return true;
+	complain("%s: '%s' is not a pid", cmd, text);
+	return false;
+}
+
+/* find_job -- the job with pid, or NULL after complaining */
+static struct job *find_job(const char *cmd, uint64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_JOBS; i++)
+		if (jobs[i].used && jobs[i].pid == pid)
+			return &jobs[i];
+	complain("%s: no job with pid %lu (jobs lists them)", cmd, pid);
+	return NULL;
+}
+
+/* state_name -- a word for a process state */
+static const char *state_name(uint32_t state)
+{
+	switch (state) {
+	case FE_PROC_RUNNABLE:
+		return "runnable";
+	case FE_PROC_BLOCKED:
+		return "blocked";
+	case FE_PROC_EXITED:
+		return "exited";
+	default:
+		return "?";
+	}
+}
+
+/* cmd_ps -- ps: one line per process */
+void cmd_ps(int argc, char **argv)
+{
+	struct fe_proc_info procs[PS_BATCH];
+	uint64_t first = 0;
+	long n, i;
+
+	(void)argc;
+	(void)argv;
+	out_printf("%6s %6s %-8s %10s %6s  %s\n", "PID", "PARENT", "STATE",
+		   "CPU_MS", "PAGES", "NAME");
+	do {
+		n = fe_proc_list(procs, PS_BATCH, first);
+		if (n < 0) {
+			complain("ps: %s", err_str((int)n));
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			const struct fe_proc_info *p = &procs[i];
+
+			out_printf("%6lu %6lu %-8s %10lu %6lu  %.*s\n", p->pid,
+				   p->parent_pid, state_name(p->state),
+				   p->cpu_ns / 1000000, p->pages,
+				   (int)strnlen(p->name, sizeof(p->name)), p->name);
+			first = p->pid + 1;
+		}
+	} while (n == PS_BATCH);
+}
+
+/* cmd_kill -- kill PID...: end each process */
+void cmd_kill(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		uint64_t pid;
+		long err;
+
+		if (!parse_pid("kill", argv[i], &pid))
+			continue;
+		err = fe_kill(pid);
+		if (err == -ERR_NOENT)
+			complain("kill: no process with pid %lu", pid);
+		else if (err == -ERR_PERM)
+			complain("kill: process %lu is not osh's to kill", pid);
+		else if (err < 0)
+			complain("kill: %lu: %s", pid, err_str((int)err));
+	}
+}
+
+/* cmd_wait -- wait [PID]: until the job (or every job) ends; Ctrl-C stops waiting */
+void cmd_wait(int argc, char **argv)
+{
+	struct job *job = NULL;
+	uint64_t pid;
+	size_t i;
+
+	if (argc > 1) {
+		if (!parse_pid("wait", argv[1], &pid) || !(job = find_job("wait", pid)))
+			return;
+	}
+	for (;;) {
+		bool running = false;
+
+		for (i = 0; i < MAX_JOBS; i++) {
+			struct job *j = &jobs[i];
+
+			if (!j->used || (job != NULL && j != job))
+				continue;
+			if (job_poll(j)) {
+				if (j == job)
+					shell_status = exit_status(&j->info);
+				job_forget(j);
+			} else {
+				running = true;
+			}
+		}
+		if (!running)
+			return;
+		if (interrupted()) {
+			out_bytes("^C\n", 3);
+			return;
+		}
+		fe_sleep_ms(WAIT_POLL_MS);
+	}
+}
+
+/* cmd_jobs -- jobs: the background jobs */
+void cmd_jobs(int argc, char **argv)
+{
+	size_t i;
+
+	(void)argc;
+	(void)argv;
+	for (i = 0; i < MAX_JOBS; i++) {
+		struct job *j = &jobs[i];
+
+		if (!j->used)
+			continue;
+		out_printf("[%lu] %-8s %s\n", j->pid, job_poll(j) ? "ended" : "running",
+			   j->text);
+	}
+}
+
+/* cmd_fg -- fg [PID]: bring a job (the latest by default) to the foreground */
+void cmd_fg(int argc, char **argv)
+{
+	struct job *job = NULL;
+	uint64_t pid;
+	size_t i;
+
+	if (argc > 1) {
+		if (!parse_pid("fg", argv[1], &pid) || !(job = find_job("fg", pid)))
+			return;
+	} else {
+		for (i = 0; i < MAX_JOBS; i++)
+			if (jobs[i].used && (job == NULL || jobs[i].started > job->started))
+				job = &jobs[i];
+		if (job == NULL) {
+			complain("fg: no background jobs");
+			return;
+		}
+	}
+	if (job_poll(job)) {
+		shell_status = exit_status(&job->info);
+		job_forget(job);
+		return;
+	}
+	out_printf("%s\n", job->text);
+	job->used = false;
+	wait_foreground(job->handle, job->text);
+}
+
+/* cmd_status -- status: how the last foreground program ended */
+void cmd_status(int argc, char **argv)
+{
+	char text[160];
+
+	(void)argc;
+	(void)argv;
+	if (!have_last_exit) {
+		complain("status: no program has run in the foreground yet");
+		return;
+	}
+	exit_text(&last_exit, text, sizeof(text));
+	out_printf("[%lu] %s\n", last_exit.pid, text);
+}

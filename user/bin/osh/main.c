@@ -1,0 +1,137 @@
+/*
+ * main.c -- osh, the object shell: the first program a person talks to.
+ *
+ * A loop: report background jobs that ended, edit a line (edit.c: osh
+ * reads the console raw and does its own echo, editing, history and
+ * completion), split it into words (parse.c), run a builtin from the
+ * table below or a program bin/NAME (cmds_process.c). Each command sets
+ * $? (shell_status): 0 when it went well, 1 when a builtin said what was
+ * wrong, 2 for a builtin called the wrong way, a program's exit status
+ * (130 when Ctrl-C ended it, 137 when killed, 139 when it faulted, 127
+ * when there is no such program).
+ *
+ * All of osh's state is ordinary process memory, persistent with the
+ * rest of the system: after a power cut osh carries on where its last
+ * committed epoch left it -- in the middle of a line, a wait or a listing.
+ */
+#include "osh.h"
+
+#define PROMPT "osh> "
+
+long shell_status;
+
+const struct builtin builtins[] = {
+	{"ls", 0, 2, "ls [-l] [PREFIX]", "names in order (-l: id, type, size, refcount, epoch modified)", cmd_ls},
+	{"stat", 1, 1, "stat NAME|#ID", "what an object is: id, type, size, pages, refcount, epoch", cmd_stat},
+	{"cat", 1, 1, "cat NAME|#ID", "an object's bytes", cmd_cat},
+	{"hexdump", 1, 3, "hexdump NAME|#ID [OFF [LEN]]", "bytes in hex and as text, 16 a line", cmd_hexdump},
+	{"new", 2, 2, "new NAME SIZE", "a zero-filled blob of SIZE bytes (K/M/G suffixes)", cmd_new},
+	{"write", 2, -1, "write NAME TEXT...", "NAME (a blob, made if missing) holds TEXT and a newline", cmd_write},
+	{"append", 2, -1, "append NAME TEXT...", "add TEXT and a newline to the end of NAME", cmd_append},
+	{"cp", 2, 2, "cp SRC DST", "a new blob DST with the bytes of SRC", cmd_cp},
+	{"mv", 2, 2, "mv OLD NEW", "move a name", cmd_mv},
+	{"rm", 1, -1, "rm NAME...", "remove names (an object goes with its last name)", cmd_rm},
+	{"ln", 2, 2, "ln NAME ALIAS", "a second name for NAME's object", cmd_ln},
+	{"find", 1, 1, "find SUBSTRING", "the names that contain SUBSTRING", cmd_find},
+	{"ps", 0, 0, "ps", "processes: pid, parent, state, CPU time, pages, name", cmd_ps},
+	{"kill", 1, -1, "kill PID...", "end processes (osh's own and their children)", cmd_kill},
+	{"wait", 0, 1, "wait [PID]", "wait for a background job, or all (Ctrl-C stops waiting)", cmd_wait},
+	{"jobs", 0, 0, "jobs", "the background jobs", cmd_jobs},
+	{"fg", 0, 1, "fg [PID]", "bring a job (the latest by default) to the foreground", cmd_fg},
+	{"status", 0, 0, "status", "how the last foreground program ended", cmd_status},
+	{"sync", 0, 0, "sync", "make everything durable now; returns once it is", cmd_sync},
+	{"epoch", 0, 0, "epoch", "checkpoint figures: epoch, commits, pauses, pages", cmd_epoch},
+	{"stats", 0, 0, "stats", "the same as epoch", cmd_epoch},
+	{"uptime", 0, 0, "uptime", "running time since genesis, and power-ons", cmd_uptime},
+	{"mem", 0, 0, "mem", "the heap: size, used, free; objects and names", cmd_mem},
+	{"poweroff", 0, 0, "poweroff", "commit everything, then power off", cmd_poweroff},
+	{"history", 0, 0, "history", "the lines run, oldest first", cmd_history},
+	{"echo", 0, -1, "echo WORDS...", "the words ($? is the last status)", cmd_echo},
+	{"clear", 0, 0, "clear", "clear the screen", cmd_clear},
+	{"help", 0, 1, "help [CMD]", "the commands, or how to use one", cmd_help},
+};
+
+const size_t builtin_count = sizeof(builtins) / sizeof(builtins[0]);
+
+/* find_builtin -- the builtin called name, or NULL */
+const struct builtin *find_builtin(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < builtin_count; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return &builtins[i];
+	return NULL;
+}
+
+/* cmd_help -- help [CMD] */
+void cmd_help(int argc, char **argv)
+{
+	const struct builtin *b;
+	size_t i;
+
+	if (argc > 1) {
+		b = find_builtin(argv[1]);
+		if (b == NULL)
+			complain("help: no builtin named '%s'; 'NAME ARGS' runs bin/NAME",
+				 argv[1]);
+		else
+			out_printf("usage: %s\n  %s\n", b->usage, b->help);
+		return;
+	}
+	for (i = 0; i < builtin_count; i++)
+		out_printf("  %-28s %s\n", builtins[i].usage, builtins[i].help);
+	out_printf("  %-28s %s\n", "NAME [ARGS...]", "run bin/NAME and wait (Ctrl-C ends it)");
+	out_printf("  %-28s %s\n", "NAME [ARGS...] &", "run bin/NAME in the background");
+	out_printf("Keys: arrows, Home/End, Backspace/Delete, Ctrl-A/E/U/W/K/L, "
+		   "Up/Down history, Tab completes.\n'...' and \"...\" quote; $? is "
+		   "the last status. docs/shell.md says more.\n");
+}
+
+/* run_builtin -- run b with the words, if they fit its usage */
+static void run_builtin(const struct builtin *b, struct words *w)
+{
+	int args = w->count - 1;
+
+	if (w->background) {
+		complain("osh: %s is a builtin; it cannot run in the background", b->name);
+	} else if (args < b->min_args || (b->max_args >= 0 && args > b->max_args)) {
+		complain("usage: %s", b->usage);
+		shell_status = STATUS_USAGE;
+	} else {
+		b->run(w->count, w->word);
+	}
+}
+
+/* run_line -- run one command line */
+static void run_line(const char *line)
+{
+	static struct words w;
+	const struct builtin *b;
+	if (!parse_line(line, &w) || w.count == 0)
+		return;          /* an empty line keeps $? */
+	shell_status = 0;
+	b = find_builtin(w.word[0]);
+	if (b != NULL)
+		run_builtin(b, &w);
+	else
+		run_program(w.word, w.background);
+}
+
+/* main -- the read-run loop */
+int main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	edit_init();
+	out_printf("osh: the object shell; 'help' lists the commands\n");
+	for (;;) {
+		const char *line;
+
+		report_jobs();
+		line = edit_read_line(PROMPT);
+		history_add(line);
+		run_line(line);
+		out_flush();
+	}
+}
