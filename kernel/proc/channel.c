@@ -9,10 +9,16 @@
  * reference to it until it is received or the channel is destroyed.
  *
  * Sending never blocks: a full queue is -ERR_NOSPC. Receiving blocks until
- * a message arrives (restartable). An end with no open handle is "closed":
- * sending to it, or waiting on an empty queue whose sender is closed, is
- * -ERR_PEER. Opening a channel by name gives end 1, so a service keeps end
- * 0 and binds the channel to a name for its clients.
+ * a message arrives (restartable). An end is "closed" when no handle names
+ * it and no queued message carries it: sending to it, or waiting on an empty
+ * queue whose sender is closed, is -ERR_PEER. Counting an end in flight as
+ * open lets a client pass the sending end of a reply channel and close its
+ * own copy: it then waits until the reply comes, or until the server drops
+ * the end unanswered (-ERR_PEER), never forever. Opening a channel by name
+ * gives end 1, so a service keeps end 0 and binds the channel to a name for
+ * its clients.
+ *
+ * Invariant: open[e] == handles naming end e + queued messages carrying end e.
  */
 #include <string.h>
 
@@ -74,6 +80,13 @@ void channel_end_closed(uint64_t id, uint8_t end)
 	sched_wake(KWAIT_CHANNEL, id); /* receivers may now see -ERR_PEER */
 }
 
+/* channel_carried_dropped -- a message that carried a channel end no longer does */
+void channel_carried_dropped(const struct kmsg_header *h)
+{
+	if (h->object && kobj_type(h->object) == OS_TYPE_CHANNEL)
+		channel_end_closed(h->object, h->end);
+}
+
 /* channel_destroy -- release the queues and what queued messages carry */
 void channel_destroy(struct kchannel *c)
 {
@@ -85,8 +98,10 @@ void channel_destroy(struct kchannel *c)
 			uint64_t slot = (q->head + i) % FE_CHAN_QUEUE;
 
 			if (os_obj_read(&kheap, q->object, slot * SLOT_BYTES, &h,
-					sizeof(h)) == sizeof(h) && h.object)
+					sizeof(h)) == sizeof(h) && h.object) {
+				channel_carried_dropped(&h);
 				kobj_release(h.object);
+			}
 		}
 		if (q->object)
 			kobj_release(q->object);
@@ -120,8 +135,11 @@ int channel_send(uint64_t id, uint8_t end, const void *buf, uint32_t len,
 		wrote = os_obj_write(&kheap, q->object, at + sizeof(h), buf, len);
 	if (wrote < 0)
 		return (int)wrote;
-	if (object)
+	if (object) {
 		kobj_hold(object);
+		if (kobj_type(object) == OS_TYPE_CHANNEL)
+			channel_end_opened(object, object_end);
+	}
 	KLOG(q);
 	q->count++;
 	sched_wake(KWAIT_CHANNEL, id);

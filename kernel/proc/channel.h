@@ -11,6 +11,9 @@
 int channel_create(uint64_t *id);
 void channel_end_opened(uint64_t id, uint8_t end);
 void channel_end_closed(uint64_t id, uint8_t end);
+/* channel_carried_dropped -- the message h no longer carries its channel end
+ * (received: the new handle counts it now; or destroyed unreceived) */
+void channel_carried_dropped(const struct kmsg_header *h);
 /* channel_destroy -- release the queues and what queued messages carry
  * (idempotent: the reaper may call it again after a partial delete) */
 void channel_destroy(struct kchannel *c);

@@ -213,7 +213,7 @@ struct kchan_queue {
 
 struct kchannel {
 	uint32_t magic;
-	uint32_t open[2];              /* handles to each end */
+	uint32_t open[2];              /* handles to each end, and messages carrying it */
 	uint32_t reserved;
 	struct kchan_queue queue[2];   /* queue[e]: messages sent by end e */
 };

@@ -752,6 +752,7 @@ static int64_t sys_chan_recv(struct trap_frame *tf, struct pctx *p,
 	channel_pop(e->object, e->end);
 	if (h.object) {
 		info.handle = (int32_t)install_new(p, h.object, h.rights, h.end);
+		channel_carried_dropped(&h); /* after install: never seen closed */
 		uvm_copy_out(p, a[3], &info, sizeof(info)); /* checked above */
 	}
 	return (int64_t)cap;

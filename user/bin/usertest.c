@@ -1021,6 +1021,39 @@ static void test_channel_handles(void)
 	EQ(fe_close(h), 0);
 }
 
+/* test_channel_end_in_flight -- an end carried by a queued message is open */
+static void test_channel_end_in_flight(void)
+{
+	struct fe_msg_info mi;
+	int32_t e[2] = {-1, -1}, reply[2] = {-1, -1};
+	char buf[8];
+
+	/* Passed, and the sender's copy closed: the end is still open. */
+	EQ(fe_chan_create(e), 0);
+	EQ(fe_chan_create(reply), 0);
+	OK(fe_chan_send(e[1], "req", 3, reply[1]));
+	EQ(fe_close(reply[1]), 0);
+	ERR(fe_chan_recv(reply[0], buf, sizeof(buf), &mi, FE_CHAN_NONBLOCK), ERR_AGAIN);
+	/* Received: the new handle keeps it open, and answers. */
+	EQ(fe_chan_recv(e[0], buf, sizeof(buf), &mi, 0), 3);
+	CHECK(mi.handle >= 0);
+	OK(fe_chan_send(mi.handle, "ans", 3, -1));
+	EQ(fe_close(mi.handle), 0);
+	EQ(fe_chan_recv(reply[0], buf, sizeof(buf), &mi, 0), 3);
+	/* Dropped unanswered: the waiter learns no answer can come. */
+	ERR(fe_chan_recv(reply[0], buf, sizeof(buf), &mi, 0), ERR_PEER);
+	EQ(fe_close(reply[0]), 0);
+
+	/* A message carrying an end dies with its channel: the end closes. */
+	EQ(fe_chan_create(reply), 0);
+	OK(fe_chan_send(e[1], "req", 3, reply[1]));
+	EQ(fe_close(reply[1]), 0);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+	ERR(fe_chan_recv(reply[0], buf, sizeof(buf), &mi, 0), ERR_PEER);
+	EQ(fe_close(reply[0]), 0);
+}
+
 /* --- isolation: forbidden acts in a child ---------------------------------- */
 
 /* fault_report -- tell the parent where the coming page fault will be */
@@ -1417,6 +1450,7 @@ static const struct test tests[] = {
 	{"console", test_console},
 	{"channel messages", test_channel_messages},
 	{"channel handles", test_channel_handles},
+	{"channel end in flight", test_channel_end_in_flight},
 };
 
 /* run_all -- every check; the summary line; 1 if any failed */

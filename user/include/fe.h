@@ -10,7 +10,8 @@
  *      returns the kernel's result: >= 0 on success, -ERR_x on failure. So
  *      tests can hand the kernel any pointer, length or handle they like.
  *   2. Conveniences over them (fe.c): names as C strings (fe_open, fe_bind,
- *      fe_unbind), fe_sleep_ms, fe_spawn_program, fe_perror, fe_parse_arg.
+ *      fe_unbind, fe_open_or_create), fe_sleep_ms, fe_spawn_program,
+ *      fe_perror, fe_parse_arg.
  *   3. A little C runtime: printf/puts/putchar to the console (console.c),
  *      malloc/free/realloc/calloc on one anonymous heap object
  *      (malloc.c), and reproducible pseudo-random numbers (rand.c).
@@ -166,6 +167,10 @@ long fe_bind(int32_t handle, const char *name);
 
 /* fe_unbind -- fe_name_unbind with a C string */
 long fe_unbind(const char *name);
+
+/* fe_open_or_create -- a read+write handle to the blob NAME, made and bound
+ * if missing; -ERR_PERM if NAME is bound to something not writable (code) */
+long fe_open_or_create(const char *name);
 
 /* fe_now -- FE_CLOCK_MONOTONIC in ns */
 uint64_t fe_now(void);

@@ -1,7 +1,7 @@
 /*
- * fe.c -- conveniences over the system calls: names as C strings, sleeping
- * for a duration, running a program by name, printing an error, reading a
- * numeric argument.
+ * fe.c -- conveniences over the system calls: names as C strings, a blob
+ * opened or made by name, sleeping for a duration, running a program by
+ * name, printing an error, reading a numeric argument.
  *
  * Sleeping is built on an absolute deadline because SYS_SLEEP_UNTIL is
  * restartable: a sleeper resumed after a power cut re-issues the same call
@@ -31,6 +31,25 @@ long fe_bind(int32_t handle, const char *name)
 long fe_unbind(const char *name)
 {
 	return fe_name_unbind(name, strlen(name));
+}
+
+/* fe_open_or_create -- a read+write handle to the blob NAME, made and bound if missing */
+long fe_open_or_create(const char *name)
+{
+	long h, err;
+
+	h = fe_open(name, FE_RIGHT_READ | FE_RIGHT_WRITE);
+	if (h != -ERR_NOENT)
+		return h;
+	h = fe_obj_create(FE_TYPE_BLOB, 0);
+	if (h < 0)
+		return h;
+	err = fe_bind((int32_t)h, name);
+	if (err < 0) {
+		fe_close((int32_t)h);
+		return err;
+	}
+	return h;
 }
 
 /* fe_now -- FE_CLOCK_MONOTONIC in ns */
