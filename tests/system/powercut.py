@@ -302,17 +302,16 @@ class Campaign:
     def _genesis(self):
         """The first power-on: type the workload, wait for every first line.
 
-        The command lines are typed all at once, before the first program
-        runs. osh echoes a line as it reads it (the kernel's line editor),
-        so a line whose bytes have all arrived is echoed in one piece; a
-        line typed while programs print could reach osh in pieces, with a
-        program's line between them in the output."""
+        The whole workload is one osh line (`a & b & ...`): osh echoes
+        the line as its bytes arrive and runs nothing before Enter, so no
+        program's line can fall inside the echo (typed bytes reach osh in
+        pieces: the UART's FIFO holds 16 bytes)."""
         m = self._start()
         try:
             m.expect(PROMPT, timeout=STEP_TIMEOUT)
             start = len(m.output)
-            m.send("".join(p.command.format(seed=self.seed) + "\n"
-                           for p in WORKLOAD))
+            m.send(" ".join(p.command.format(seed=self.seed)
+                            for p in WORKLOAD) + "\n")
             for _ in WORKLOAD:
                 start = m.expect(r"\[\d+\] started\n", timeout=STEP_TIMEOUT,
                                  start=start).end()

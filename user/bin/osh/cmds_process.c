@@ -190,6 +190,7 @@ void run_program(char **argv, bool background)
 {
 	long h;
 
+	out_flush(); /* what osh said so far goes out before the program speaks */
 	if (background) {
 		run_background(argv);
 		return;

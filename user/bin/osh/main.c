@@ -103,19 +103,22 @@ static void run_builtin(const struct builtin *b, struct words *w)
 	}
 }
 
-/* run_line -- run one command line */
+/* run_line -- run the commands of one line, in order */
 static void run_line(const char *line)
 {
 	static struct words w;
 	const struct builtin *b;
-	if (!parse_line(line, &w) || w.count == 0)
-		return;          /* an empty line keeps $? */
-	shell_status = 0;
-	b = find_builtin(w.word[0]);
-	if (b != NULL)
-		run_builtin(b, &w);
-	else
-		run_program(w.word, w.background);
+
+	while (*line != '\0') {
+		if (!parse_command(&line, &w) || w.count == 0)
+			return;  /* an empty line keeps $? */
+		shell_status = 0;
+		b = find_builtin(w.word[0]);
+		if (b != NULL)
+			run_builtin(b, &w);
+		else
+			run_program(w.word, w.background);
+	}
 }
 
 /* main -- the read-run loop */

@@ -65,13 +65,14 @@ void cmd_help(int argc, char **argv);
 /* A command line split into words. */
 struct words {
 	int count;
-	bool background;         /* the line ended with an unquoted & */
+	bool background;         /* the command ended with an unquoted & */
 	char *word[OSH_WORDS_MAX + 1];  /* NULL after the last */
 	char text[2 * OSH_LINE_MAX + 64]; /* the words, each NUL-terminated */
 };
 
-/* parse_line -- split line into w; false after saying what is wrong */
-bool parse_line(const char *line, struct words *w);
+/* parse_command -- split the command at *line into w and move *line past
+ * it (past its &, if any); false after saying what is wrong */
+bool parse_command(const char **line, struct words *w);
 
 /* --- edit.c ------------------------------------------------------------ */
 

@@ -6,8 +6,9 @@
  *   "..."   quotes with \" \\ \$ as escapes, and $? expanded;
  *   \c      outside quotes takes c as it is (a blank, a quote, a &);
  *   $?      outside single quotes is the status of the last command.
- * An unquoted & ends the command and runs it in the background; only
- * blanks may follow it. A quote left open is an error, never a guess.
+ * An unquoted & ends the command and runs it in the background; another
+ * command may follow it on the line (`counter 1 & counter 100 &`). A quote
+ * left open is an error, never a guess.
  */
 #include "osh.h"
 
@@ -88,10 +89,11 @@ static const char *one_word(struct splitter *s, bool *ends_background)
 	return NULL;
 }
 
-/* parse_line -- split line into w; false after saying what is wrong */
-bool parse_line(const char *line, struct words *w)
+/* parse_command -- split the command at *line into w and move *line past
+ * it (past its &, if any); false after saying what is wrong */
+bool parse_command(const char **line, struct words *w)
 {
-	struct splitter s = {line, w, w->text, w->text + sizeof(w->text)};
+	struct splitter s = {*line, w, w->text, w->text + sizeof(w->text)};
 	const char *err = NULL;
 
 	w->count = 0;
@@ -99,12 +101,8 @@ bool parse_line(const char *line, struct words *w)
 	for (;;) {
 		while (is_blank(*s.in))
 			s.in++;
-		if (*s.in == '\0')
+		if (*s.in == '\0' || w->background)
 			break;
-		if (w->background) {
-			err = "osh: '&' must end the line";
-			break;
-		}
 		if (*s.in == '&') {  /* a lone & after the last word */
 			w->background = true;
 			s.in++;
@@ -122,6 +120,7 @@ bool parse_line(const char *line, struct words *w)
 			break;
 	}
 	w->word[w->count] = NULL;
+	*line = s.in;
 	if (err != NULL) {
 		complain("%s", err);
 		return false;
