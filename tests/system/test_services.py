@@ -95,7 +95,7 @@ def test_kv_put_get_del_ls(machines, image):
     run(m, "kv ls", r"\nanswer\napple\ncolour\n")
     run(m, "kv del apple")
     run(m, "kv ls", r"\nanswer\ncolour\n")
-    run(m, "ls svc/", r"svc/kv\s+channel\s+\d+\n")
+    run(m, "ls -l svc/", r"channel .* svc/kv\n")
 
 
 def test_kv_ls_pages_through_many_keys(machines, image):
@@ -125,6 +125,10 @@ def test_kv_errors(machines, image):
     run(m, "kv get nothing", r"kv: no key 'nothing'\n")
     run(m, "kv del nothing", r"kv: no key 'nothing'\n")
     run(m, "kv put '' v", r"kv: a key cannot be empty\n")
+    run(m, "kv put %s v" % ("k" * 256), r"kv: a key is at most 255 bytes\n")
+    run(m, "kv put k %s" % ("v" * 3585), r"kv: a value is at most 3584 bytes\n")
+    run(m, "kv put k%s %s" % ("k" * 254, "v" * 3584))   # both at their limits
+    run(m, "kv get k%s" % ("k" * 254), r"\nv{3584}\n")
     run(m, "kv resume", r"kv: kvd is not paused\n")
     run(m, "status", r"done, status 1\n")
     # kvd killed with a request queued: clients say so; a new kvd replaces
