@@ -289,7 +289,8 @@ def test_quoting_and_mistakes(osh):
     says(osh, "echo 'a  b' \"c \\\" d\" e\\ f '$?' \"$?\"", "a  b c \" d e f $? 0\n")
     says(osh, "echo 'open", "osh: unterminated quote\n")
     says(osh, "echo \"open", "osh: unterminated quote\n")
-    says(osh, "echo a & b", "osh: echo is a builtin; it cannot run in the background\n")
+    says(osh, "echo a & b", "osh: echo is a builtin; it cannot run in the background\n"
+         "osh: no program named 'bin/b' (help lists the builtins)\n")
     says(osh, "&", "osh: '&' needs a program before it\n")
     says(osh, " ".join(["w"] * 65), "osh: more than 64 words\n")
 
