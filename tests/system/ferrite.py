@@ -19,6 +19,7 @@ RUN_QEMU = os.path.join(ROOT, "tools", "run-qemu")
 # Generous: TCG on a loaded 2-core machine can be slow. Never a pass/fail
 # criterion on speed, only a bound so a hung kernel fails instead of hanging.
 DEFAULT_TIMEOUT = 60
+PROMPT = r"osh> "
 
 # QEMU exit statuses from isa-debug-exit (see docs/qemu.md).
 EXIT_SELFTEST_PASSED = 33
@@ -149,3 +150,19 @@ def run_launcher(*args, env=None):
                        stdin=subprocess.DEVNULL, capture_output=True,
                        text=True, timeout=120)
     return p.returncode, p.stdout + p.stderr
+
+
+def run(m, line, pattern, timeout=DEFAULT_TIMEOUT):
+    """Type a command line into osh; wait for pattern, then for the prompt."""
+    start = len(m.output)
+    m.send(line + "\n")
+    match = m.expect(pattern, timeout=timeout, start=start)
+    m.expect(PROMPT, timeout=timeout, start=match.end())
+    return match
+
+
+def command(m, line, timeout=DEFAULT_TIMEOUT):
+    """Type a command line that prints nothing; wait for the next prompt."""
+    start = len(m.output)
+    m.send(line + "\n")
+    m.expect(PROMPT, timeout=timeout, start=start)

@@ -12,10 +12,9 @@ run programs boot with `logcheck` too (test_user.py, test_processes.py).
 import os
 import re
 
-from ferrite import EXIT_PANIC, ROOT
+from ferrite import EXIT_PANIC, PROMPT, ROOT, command as _command, run as _run
 
 PLANTED = os.path.join(ROOT, "build", "plant", "ferrite.elf")
-PROMPT = r"osh> "
 HEAP = "32M"
 LONG = 300   # a bound for TCG on a loaded machine, never a criterion
 
@@ -26,18 +25,12 @@ VIOLATION = (r"panic: logcheck: heap offset (0x[0-9a-f]+) \((\d+) bytes? from "
 
 def run(m, line, pattern, timeout=LONG):
     """Type a command line; wait for pattern, then for the prompt."""
-    start = len(m.output)
-    m.send(line + "\n")
-    match = m.expect(pattern, timeout=timeout, start=start)
-    m.expect(PROMPT, timeout=timeout, start=match.end())
-    return match
+    return _run(m, line, pattern, timeout)
 
 
 def command(m, line):
     """Type a command line that prints nothing; wait for the next prompt."""
-    start = len(m.output)
-    m.send(line + "\n")
-    m.expect(PROMPT, timeout=LONG, start=start)
+    _command(m, line, LONG)
 
 
 def test_a_planted_unlogged_write_is_caught(machines, image):

@@ -14,10 +14,9 @@ import os
 import re
 import subprocess
 
-from ferrite import ROOT, accel
+from ferrite import PROMPT, ROOT, accel, command as _command, run as _run
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
-PROMPT = r"osh> "
 HEAP = "32M"  # small, so the log checker's compare per commit stays cheap
 LONG = 600   # a bound for TCG on a loaded machine, never a criterion
 # Spawn churn: 1,000 under TCG. Under the development machines' KVM (PVM,
@@ -54,18 +53,12 @@ def objtool(image, *args, check=True):
 
 def run(m, line, pattern, timeout=120):
     """Type a command line; wait for pattern, then for the prompt."""
-    start = len(m.output)
-    m.send(line + "\n")
-    match = m.expect(pattern, timeout=timeout, start=start)
-    m.expect(PROMPT, timeout=timeout, start=match.end())
-    return match
+    return _run(m, line, pattern, timeout)
 
 
 def command(m, line):
     """Type a command line that prints nothing; wait for the next prompt."""
-    start = len(m.output)
-    m.send(line + "\n")
-    m.expect(PROMPT, start=start)
+    _command(m, line)
 
 
 def power_off(m):
