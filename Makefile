@@ -3,7 +3,10 @@
 #   make            build the kernel, the ISO and the host tools
 #   make run        build, then power Ferrite on in QEMU (tools/run-qemu)
 #   make test       build, then run every test; ends with one summary line
-#   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...)
+#   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
+#                   with sysfuzz in the workload
+#   make fuzz       the fuzzing campaigns; fuzz-calls: sysfuzz, >= 1,000,000
+#                   random system calls (FUZZ_CALLS=..., FUZZ_SEED=...)
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
@@ -38,7 +41,7 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
 .PHONY: all kernel iso tools objstore run test unit-test system-test torture \
-	clean deps
+	fuzz fuzz-calls clean deps
 all: kernel user iso tools
 
 kernel: $(BUILD)/ferrite.elf
@@ -122,6 +125,15 @@ system-test: all plant
 CUTS := 200
 torture: deps all
 	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
+
+# The system-call fuzzer's campaign (docs/fuzzing.md): sysfuzz with seeds
+# FUZZ_SEED, FUZZ_SEED+1, ... until FUZZ_CALLS calls (default 1,000,000),
+# under the log checker; no panic, no hang, no leak, a clean image. The
+# image and the console log are left in build/fuzz/.
+fuzz: fuzz-calls
+fuzz-calls: deps all
+	@$(PYTHON) tests/system/sysfuzz.py $(if $(FUZZ_CALLS),--calls $(FUZZ_CALLS)) \
+		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 clean:
 	rm -rf $(BUILD)
