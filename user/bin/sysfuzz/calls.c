@@ -13,9 +13,10 @@
  * is an error code. A broken one is a FAIL line (fz_fail).
  *
  * Calls that would stop the fuzzing in a boring way are shaped, not left
- * out: SYS_CONSOLE_READ and SYS_CHAN_RECV never block (FE_CONSOLE_NONBLOCK,
+ * out: SYS_CONSOLE_READ and SYS_CHAN_RECV do not block (FE_CONSOLE_NONBLOCK,
  * FE_CHAN_NONBLOCK are or-ed into valid flags), SYS_WAIT blocks only on a
- * trivial child, SYS_SLEEP_UNTIL sleeps a few milliseconds at most,
+ * trivial child, SYS_SLEEP_UNTIL sleeps a few milliseconds at most -- except
+ * in a worker now and then (may_block), which the root kills in time --,
  * SYS_CONSOLE_WRITE writes nothing (every buffer it gets is bad, or 0
  * bytes), SYS_CONSOLE_FG names -1 or a handle, SYS_KILL and SYS_EXIT end
  * the caller only in a worker and rarely, and SYS_POWEROFF is never made.
@@ -59,6 +60,13 @@ long fz_call(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 static uint64_t junk(void)
 {
 	return fz_chance(2) ? 0 : fz_any();
+}
+
+/* may_block -- whether this call may block for good: only in a worker,
+ * now and then (the root kills it at a random moment, as any worker) */
+static bool may_block(void)
+{
+	return fz.role == FZ_WORKER && fz_chance(16);
 }
 
 /* check_handle -- a call that made handle r gave a well-formed value */
@@ -427,7 +435,7 @@ static void fuzz_wait(void)
 
 	for (unsigned i = 0; i < fz.kid_count; i++)
 		kid |= (uint64_t)(int64_t)fz.kids[i].handle == h;
-	if (!(flags & ~(uint64_t)FE_WAIT_NOHANG) && !kid)
+	if (!(flags & ~(uint64_t)FE_WAIT_NOHANG) && !kid && !may_block())
 		flags |= FE_WAIT_NOHANG; /* block only on a child that ends soon */
 	fz_call(SYS_WAIT, h, fz_ptr_out(sizeof(struct fe_exit_info)), flags, junk(),
 		junk(), junk());
@@ -486,7 +494,8 @@ static void fuzz_sleep_until(void)
 		deadline = now - fz_rand(now + 1);
 		break;
 	default:
-		deadline = now + fz_rand(2 * MS); /* a short sleep: never a hang */
+		/* A short sleep: never a hang (but a long one in a worker). */
+		deadline = now + (may_block() ? fz_rand(10000 * MS) : fz_rand(2 * MS));
 		break;
 	}
 	fz_call(SYS_SLEEP_UNTIL, deadline, junk(), junk(), junk(), junk(), junk());
@@ -543,7 +552,7 @@ static void fuzz_chan_recv(void)
 	struct fe_msg_info got;
 	long r;
 
-	if (!(flags & ~(uint64_t)FE_CHAN_NONBLOCK))
+	if (!(flags & ~(uint64_t)FE_CHAN_NONBLOCK) && !may_block())
 		flags |= FE_CHAN_NONBLOCK; /* never wait for a message nobody sends */
 	/* The kernel writes the message before the info, so they may overlap. */
 	r = fz_call(SYS_CHAN_RECV, end, fz_ptr_out(most), cap, info, flags, junk());
@@ -560,7 +569,7 @@ static void fuzz_console_read(void)
 	uint64_t mode = fz_rand(8) ? fz_rand(3) : fz_any();
 
 	fz_call(SYS_CONSOLE_READ, fz_ptr_out(cap < FE_IO_MAX ? cap : FE_IO_MAX), cap,
-		mode | FE_CONSOLE_NONBLOCK, junk(), junk(), junk());
+		mode | (may_block() ? 0 : FE_CONSOLE_NONBLOCK), junk(), junk(), junk());
 }
 
 static void fuzz_console_write(void)
