@@ -700,6 +700,31 @@ static void crowd(void)
 	crowding = false;
 }
 
+/* squeeze -- fill the heap with one object's pages until it refuses, fuzz
+ * a few calls with no heap left (the paths of a full heap, in every process
+ * of the family), then free it. Not in a run without end: the power-cut
+ * campaign's other programs share the heap. */
+static void squeeze(void)
+{
+	static bool squeezing;
+	long blob, r;
+	uint64_t at = 0;
+
+	if (squeezing || !fz.budget || !fz_chance(16))
+		return;
+	squeezing = true;
+	blob = fz_call(SYS_OBJ_CREATE, FE_TYPE_BLOB, FE_OBJ_SIZE_MAX, 0, 0, 0, 0);
+	while (blob > 0 && (r = fz_call(SYS_OBJ_WRITE, (uint64_t)blob, at,
+					(uint64_t)(uintptr_t)fz_scratch, FE_IO_MAX,
+					0, 0)) > 0)
+		at += (uint64_t)r;
+	for (unsigned i = 0; i < 16; i++)
+		fz_one();
+	if (blob > 0)
+		fz_call(SYS_CLOSE, (uint64_t)blob, 0, 0, 0, 0, 0);
+	squeezing = false;
+}
+
 /* The calls and their weights (per thousand, roughly). */
 static const struct fz_entry fz_table[] = {
 	{fuzz_null, 10},        {fuzz_no_such_call, 20}, {fuzz_obj_create, 60},
@@ -714,7 +739,7 @@ static const struct fz_entry fz_table[] = {
 	{fuzz_chan_send, 50},   {fuzz_chan_recv, 50},    {fuzz_console_read, 15},
 	{fuzz_console_write, 15}, {fuzz_time, 10},       {fuzz_sysinfo, 10},
 	{fuzz_console_fg, 15},  {fuzz_getpid, 10},       {touch, 3},
-	{flood, 4},             {crowd, 1},
+	{flood, 4},             {crowd, 1},              {squeeze, 1},
 };
 
 /* fz_one -- one fuzzed system call chosen at random */

@@ -17,8 +17,10 @@
  *     mapping, or is replaced by the scratch buffer (fz_ptr_out);
  *   - unmap and protect never touch the image, the stack or the pages kept
  *     from the start (fz_range);
- *   - names that bind, unbind or rename are always under "fuzz/PID/"
- *     (fz_name with own_only), so no other program's names change;
+ *   - names that bind, unbind or rename are always under "fuzz/PID/" or
+ *     the family's "fuzz/ROOTPID/s/" (fz_name with own_only), so no other
+ *     program's names change; names the family shares let its processes
+ *     work on each other's objects and channels;
  *   - the precious handles (the program's own code, the stats object, the
  *     carrier channel, the root's workers) are never a fuzzed argument.
  */
@@ -419,8 +421,9 @@ static void random_bytes(char *buf, size_t n)
 		buf[i] = fz_chance(3) ? odd[fz_rand(sizeof(odd))] : (char)fz_any();
 }
 
-/* own_suffix -- the part after the prefix of one of the fuzzer's names; its length */
-static size_t own_suffix(char *buf, size_t room)
+/* own_suffix -- the part after a prefix of prefix_len bytes of one of the
+ * fuzzer's names; its length */
+static size_t own_suffix(char *buf, size_t room, size_t prefix_len)
 {
 	unsigned k;
 
@@ -437,18 +440,21 @@ static size_t own_suffix(char *buf, size_t room)
 		return odd_len[k];
 	default:
 		/* A name of the largest length, or one byte more (refused). */
-		k = (unsigned)(FE_NAME_MAX - fz.prefix_len + fz_rand(2) - fz_rand(2));
+		k = (unsigned)(FE_NAME_MAX - prefix_len + fz_rand(2) - fz_rand(2));
 		random_bytes(buf, k);
 		return k;
 	}
 }
 
-/* own_name -- a name under the prefix into buf; its length */
+/* own_name -- a name under the prefix or the family's into buf; its length */
 static uint64_t own_name(char *buf)
 {
-	size_t n = own_suffix(buf + fz.prefix_len, FZ_NAME_BUF - fz.prefix_len);
+	bool family = fz_chance(4);
+	const char *prefix = family ? fz.family : fz.prefix;
+	size_t len = family ? fz.family_len : fz.prefix_len;
+	size_t n = own_suffix(buf + len, FZ_NAME_BUF - len, len);
 
-	memcpy(buf, fz.prefix, fz.prefix_len);
+	memcpy(buf, prefix, len);
 	switch (fz_rand(24)) {
 	case 0:
 		return 0;
@@ -457,9 +463,9 @@ static uint64_t own_name(char *buf)
 	case 2:
 		return FE_NAME_MAX + 1;
 	case 3:
-		return fz.prefix_len + n + 1; /* one byte more: still under the prefix */
+		return len + n + 1; /* one byte more: still under the prefix */
 	default:
-		return fz.prefix_len + n;
+		return len + n;
 	}
 }
 

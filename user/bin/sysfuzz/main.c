@@ -17,9 +17,11 @@
  * spawn starts ("sysfuzz-x", or a random name) exit, sleep, fault or yield
  * at once, chosen by their argument count.
  *
- * Each process binds names only under "fuzz/PID/". When a worker ends, the
- * root unbinds what it left there; at the end the root ends every process
- * it or its workers started, unbinds its own names, and prints
+ * Each process binds names only under "fuzz/PID/" and the family's
+ * "fuzz/ROOTPID/s/". When a worker ends, the root unbinds what it left
+ * under its prefix; at the end the root ends every process it or its
+ * workers started, unbinds its own names (the family's included), and
+ * prints
  *
  *   sysfuzz SEED: N calls, E errors (ERR_BADF n, ...), K kills, ... ok
  *
@@ -62,7 +64,7 @@ static struct fz_worker workers[FZ_PROCS_MAX];
 static unsigned procs;
 static struct fz_counts totals;        /* of every ended incarnation */
 static uint64_t ends[FE_EXIT_INTERRUPT + 1]; /* workers' ends, by reason */
-static uint64_t kills, respawns, next_report, round_no;
+static uint64_t kills, respawns, spawn_failures, next_report, round_no;
 static uint64_t sup_rng;               /* the supervisor's own generator */
 static unsigned fail_lines;
 
@@ -82,10 +84,14 @@ void fz_fail(const char *fmt, ...)
 	       fz.counts->calls, what);
 }
 
-/* die -- a set-up step failed: say which, and end */
+/* die -- a set-up step failed: the root says which and ends with status 1;
+ * a worker (which may start while another fills the heap) ends quietly
+ * with status 3, and the root respawns it */
 static __attribute__((noreturn)) void die(const char *what, long err)
 {
-	printf("sysfuzz: FAIL pid %lu: %s: %s\n", fz.pid, what, err_name((int)err));
+	if (fz.role == FZ_WORKER)
+		fe_exit(3);
+	printf("sysfuzz: cannot start: %s: %s\n", what, err_name((int)err));
 	fe_exit(1);
 }
 
@@ -103,8 +109,9 @@ static void map_page(uint64_t addr)
 	fe_close((int32_t)h);
 }
 
-/* set_up -- what every fuzzing process needs before its first call */
-static void set_up(enum fz_role role, uint64_t seed)
+/* set_up -- what every fuzzing process needs before its first call; root
+ * is the pid of the family's root */
+static void set_up(enum fz_role role, uint64_t seed, uint64_t root)
 {
 	struct fe_stat st;
 	long r;
@@ -114,6 +121,8 @@ static void set_up(enum fz_role role, uint64_t seed)
 	fz.rng = fe_mix64(seed);
 	fz.pid = (uint64_t)fe_getpid();
 	fz.prefix_len = (size_t)snprintf(fz.prefix, sizeof(fz.prefix), "fuzz/%lu/", fz.pid);
+	fz.family_len = (size_t)snprintf(fz.family, sizeof(fz.family), "fuzz/%lu/s/",
+					 root ? root : fz.pid);
 	r = fe_open("bin/sysfuzz", FE_RIGHT_READ | FE_RIGHT_EXEC | FE_RIGHT_MAP);
 	if (r < 0)
 		die("open bin/sysfuzz", r);
@@ -174,20 +183,21 @@ static void spawn_worker(unsigned i)
 	struct fe_handle_grant grant = {
 		stats_handle, FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_MAP,
 	};
-	char seed[24], index[8], left[24];
-	const char *argv[] = {WORKER_NAME, "worker", seed, index, left, NULL};
-	struct fe_spawn sp = {argv, 5, 1, &grant};
+	char seed[24], index[8], left[24], root[24];
+	const char *argv[] = {WORKER_NAME, "worker", seed, index, left, root, NULL};
+	struct fe_spawn sp = {argv, 6, 1, &grant};
 	struct fe_exit_info info;
 	long h;
 
 	snprintf(seed, sizeof(seed), "%lu", worker_seed(i, workers[i].generation++));
 	snprintf(index, sizeof(index), "%u", i);
 	snprintf(left, sizeof(left), "%lu", workers[i].left);
+	snprintf(root, sizeof(root), "%lu", fz.pid);
 	memset(&stats[i], 0, sizeof(stats[i]));
 	h = fe_spawn(fz.code, &sp);
 	if (h < 0) {
-		fz_fail("spawn worker %u: %s", i, err_name((int)h));
-		return; /* tried again at the next look */
+		spawn_failures++; /* the heap or the process table is full */
+		return;           /* tried again at the next look */
 	}
 	memset(&info, 0, sizeof(info));
 	fe_wait((int32_t)h, &info, FE_WAIT_NOHANG);
@@ -333,10 +343,10 @@ static void final_line(const struct fz_counts *c)
 	error_text(errors, sizeof(errors), c);
 	n = snprintf(line, sizeof(line),
 		     "sysfuzz %lu: %lu calls, %lu ok, %lu errors (%s), %lu kills, "
-		     "%lu faults, %lu respawns, %lu touches, children %lu exited "
-		     "%lu faulted %lu killed, %s\n",
+		     "%lu faults, %lu respawns (%lu refused), %lu touches, children "
+		     "%lu exited %lu faulted %lu killed, %s\n",
 		     fz.seed, c->calls, c->ok, errs, errors, kills,
-		     ends[FE_EXIT_FAULT], respawns, c->touches,
+		     ends[FE_EXIT_FAULT], respawns, spawn_failures, c->touches,
 		     c->kid_ends[FE_EXIT_NORMAL], c->kid_ends[FE_EXIT_FAULT],
 		     c->kid_ends[FE_EXIT_KILLED],
 		     c->failed || c->odd ? "FAIL" : "ok");
@@ -351,7 +361,8 @@ static int run_root(uint64_t seed, uint64_t count)
 	struct fz_counts all;
 	long h;
 
-	set_up(FZ_ROOT, seed);
+	set_up(FZ_ROOT, seed, 0);
+	fz.budget = own;
 	sup_rng = fe_mix64(~seed);
 	h = fe_obj_create(FE_TYPE_BLOB, STATS_BYTES);
 	if (h < 0)
@@ -383,10 +394,12 @@ static int run_root(uint64_t seed, uint64_t count)
 	return all.failed || all.odd ? 1 : 0;
 }
 
-/* run_worker -- sysfuzz-w worker SEED INDEX LEFT: fuzz LEFT calls (0: forever) */
-static int run_worker(uint64_t seed, uint64_t index, uint64_t left)
+/* run_worker -- sysfuzz-w worker SEED INDEX LEFT ROOT: fuzz LEFT calls
+ * (0: forever) in the family of root pid ROOT */
+static int run_worker(uint64_t seed, uint64_t index, uint64_t left, uint64_t root)
 {
-	set_up(FZ_WORKER, seed);
+	set_up(FZ_WORKER, seed, root);
+	fz.budget = left;
 	map_stats(FE_INHERITED_HANDLE(0));
 	fe_close(FE_INHERITED_HANDLE(0)); /* the mapping holds the object */
 	fz.counts = &stats[index];
@@ -394,7 +407,7 @@ static int run_worker(uint64_t seed, uint64_t index, uint64_t left)
 	fz.precious[0] = fz.code;
 	fz.precious[1] = fz.carrier[0];
 	fz.precious[2] = fz.carrier[1];
-	while (!left || fz.counts->calls < left)
+	while (!fz.budget || fz.counts->calls < fz.budget)
 		fz_one();
 	fz_reset();
 	fz.counts->done = 1;
@@ -454,14 +467,15 @@ static int usage(void)
 /* main -- the root, a worker, a trivial child, or the heap figures */
 int main(int argc, char **argv)
 {
-	uint64_t seed, count, n = 1, index, left;
+	uint64_t seed, count, n = 1, index, left, root;
 
-	if (strcmp(argv[0], WORKER_NAME) == 0 && argc == 5 &&
+	if (strcmp(argv[0], WORKER_NAME) == 0 && argc == 6 &&
 	    strcmp(argv[1], "worker") == 0 && fe_inherited_count == 1 &&
 	    fe_parse_arg("sysfuzz", "SEED", argv[2], &seed) &&
 	    fe_parse_arg("sysfuzz", "INDEX", argv[3], &index) && index &&
-	    index < FZ_PROCS_MAX && fe_parse_arg("sysfuzz", "LEFT", argv[4], &left))
-		return run_worker(seed, index, left);
+	    index < FZ_PROCS_MAX && fe_parse_arg("sysfuzz", "LEFT", argv[4], &left) &&
+	    fe_parse_arg("sysfuzz", "ROOT", argv[5], &root))
+		return run_worker(seed, index, left, root);
 	if (strcmp(argv[0], "sysfuzz") != 0)
 		return run_child(argc, argv);
 	if (argc == 2 && strcmp(argv[1], "mem") == 0)

@@ -85,8 +85,12 @@ struct fz_state {
 	uint64_t rng;
 	uint64_t pid;
 	uint64_t budget;         /* calls to make; 0: forever */
-	char prefix[32];         /* "fuzz/PID/": the only names it changes */
+	char prefix[32];         /* "fuzz/PID/": its own names */
 	size_t prefix_len;
+	char family[40];         /* "fuzz/ROOTPID/s/": names every process of
+				  * the family changes; with prefix, the
+				  * only names it binds, unbinds or renames */
+	size_t family_len;
 	struct fz_counts *counts;/* its slot of the stats object */
 	int32_t code;            /* bin/sysfuzz, READ | EXEC | MAP */
 	uint64_t code_id;
