@@ -20,6 +20,12 @@
  * SYS_CONSOLE_WRITE writes nothing (every buffer it gets is bad, or 0
  * bytes), SYS_CONSOLE_FG names -1 or a handle, SYS_KILL and SYS_EXIT end
  * the caller only in a worker and rarely, and SYS_POWEROFF is never made.
+ *
+ * A few entries of the table are scenarios of several calls: touch (a load
+ * or store at a mapping or a wild address: page faults), flood (a channel
+ * queue filled), crowd (the handle table and the address space filled
+ * while a few calls are fuzzed) and squeeze (the heap filled while a few
+ * calls are fuzzed, in runs with an end only).
  */
 #include "sysfuzz.h"
 
