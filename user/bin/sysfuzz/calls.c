@@ -48,11 +48,15 @@ long fz_call(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 {
 	long r = fe_syscall(nr, a0, a1, a2, a3, a4, a5);
 	struct fz_counts *c = fz.counts;
+	unsigned which = nr < SYS__COUNT ? (unsigned)nr : SYS__COUNT;
 
 	c->calls++;
+	c->made[which]++;
 	fz.since_reset++;
-	if (r >= 0)
+	if (r >= 0) {
 		c->ok++;
+		c->succeeded[which]++;
+	}
 	else if (r > -ERR__COUNT)
 		c->errors[-r]++;
 	else {
@@ -60,6 +64,22 @@ long fz_call(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		fz_fail("call %lu returned %ld, which is no error code", nr, r);
 	}
 	return r;
+}
+
+/* fz_call_name -- the short name of call number nr ("obj_create"), or "nosys" */
+const char *fz_call_name(unsigned nr)
+{
+	static const char *const names[SYS__COUNT] = {
+		"null", "obj_create", "obj_open", "obj_open_id", "name_bind",
+		"name_unbind", "name_rename", "name_list", "obj_stat", "obj_read",
+		"obj_write", "obj_resize", "close", "dup", "map", "unmap", "protect",
+		"sync", "spawn", "exit", "wait", "kill", "proc_list", "yield",
+		"sleep_until", "chan_create", "chan_send", "chan_recv",
+		"console_read", "console_write", "time", "sysinfo", "console_fg",
+		"getpid", "poweroff",
+	};
+
+	return nr < SYS__COUNT ? names[nr] : "nosys";
 }
 
 /* junk -- a value for an argument register the call does not use */
@@ -429,7 +449,7 @@ static void fuzz_spawn(void)
 static void fuzz_exit(void)
 {
 	/* Only a worker ends itself, and rarely: the root sees it and respawns. */
-	if (fz.role == FZ_WORKER && fz_chance(64))
+	if (fz.role == FZ_WORKER && fz_chance(8))
 		fz_call(SYS_EXIT, fz_any(), junk(), junk(), junk(), junk(), junk());
 }
 

@@ -353,6 +353,24 @@ static void final_line(const struct fz_counts *c)
 	fe_write_all(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
+/* calls_line -- the calls made and succeeded, by call */
+static void calls_line(const struct fz_counts *c)
+{
+	static char line[1536];
+	size_t at = (size_t)snprintf(line, sizeof(line),
+				     "sysfuzz %lu: by call (made/ok):", fz.seed);
+
+	for (unsigned nr = 0; nr <= SYS__COUNT && at < sizeof(line); nr++)
+		if (c->made[nr])
+			at += (size_t)snprintf(line + at, sizeof(line) - at, " %s %lu/%lu",
+					       fz_call_name(nr), c->made[nr],
+					       c->succeeded[nr]);
+	if (at >= sizeof(line) - 1)
+		at = sizeof(line) - 2;
+	line[at++] = '\n';
+	fe_write_all(line, at);
+}
+
 /* run_root -- sysfuzz SEED COUNT [PROCS] */
 static int run_root(uint64_t seed, uint64_t count)
 {
@@ -390,6 +408,7 @@ static int run_root(uint64_t seed, uint64_t count)
 	end_orphans();
 	all = totals;
 	add_counts(&all, &stats[0]);
+	calls_line(&all);
 	final_line(&all);
 	return all.failed || all.odd ? 1 : 0;
 }

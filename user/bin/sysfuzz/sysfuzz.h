@@ -60,6 +60,8 @@ struct fz_counts {
 	uint64_t ok;
 	uint64_t errors[ERR__COUNT]; /* by code: errors[ERR_BADF] ... */
 	uint64_t odd;            /* negative results that are no error code */
+	uint64_t made[SYS__COUNT + 1]; /* by call number; [SYS__COUNT]: none such */
+	uint64_t succeeded[SYS__COUNT + 1];
 	uint64_t touches;        /* direct loads and stores into mappings */
 	uint64_t kid_ends[FE_EXIT_INTERRUPT + 1]; /* trivial children, by reason */
 	uint64_t done;           /* the worker finished its budget */
@@ -186,5 +188,7 @@ long fz_call(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	     uint64_t a4, uint64_t a5);
 /* fz_one -- one fuzzed system call chosen at random */
 void fz_one(void);
+/* fz_call_name -- the short name of call number nr ("obj_create"), or "nosys" */
+const char *fz_call_name(unsigned nr);
 
 #endif
