@@ -111,6 +111,7 @@ static void new_handle(const char *call, long r)
 	fz_pool_add((int32_t)r);
 }
 
+/* fuzz_null -- SYS_NULL with junk in every register: 0 */
 static void fuzz_null(void)
 {
 	long r = fz_call(SYS_NULL, junk(), junk(), junk(), junk(), junk(), junk());
@@ -119,6 +120,8 @@ static void fuzz_null(void)
 		fz_fail("SYS_NULL returned %ld", r);
 }
 
+/* fuzz_no_such_call -- a number outside the table, maybe a real one with
+ * upper bits set: -ERR_NOSYS */
 static void fuzz_no_such_call(void)
 {
 	static const uint64_t numbers[] = {
@@ -145,6 +148,7 @@ static void fuzz_no_such_call(void)
 		fz_fail("call number %#lx returned %ld, expected ERR_NOSYS", nr, r);
 }
 
+/* fuzz_obj_create -- SYS_OBJ_CREATE of any type and size */
 static void fuzz_obj_create(void)
 {
 	static const uint64_t types[] = {
@@ -170,6 +174,7 @@ static uint64_t open_rights(bool own)
 	return own ? rights : rights & ~(uint64_t)(FE_RIGHT_WRITE | FE_RIGHT_GRANT);
 }
 
+/* fuzz_obj_open -- SYS_OBJ_OPEN of the fuzzer's names and others' */
 static void fuzz_obj_open(void)
 {
 	uint64_t name, len;
@@ -182,6 +187,7 @@ static void fuzz_obj_open(void)
 		new_handle("SYS_OBJ_OPEN", r);
 }
 
+/* fuzz_obj_open_id -- SYS_OBJ_OPEN_ID of the fuzzer's ids and any */
 static void fuzz_obj_open_id(void)
 {
 	bool own;
@@ -193,6 +199,7 @@ static void fuzz_obj_open_id(void)
 		new_handle("SYS_OBJ_OPEN_ID", r);
 }
 
+/* fuzz_name_bind -- SYS_NAME_BIND of any handle to a name of the fuzzer's */
 static void fuzz_name_bind(void)
 {
 	uint64_t name, len;
@@ -202,6 +209,7 @@ static void fuzz_name_bind(void)
 	fz_call(SYS_NAME_BIND, fz_handle(), name, len, junk(), junk(), junk());
 }
 
+/* fuzz_name_unbind -- SYS_NAME_UNBIND of one of the fuzzer's names */
 static void fuzz_name_unbind(void)
 {
 	uint64_t name, len;
@@ -211,6 +219,8 @@ static void fuzz_name_unbind(void)
 	fz_call(SYS_NAME_UNBIND, name, len, junk(), junk(), junk(), junk());
 }
 
+/* fuzz_name_rename -- SYS_NAME_RENAME from one of the fuzzer's names to
+ * another */
 static void fuzz_name_rename(void)
 {
 	static char from_buf[FZ_NAME_BUF];
@@ -239,6 +249,7 @@ static uint64_t fill_cursor(void)
 	return (uint64_t)(uintptr_t)c;
 }
 
+/* fuzz_name_list -- SYS_NAME_LIST of any prefix, from a zero or random cursor */
 static void fuzz_name_list(void)
 {
 	uint64_t prefix, len, max = fz_len(8), entries;
@@ -257,12 +268,14 @@ static void fuzz_name_list(void)
 	fz_call(SYS_NAME_LIST, prefix, len, fill_cursor(), entries, max, junk());
 }
 
+/* fuzz_obj_stat -- SYS_OBJ_STAT of any handle */
 static void fuzz_obj_stat(void)
 {
 	fz_call(SYS_OBJ_STAT, fz_handle(), fz_ptr_out(sizeof(struct fe_stat)),
 		junk(), junk(), junk(), junk());
 }
 
+/* fuzz_obj_read -- SYS_OBJ_READ of any handle, offset and length */
 static void fuzz_obj_read(void)
 {
 	uint64_t len = fz_len(fz_rand(2) ? PAGE : FE_IO_MAX);
@@ -272,6 +285,7 @@ static void fuzz_obj_read(void)
 		junk(), junk());
 }
 
+/* fuzz_obj_write -- SYS_OBJ_WRITE of any handle, offset and length */
 static void fuzz_obj_write(void)
 {
 	uint64_t len = fz_len(fz_rand(2) ? PAGE : FE_IO_MAX);
@@ -281,11 +295,13 @@ static void fuzz_obj_write(void)
 		junk(), junk());
 }
 
+/* fuzz_obj_resize -- SYS_OBJ_RESIZE of any handle to any size */
 static void fuzz_obj_resize(void)
 {
 	fz_call(SYS_OBJ_RESIZE, fz_handle(), fz_size(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_close -- SYS_CLOSE of any handle */
 static void fuzz_close(void)
 {
 	uint64_t h = fz_handle();
@@ -294,6 +310,7 @@ static void fuzz_close(void)
 		fz_pool_closed(h);
 }
 
+/* fuzz_dup -- SYS_DUP of any handle with any rights */
 static void fuzz_dup(void)
 {
 	long r = fz_call(SYS_DUP, fz_handle(), fz_rights(), junk(), junk(), junk(),
@@ -337,6 +354,7 @@ static uint64_t map_address(void)
 	}
 }
 
+/* fuzz_map -- SYS_MAP of any handle, offset, length, flags and address */
 static void fuzz_map(void)
 {
 	uint64_t flags = map_flags(), addr = map_address();
@@ -352,6 +370,7 @@ static void fuzz_map(void)
 	fz_map_add(got, (len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
 }
 
+/* fuzz_unmap -- SYS_UNMAP of a range (never the fuzzer's own) */
 static void fuzz_unmap(void)
 {
 	uint64_t addr, len;
@@ -361,6 +380,8 @@ static void fuzz_unmap(void)
 		fz_map_removed(addr, len);
 }
 
+/* fuzz_protect -- SYS_PROTECT of a range (never the fuzzer's own) to any
+ * protection */
 static void fuzz_protect(void)
 {
 	uint64_t addr, len, prot = fz_chance(8) ? fz_any() : fz_rand(FE_PROT_MASK + 1);
@@ -369,6 +390,7 @@ static void fuzz_protect(void)
 	fz_call(SYS_PROTECT, addr, len, prot, junk(), junk(), junk());
 }
 
+/* fuzz_sync -- SYS_SYNC */
 static void fuzz_sync(void)
 {
 	fz_call(SYS_SYNC, junk(), junk(), junk(), junk(), junk(), junk());
@@ -419,6 +441,8 @@ static uint64_t spawn_code(void)
 	return h;
 }
 
+/* fuzz_spawn -- SYS_SPAWN of bin/sysfuzz (or a non-program) with any
+ * arguments and grants */
 static void fuzz_spawn(void)
 {
 	static char strings[4][64];
@@ -446,6 +470,7 @@ static void fuzz_spawn(void)
 	fz_pool_add((int32_t)r);
 }
 
+/* fuzz_exit -- SYS_EXIT with any status, in a worker now and then */
 static void fuzz_exit(void)
 {
 	/* Only a worker ends itself, and rarely: the root sees it and respawns. */
@@ -453,6 +478,7 @@ static void fuzz_exit(void)
 		fz_call(SYS_EXIT, fz_any(), junk(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_wait -- SYS_WAIT on any handle (blocking only on a trivial child) */
 static void fuzz_wait(void)
 {
 	uint64_t flags = fz_rand(4) ? FE_WAIT_NOHANG : fz_rights();
@@ -467,6 +493,7 @@ static void fuzz_wait(void)
 		junk(), junk());
 }
 
+/* fuzz_kill -- SYS_KILL of a child, any pid, or (rarely, a worker) itself */
 static void fuzz_kill(void)
 {
 	uint64_t pid;
@@ -494,6 +521,7 @@ static void fuzz_kill(void)
 	fz_call(SYS_KILL, pid, junk(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_proc_list -- SYS_PROC_LIST into any buffer, from any pid */
 static void fuzz_proc_list(void)
 {
 	uint64_t max = fz_len(8);
@@ -503,11 +531,13 @@ static void fuzz_proc_list(void)
 	fz_call(SYS_PROC_LIST, fz_ptr_out(most), max, first, junk(), junk(), junk());
 }
 
+/* fuzz_yield -- SYS_YIELD */
 static void fuzz_yield(void)
 {
 	fz_call(SYS_YIELD, junk(), junk(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_sleep_until -- SYS_SLEEP_UNTIL of a past or near deadline */
 static void fuzz_sleep_until(void)
 {
 	uint64_t now = fe_now(), deadline;
@@ -527,6 +557,7 @@ static void fuzz_sleep_until(void)
 	fz_call(SYS_SLEEP_UNTIL, deadline, junk(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_chan_create -- SYS_CHAN_CREATE; both ends join the pool */
 static void fuzz_chan_create(void)
 {
 	uint64_t ends = fz_readable(2 * sizeof(int32_t));
@@ -556,6 +587,8 @@ static bool may_pass(uint64_t end, uint64_t pass)
 	       es.id == ps.id;
 }
 
+/* fuzz_chan_send -- SYS_CHAN_SEND of any bytes on any handle, passing any
+ * handle that makes no cycle */
 static void fuzz_chan_send(void)
 {
 	uint64_t len = fz_len(fz_rand(2) ? 32 : FE_CHAN_MSG_MAX);
@@ -568,6 +601,8 @@ static void fuzz_chan_send(void)
 	fz_call(SYS_CHAN_SEND, end, fz_ptr_in(most), len, pass, junk(), junk());
 }
 
+/* fuzz_chan_recv -- SYS_CHAN_RECV on any handle; a handle received joins the
+ * pool */
 static void fuzz_chan_recv(void)
 {
 	uint64_t cap = fz_len(fz_rand(2) ? 64 : FE_CHAN_MSG_MAX);
@@ -589,6 +624,7 @@ static void fuzz_chan_recv(void)
 		new_handle("SYS_CHAN_RECV", got.handle);
 }
 
+/* fuzz_console_read -- SYS_CONSOLE_READ in any mode into any buffer */
 static void fuzz_console_read(void)
 {
 	uint64_t cap = fz_len(64);
@@ -598,6 +634,8 @@ static void fuzz_console_read(void)
 		mode | (may_block() ? 0 : FE_CONSOLE_NONBLOCK), junk(), junk(), junk());
 }
 
+/* fuzz_console_write -- SYS_CONSOLE_WRITE of a buffer it refuses whole, or of
+ * 0 bytes */
 static void fuzz_console_write(void)
 {
 	uint64_t len = fz_len(64), buf = fz_ptr_bad();
@@ -613,6 +651,7 @@ static void fuzz_console_write(void)
 	fz_call(SYS_CONSOLE_WRITE, buf, len, junk(), junk(), junk(), junk());
 }
 
+/* fuzz_time -- SYS_TIME of any clock: only the two exist */
 static void fuzz_time(void)
 {
 	static const uint64_t clocks[] = {
@@ -625,12 +664,14 @@ static void fuzz_time(void)
 		fz_fail("SYS_TIME(%#lx) returned %ld", clock, r);
 }
 
+/* fuzz_sysinfo -- SYS_SYSINFO into any buffer */
 static void fuzz_sysinfo(void)
 {
 	fz_call(SYS_SYSINFO, fz_ptr_out(sizeof(struct fe_sysinfo)), junk(), junk(),
 		junk(), junk(), junk());
 }
 
+/* fuzz_console_fg -- SYS_CONSOLE_FG of -1, a trivial child or any handle */
 static void fuzz_console_fg(void)
 {
 	uint64_t h;
@@ -649,6 +690,7 @@ static void fuzz_console_fg(void)
 	fz_call(SYS_CONSOLE_FG, h, junk(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_getpid -- SYS_GETPID: the pid */
 static void fuzz_getpid(void)
 {
 	long r = fz_call(SYS_GETPID, junk(), junk(), junk(), junk(), junk(), junk());
