@@ -123,8 +123,10 @@ static int run_check(struct image *img, const struct args *a)
 	free(scratch);
 	if (!img->opened && problems == 0) {
 		/* os_probe refused what os_check accepts: say so, never "clean". */
-		on_problem(&v, "superblock or root block: refused by os_probe "
-			   "(a checksum or geometry check failed)");
+		struct os_diagnosis d;
+
+		os_diagnose(img->base, img->size, &d);
+		on_problem(&v, d.why);
 		problems = 1;
 	}
 	summary(img, problems, v.printed);
