@@ -40,6 +40,7 @@
  * CRC-32C is the CPU's crc32 instruction when it has one; the creation
  * time is the RTC's wall clock.
  */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -455,6 +456,21 @@ void heap_log(const void *p, size_t len)
 		panic("heap: heap_log(%p, %llu bytes) from %p: %s (%llu bytes of log left)",
 		      p, (unsigned long long)len, __builtin_return_address(0),
 		      err_name(err), (unsigned long long)heap_log_free());
+}
+
+/* heap_damaged -- say what is damaged, stop without committing */
+void heap_damaged(const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	pr_err("heap: damaged: %s\n"
+	       "  stopping without committing: the heap keeps epoch %llu; `objtool IMAGE check` on the host says what is wrong\n",
+	       what, (unsigned long long)os_epoch(&kheap));
+	halt_forever();
 }
 
 /* heap_commit -- check the epoch's writes (logcheck), commit it, begin the next */
