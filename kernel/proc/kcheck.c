@@ -86,7 +86,7 @@ static bool head(struct kcheck *k, uint64_t id, uint16_t type, const char *what,
 		return false;
 	}
 	if (type && info->type != type) {
-		problem(k, "%s: #%llu is a %s, not a %s", what, ULL(id),
+		problem(k, "%s: #%llu has type %s, not %s", what, ULL(id),
 			os_obj_type_name(info->type), os_obj_type_name(type));
 		return false;
 	}
@@ -165,12 +165,14 @@ static void check_channel(struct kcheck *k, uint64_t id, const char *what)
 }
 
 /* check_handles -- a process's handle table; every handle names a live object */
-static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid)
+static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid,
+			  const char *owner)
 {
 	const struct khandles *t = kobj_bytes(k, id, OS_TYPE_HANDLES, sizeof(*t),
-					KHANDLES_MAGIC, "handle table");
+					      KHANDLES_MAGIC, owner);
 	struct os_obj_info info;
 	unsigned used = 0;
+	char what[96];
 
 	if (!t)
 		return;
@@ -188,14 +190,15 @@ static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid)
 				ULL(id), ULL(pid), i, h->rights, h->end);
 			continue;
 		}
-		if (!head(k, h->object, 0, "handle", &info))
+		snprintf(what, sizeof(what), "handle table #%llu (pid %llu): slot %u",
+			 ULL(id), ULL(pid), i);
+		if (!head(k, h->object, 0, what, &info))
 			continue;
 		if (info.type == OS_TYPE_CHANNEL)
-			check_channel(k, h->object, "handle's channel");
+			check_channel(k, h->object, what);
 		else if (info.type == OS_TYPE_PROCESS)
 			(void)kobj_bytes(k, h->object, OS_TYPE_PROCESS,
-					 sizeof(struct kproc), KPROC_MAGIC,
-					 "handle's process");
+					 sizeof(struct kproc), KPROC_MAGIC, what);
 	}
 	if (used != t->count)
 		problem(k, "handle table #%llu (pid %llu): count %u, but %u slots in use",
@@ -230,12 +233,14 @@ static const char *mapping_problem(const struct kmapping *m, uint64_t prev_end)
 }
 
 /* check_aspace -- an address space: sorted, disjoint mappings of mappable objects */
-static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid)
+static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid,
+			 const char *owner)
 {
 	const struct kaspace *as = kobj_bytes(k, id, OS_TYPE_ASPACE, sizeof(*as),
-					KASPACE_MAGIC, "address space");
+					      KASPACE_MAGIC, owner);
 	struct os_obj_info info;
 	uint64_t prev_end = 0;
+	char what[96];
 
 	if (!as)
 		return;
@@ -254,21 +259,22 @@ static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid)
 				ULL(id), ULL(pid), i, ULL(m->start), ULL(m->end), why);
 			continue;
 		}
-		if (head(k, m->object, 0, "mapping", &info) && !mappable(info.type))
-			problem(k, "address space #%llu (pid %llu): mapping %u shows #%llu, a %s",
-				ULL(id), ULL(pid), i, ULL(m->object),
-				os_obj_type_name(info.type));
+		snprintf(what, sizeof(what), "address space #%llu (pid %llu): mapping %u",
+			 ULL(id), ULL(pid), i);
+		if (head(k, m->object, 0, what, &info) && !mappable(info.type))
+			problem(k, "%s: shows #%llu, of type %s, which cannot be mapped",
+				what, ULL(m->object), os_obj_type_name(info.type));
 		if (m->shadow)
-			(void)head(k, m->shadow, OS_TYPE_ANON, "mapping's shadow", &info);
+			(void)head(k, m->shadow, OS_TYPE_ANON, what, &info);
 	}
 }
 
 /* check_thread -- a thread: its process, state and wait */
 static void check_thread(struct kcheck *k, uint64_t id, uint64_t proc_id,
-			 uint64_t pid)
+			 uint64_t pid, const char *owner)
 {
 	const struct kthread *t = kobj_bytes(k, id, OS_TYPE_THREAD, sizeof(*t),
-				       KTHREAD_MAGIC, "thread");
+					     KTHREAD_MAGIC, owner);
 
 	if (!t)
 		return;
@@ -289,7 +295,7 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 			  unsigned slot, uint64_t id)
 {
 	struct os_obj_info info;
-	char what[48];
+	char what[80];
 	const struct kproc *p;
 
 	snprintf(what, sizeof(what), "process table slot %u", slot);
@@ -307,10 +313,14 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	if (!memchr(p->name, 0, sizeof(p->name)))
 		problem(k, "process #%llu (pid %llu): name is not terminated",
 			ULL(id), ULL(p->pid));
-	check_thread(k, p->thread, id, p->pid);
-	check_aspace(k, p->aspace, p->pid);
-	check_handles(k, p->handles, p->pid);
-	(void)head(k, p->code, OS_TYPE_CODE, "process's code", &info);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): thread", ULL(id), ULL(p->pid));
+	check_thread(k, p->thread, id, p->pid, what);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): address space", ULL(id), ULL(p->pid));
+	check_aspace(k, p->aspace, p->pid, what);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): handle table", ULL(id), ULL(p->pid));
+	check_handles(k, p->handles, p->pid, what);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): code", ULL(id), ULL(p->pid));
+	(void)head(k, p->code, OS_TYPE_CODE, what, &info);
 }
 
 /* check_console -- the console object and its two rings */
