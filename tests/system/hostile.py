@@ -113,8 +113,10 @@ def build_bases(workdir):
         m = Machine(image=cut, modules=False)
         try:
             m.expect(RESUMED, timeout=BOOT_TIMEOUT)
-            m.expect(r"churn: round \d+ ok", timeout=STEP_TIMEOUT)
-            time.sleep(random.random() * 0.2)
+            # A busy churner: an epoch is almost always open when the power goes.
+            run(m, "churn 9 1 &", r"\[\d+\] started", STEP_TIMEOUT)
+            m.expect(r"churn: round 5 ok", timeout=STEP_TIMEOUT)
+            time.sleep(random.random() * 0.05)
         finally:
             m.close()           # SIGKILL: a power cut while everything runs
         with open(cut, "rb") as f:
@@ -326,17 +328,21 @@ def use(m):
         if re.match(OSH_KILLED, found.group(0)):
             m.power_cut()
             return "killed"
-        m.expect(PROMPT, timeout=STEP_TIMEOUT, start=found.end())
+        found = m.expect(f"{PROMPT}|{STOPPED}", timeout=STEP_TIMEOUT, start=found.end())
+        if re.match(STOPPED, found.group(0)):
+            return "stopped"
     m.send("poweroff\n")
     return "ran"
 
 
-def trial(base_path, kind, seed, workdir):
-    """One corruption of a copy of base_path, powered on: a result dict."""
+def trial(base_path, kind, seed, workdir, corrupt=None):
+    """One corruption of a copy of base_path (CORRUPTIONS[kind], or
+    `corrupt` if given), powered on: a result dict, None if the image
+    offered nothing to corrupt that way."""
     rng = random.Random(seed)
     with open(base_path, "rb") as f:
         img = bytearray(f.read())
-    done = CORRUPTIONS[kind](img, rng)
+    done = (corrupt or CORRUPTIONS[kind])(img, rng)
     if done is None:
         return None
     what, visible = done
@@ -369,9 +375,11 @@ def trial(base_path, kind, seed, workdir):
     return result
 
 
-def campaign(trials, seed, jobs, workdir, kinds=None, report=print, verbose=False):
-    """Run `trials` trials over both base images; the list of results."""
-    clean, cut = build_bases(workdir)
+def campaign(trials, seed, jobs, workdir, kinds=None, report=print, verbose=False,
+             bases=None):
+    """Run `trials` trials over both base images (made unless given as
+    (clean, cut)); the list of results."""
+    clean, cut = bases or build_bases(workdir)
     kinds = kinds or sorted(CORRUPTIONS)
     plan = []
     rng = random.Random(seed)
