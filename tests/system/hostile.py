@@ -289,24 +289,27 @@ CORRUPTIONS = {
 def power_on(path):
     """Power the kernel on over the image at `path`: (outcome, console output)."""
     m = Machine(image=path, modules=False, append="panic=exit")
+    outcome = None
     try:
         found = m.expect(f"{REFUSED}|{STOPPED}|{RESUMED}|{PANIC}", timeout=BOOT_TIMEOUT)
-        if re.match(RESUMED, found.group(0)) and "ferrite> " not in found.group(0):
+        if found.group(0) == "ferrite> ":
+            outcome = "ran" if send(m, "poweroff") else "gone"
+        elif re.match(RESUMED, found.group(0)):
             outcome = use(m)
-        elif found.group(0) == "ferrite> ":
-            m.send("poweroff\n")
-            outcome = "ran"
-        else:
-            outcome = None
         status = m.wait_exit(STEP_TIMEOUT)
     except AssertionError as e:
+        status = m.proc.poll()      # None: still running, so it hung
+        if status is None:
+            outcome = "hang"
         m.close()
-        return "hang", m.output + f"\n[{str(e).splitlines()[0]}]"
+        m.output += f"\n[{str(e).splitlines()[0]}]"
     finally:
         m.close()
     out = m.output
     if re.search(PANIC, out, re.M):
         return "panic", out
+    if outcome == "hang":
+        return "hang", out
     if re.search(STOPPED, out):
         return "stopped", out
     if re.search(REFUSED, out):
@@ -321,7 +324,8 @@ def use(m):
     stopped on damage; 'killed' if osh died of its forged registers (then
     the power is cut)."""
     for line, header in (("ls -l", r"ID +TYPE"), ("ps", r"PID PARENT STATE")):
-        m.send(line + "\n")
+        if not send(m, line):
+            return "gone"
         found = m.expect(f"{header}|{OSH_KILLED}|{STOPPED}", timeout=STEP_TIMEOUT)
         if re.match(STOPPED, found.group(0)):
             return "stopped"
@@ -331,8 +335,17 @@ def use(m):
         found = m.expect(f"{PROMPT}|{STOPPED}", timeout=STEP_TIMEOUT, start=found.end())
         if re.match(STOPPED, found.group(0)):
             return "stopped"
-    m.send("poweroff\n")
+    send(m, "poweroff")
     return "ran"
+
+
+def send(m, line):
+    """Type a line; False if QEMU is gone (its output says why)."""
+    try:
+        m.send(line + "\n")
+    except OSError:
+        return False
+    return True
 
 
 def trial(base_path, kind, seed, workdir, corrupt=None):
@@ -352,7 +365,10 @@ def trial(base_path, kind, seed, workdir, corrupt=None):
     check = objtool(path, "check", check=False)
     before = digest(path)
     start = time.monotonic()
-    outcome, out = power_on(path)
+    try:
+        outcome, out = power_on(path)
+    except Exception as e:          # the harness itself: report, never stop the campaign
+        outcome, out = f"harness error {e!r}", ""
     seconds = time.monotonic() - start
     failures = []
     if outcome not in ("refused", "stopped", "ran", "killed"):
