@@ -290,9 +290,9 @@ def get(img, base, layout, field, index=0):
 
 
 def kernel_objects(img):
-    """The kernel's objects a power-on reads: [(what, data offset, layout,
-    extra)] -- the kernel root, the console, each live process with its
-    thread, address space (mappings) and handle table (handles)."""
+    """The kernel's objects a power-on reads: [(what, data offset, layout)]
+    -- the kernel root, the console, each live process with its thread,
+    address space (mappings) and handle table (handles)."""
     heads = object_headers(img)
     g = geometry(img)
     kroot_id = u64(img, g["root_offset"] + ROOT_APP_ROOTS)
@@ -304,23 +304,23 @@ def kernel_objects(img):
 
     root = data(kroot_id)
     assert get(img, root, KROOT, "magic") == 0x544f4f52
-    out = [("kernel root", root, KROOT, None)]
-    out.append(("console", data(get(img, root, KROOT, "console")), KCONSOLE, None))
+    out = [("kernel root", root, KROOT)]
+    out.append(("console", data(get(img, root, KROOT, "console")), KCONSOLE))
     for slot in range(KROOT_MAX_PROCS):
         pid = get(img, root, KROOT, "procs", slot)
         if not pid:
             continue
         p = data(pid)
-        out.append(("process", p, KPROC, None))
-        out.append(("thread", data(get(img, p, KPROC, "thread")), KTHREAD, None))
+        out.append(("process", p, KPROC))
+        out.append(("thread", data(get(img, p, KPROC, "thread")), KTHREAD))
         asp = data(get(img, p, KPROC, "aspace"))
-        out.append(("address space", asp, KASPACE, None))
+        out.append(("address space", asp, KASPACE))
         for i in range(get(img, asp, KASPACE, "count")):
-            out.append(("mapping", asp + KMAPPING_AT + i * KMAPPING_SIZE, KMAPPING, None))
+            out.append(("mapping", asp + KMAPPING_AT + i * KMAPPING_SIZE, KMAPPING))
         ht = data(get(img, p, KPROC, "handles"))
-        out.append(("handle table", ht, KHANDLES, None))
+        out.append(("handle table", ht, KHANDLES))
         for i in range(120):
             at = ht + KHANDLE_AT + i * KHANDLE_SIZE
             if u64(img, at):
-                out.append(("handle", at, KHANDLE, None))
+                out.append(("handle", at, KHANDLE))
     return out

@@ -195,8 +195,8 @@ def catalogue_cycle(img, rng):
     if not inner:
         return None
     n = rng.choice(inner)
-    ancestors = [a["off"] for a in nodes if a["level"] >= n["level"]]
-    target = rng.choice(ancestors)
+    upward = [a["off"] for a in nodes if a["level"] >= n["level"]]   # itself, or above
+    target = rng.choice(upward)
     if rng.random() < 0.5 or not n["entries"]:
         H.put(img, n["off"] + 16, "Q", target)                  # `first`
         H.put(img, n["off"] + H.CAT_CRC, "I", H.crc32c(img[n["off"]:n["off"] + H.CAT_CRC]))
@@ -209,7 +209,7 @@ def catalogue_cycle(img, rng):
         what = "an entry's child"
         off = at + 4
     return (f"catalogue node {n['off']:#x} (level {n['level']}): {what} -> "
-            f"ancestor {target:#x} (crcs recomputed)"), not healed(img, off, 8)
+            f"node {target:#x}, at or above its level (crcs recomputed)"), not healed(img, off, 8)
 
 
 # Fields of kernel objects and values the kernel must refuse.
@@ -243,7 +243,7 @@ REGISTERS = [("rip", 0xffffffff80100000), ("rip", 0x8000000000000000),
 def kernel_object(img, rng):
     view = H.rolled_back(img)
     objects = H.kernel_objects(view)
-    what, base, layout, _ = rng.choice([o for o in objects if o[0] in FORGERIES])
+    what, base, layout = rng.choice([o for o in objects if o[0] in FORGERIES])
     field, value = rng.choice(FORGERIES[what])
     if value == "other":    # the id of a live object of a type the field cannot name
         heads = H.object_headers(view)
@@ -266,7 +266,7 @@ def kernel_object(img, rng):
 def user_registers(img, rng):
     view = H.rolled_back(img)
     threads = [o for o in H.kernel_objects(view) if o[0] == "thread"]
-    _, base, layout, _ = rng.choice(threads)
+    _, base, layout = rng.choice(threads)
     field, value = rng.choice(REGISTERS)
     off, fmt = layout[field]
     H.put(img, base + off, fmt, value)
