@@ -1689,6 +1689,10 @@ struct test {
 /* --- exhaustion: every limit is an error, and freeing recovers ------------- */
 
 #define PROCESS_TABLE 192      /* live processes (docs/processes.md, limits) */
+
+/* "usertest exhaust hold": keep the heap full until a line is typed, so a
+ * test can watch other programs run meanwhile. */
+static bool exhaust_hold;
 #define TICKS_WHILE 20         /* ticks the ticker must make while we watch */
 #define WATCH_MS_MAX 600000    /* a bound for a hung ticker, never a criterion */
 
@@ -1878,6 +1882,12 @@ static void test_heap_full(void)
 	}
 	FAILS(fe_spawn_program("hello", NULL));    /* ...a process does not */
 	EQ(fe_sync(), 0);
+	if (exhaust_hold) {
+		char line[8];
+
+		printf("usertest exhaust: the heap is full; Enter gives it back\n");
+		OK(fe_console_read(line, sizeof(line), FE_CONSOLE_LINE));
+	}
 	/* A process touching a new page now ends with a fault (no quota). */
 	EQ(fe_obj_write(board, BOARD_GROWER_GO * 8, &one, sizeof(one)), sizeof(one));
 	info = wait_for(victim);
@@ -2084,14 +2094,17 @@ int main(int argc, char **argv)
 	self_pid = fe_getpid();
 	if (argc == 1)
 		return run_all();
-	if (argc == 2 && strcmp(argv[1], "exhaust") == 0)
+	if (strcmp(argv[1], "exhaust") == 0 &&
+	    (argc == 2 || (argc == 3 && strcmp(argv[2], "hold") == 0))) {
+		exhaust_hold = argc == 3;
 		return run_exhaust();
+	}
 	r = run_child(argc, argv);
 	if (r >= 0)
 		return r;
 	for (i = 0; i < sizeof(stress_modes) / sizeof(stress_modes[0]); i++)
 		if (argc == 3 && strcmp(argv[1], stress_modes[i].name) == 0)
 			return run_stress(&stress_modes[i], argv[2]);
-	printf("usage: usertest [exhaust | many N | churn N | objects N]\n");
+	printf("usage: usertest [exhaust [hold] | many N | churn N | objects N]\n");
 	return 2;
 }
