@@ -7,9 +7,14 @@
  *   usertest many N       N concurrent sleeping children, killed and waited
  *   usertest churn N      N spawn + exit + wait of bin/hello
  *   usertest objects N    N blobs created, bound, written, unbound, closed
+ *   usertest exhaust      fill the handle table, the process table, a
+ *                         channel queue and the heap; each must be a clear
+ *                         error and be given back ("N passed, M failed")
+ *   usertest exhaust hold the same, waiting for a typed line while the
+ *                         heap is full (a test watches others run meanwhile)
  *
- * The last three compare sysinfo's objects and heap_used before and after
- * and print one result line (exit status 1 on a leak).
+ * many, churn and objects compare sysinfo's objects and heap_used before
+ * and after and print one result line (exit status 1 on a leak).
  *
  * Isolation is checked by running usertest itself as a child, "usertest
  * fault KIND", for each forbidden act (fault_kinds[]): the child does the
@@ -18,7 +23,10 @@
  * a blob its parent granted it (inherited handle 0), and the parent checks
  * the kernel reported exactly that address. Other child modes ("exit N",
  * "argc ...", "sleep", "child-handle") serve the spawn, wait, kill and
- * handle-passing checks.
+ * handle-passing checks; "forge", "close-inherited", "peek ADDR",
+ * "secret", "private-view" and "others PID" try to reach what belongs to
+ * the parent or a sibling; "tick" and "grow" are the bystanders of the
+ * heap-full check. docs/security.md maps each attack to its group.
  *
  * Every system call is exercised except SYS_POWEROFF, which would end the
  * run (osh's poweroff command uses it).
