@@ -20,8 +20,8 @@
  * Ctrl-C abandons the line. Other control bytes and unknown sequences are
  * ignored. A control byte (ESC included) inside an unfinished sequence
  * ends it and acts as itself, so a broken sequence costs at most the
- * printable bytes that follow it up to a final byte. A line is at most OSH_LINE_MAX bytes: typing past that says so
- * once and drops the bytes.
+ * printable bytes that follow it up to a final byte. A line is at most
+ * OSH_LINE_MAX bytes: typing past that says so once and drops the bytes.
  *
  * Persistence: the line, the cursor, the decoder's state and the history
  * are globals and heap blocks, so they are committed with the epoch that
