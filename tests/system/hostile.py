@@ -7,7 +7,7 @@ tester and a catalogue churner running in the background, a few names
 made at the shell), one powered off cleanly and one cut with SIGKILL so
 that its undo log holds an epoch to roll back. Each trial copies one, does
 one corruption (CORRUPTIONS below), powers the kernel on over it in QEMU
-(--boot kernel, 16 MiB NVM, panic=exit) and, if it comes up, types
+(--boot kernel, 32 MiB NVM, panic=exit) and, if it comes up, types
 `ls -l` and `ps` (so the catalogue and the processes are used) and
 `poweroff`. A trial passes when:
 
