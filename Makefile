@@ -117,6 +117,15 @@ CUTS := 200
 torture: deps all
 	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
 
+# The hostile-image campaign (docs/hostile-images.md): TRIALS corrupted
+# images powered on in QEMU, SEED to replay a run; failing images are kept
+# in build/hostile/. `make test` runs a quick one (test_hostile.py).
+TRIALS := 1000
+.PHONY: fuzz fuzz-images
+fuzz: fuzz-images
+fuzz-images: deps all
+	@$(PYTHON) tests/system/hostile.py --trials $(TRIALS) $(if $(SEED),--seed $(SEED))
+
 clean:
 	rm -rf $(BUILD)
 
