@@ -796,7 +796,8 @@ class FeInfo(FeCommand):
         w(f"size:             {size_text(int(sb['heap_size']))} ({int(sb['heap_size'])} bytes)\n")
         w(f"data pages:       {pages} of {PAGE_SIZE} bytes: {pages - free} used, "
           f"{free} free ({size_text(free * PAGE_SIZE)})\n")
-        w(f"objects:          {int(r['object_count'])} (next id {int(r['next_object_id'])})\n")
+        w(f"objects:          {int(r['object_count'])}\n")
+        w(f"next object id:   {int(r['next_object_id'])}\n")
         w(f"names:            {int(r['catalogue_count'])}\n")
         roots = []
         for i in range(r["app_roots"].type.range()[1] + 1):
