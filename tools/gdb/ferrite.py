@@ -54,7 +54,6 @@ RADIX_SHIFT = 9                # format.h OS_RADIX_SHIFT (512 entries an index p
 RADIX_MASK = (1 << RADIX_SHIFT) - 1
 ID_MAX_DEPTH = 7               # object.c ID_MAX_DEPTH
 CAT_MAGIC = 0x4E544143         # format.h OS_CAT_MAGIC, "CATN"
-CAT_MAX_HEIGHT = 16            # format.h OS_CAT_MAX_HEIGHT
 LOG_UNDO = 1                   # format.h enum os_log_kind
 APP_ROOT_KERNEL = 0            # format.h OS_APP_ROOT_KERNEL
 APP_ROOT_MACHINE = 1           # format.h OS_APP_ROOT_MACHINE
@@ -659,7 +658,7 @@ def frame_setup(mem, pc):
     if start is None:
         return "done"
     code = mem.read(start, pc - start) if pc > start else b""
-    at = (code or b"").rfind(PROLOGUE[:1] + PROLOGUE[1:])
+    at = (code or b"").rfind(PROLOGUE)
     if at < 0:
         return "pushed" if code and code.endswith(PROLOGUE[:1]) else "none"
     return "done" if start + at + len(PROLOGUE) <= pc else "pushed"
@@ -810,10 +809,10 @@ class FeInfo(FeCommand):
                 roots.append(f"[{i}] #{oid} {kind}")
         w(f"app roots:        {', '.join(roots) or 'none'}\n")
         w(f"committed epoch:  {epoch}\n")
-        self.log_state(heap, kh, epoch)
+        self.log_state(kh)
         self.power_ons(heap)
 
-    def log_state(self, heap, kh, epoch):
+    def log_state(self, kh):
         """The undo log: size, the running transaction's use, the high water."""
         tail = int(kh["log_tail"])
         state = (f"epoch {int(kh['tx_epoch'])} running, {size_text(tail)} used"
