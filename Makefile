@@ -87,12 +87,6 @@ include objstore/objstore.mk
 include tools/objtool/objtool.mk
 include tests/bench/bench.mk
 
-# Wall time from launching QEMU to the kernel's NVM line, both boot paths.
-.PHONY: bench-boot
-bench: bench-boot
-bench-boot: deps kernel iso
-	@tests/bench/boot-time
-
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
 
 # A kernel with a bug planted on purpose: one write of every commit skips
