@@ -2,6 +2,10 @@
 #
 #   make            build the kernel, the ISO and the host tools
 #   make run        build, then power Ferrite on in QEMU (tools/run-qemu)
+#   make debug      build, then Ferrite paused in QEMU with gdb attached and
+#                   the fe-* commands loaded (tools/debug, docs/debugging.md);
+#                   IMAGE=PATH, ACCEL=kvm, GDB_PORT=N, DEBUG_ARGS='--boot
+#                   kernel --append crash=panic' (more run-qemu options)
 #   make test       build, then run every test; ends with one summary line
 #   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...)
 #   make clean      remove build/ (never var/, where the NVM images live)
@@ -37,8 +41,8 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
-.PHONY: all kernel iso tools objstore run test unit-test system-test torture \
-	clean deps
+.PHONY: all kernel iso tools objstore run debug test unit-test system-test \
+	torture clean deps
 all: kernel user iso tools
 
 kernel: $(BUILD)/ferrite.elf
@@ -100,6 +104,10 @@ deps:
 
 run: deps all
 	tools/run-qemu $(RUN_ARGS)
+
+debug: deps all
+	tools/debug $(if $(GDB_PORT),--port $(GDB_PORT)) $(if $(IMAGE),--image $(IMAGE)) \
+		$(if $(ACCEL),--accel $(ACCEL)) $(DEBUG_ARGS)
 
 test: deps all plant
 	@$(PYTHON) tests/run-all
