@@ -2,11 +2,16 @@
 #
 #   make            build the kernel, the ISO and the host tools
 #   make run        build, then power Ferrite on in QEMU (tools/run-qemu)
+#   make debug      build, then Ferrite paused in QEMU with gdb attached and
+#                   the fe-* commands loaded (tools/debug, docs/debugging.md);
+#                   IMAGE=PATH, ACCEL=kvm, GDB_PORT=N, DEBUG_ARGS='--boot
+#                   kernel --append crash=panic' (more run-qemu options)
 #   make test       build, then run every test; ends with one summary line
 #   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
 #                   with sysfuzz in the workload
-#   make fuzz       the fuzzing campaigns; fuzz-calls: sysfuzz, >= 1,000,000
-#                   random system calls (FUZZ_CALLS=..., FUZZ_SEED=...)
+#   make fuzz       the fuzzing campaigns: fuzz-images (hostile images,
+#                   TRIALS=..., SEED=...) and fuzz-calls (sysfuzz, >= 1,000,000
+#                   random system calls, FUZZ_CALLS=..., FUZZ_SEED=...)
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
@@ -40,8 +45,8 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
-.PHONY: all kernel iso tools objstore run test unit-test system-test torture \
-	fuzz fuzz-calls clean deps
+.PHONY: all kernel iso tools objstore run debug test unit-test system-test \
+	torture clean deps
 all: kernel user iso tools
 
 kernel: $(BUILD)/ferrite.elf
@@ -86,12 +91,6 @@ include objstore/objstore.mk
 include tools/objtool/objtool.mk
 include tests/bench/bench.mk
 
-# Wall time from launching QEMU to the kernel's NVM line, both boot paths.
-.PHONY: bench-boot
-bench: bench-boot
-bench-boot: deps kernel iso
-	@tests/bench/boot-time
-
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
 
 # A kernel with a bug planted on purpose: one write of every commit skips
@@ -110,6 +109,10 @@ deps:
 run: deps all
 	tools/run-qemu $(RUN_ARGS)
 
+debug: deps all
+	tools/debug $(if $(GDB_PORT),--port $(GDB_PORT)) $(if $(IMAGE),--image $(IMAGE)) \
+		$(if $(ACCEL),--accel $(ACCEL)) $(DEBUG_ARGS)
+
 test: deps all plant
 	@$(PYTHON) tests/run-all
 
@@ -126,10 +129,20 @@ CUTS := 200
 torture: deps all
 	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
 
+# The hostile-image campaign (docs/hostile-images.md): TRIALS corrupted
+# images powered on in QEMU, SEED to replay a run; failing images are kept
+# in build/hostile/. `make test` runs a quick one (test_hostile.py).
+TRIALS := 1000
+.PHONY: fuzz fuzz-images
+fuzz: fuzz-images
+fuzz-images: deps all
+	@$(PYTHON) tests/system/hostile.py --trials $(TRIALS) $(if $(SEED),--seed $(SEED))
+
 # The system-call fuzzer's campaign (docs/fuzzing.md): sysfuzz with seeds
 # FUZZ_SEED, FUZZ_SEED+1, ... until FUZZ_CALLS calls (default 1,000,000),
 # under the log checker; no panic, no hang, no leak, a clean image. The
 # image and the console log are left in build/fuzz/.
+.PHONY: fuzz fuzz-calls
 fuzz: fuzz-calls
 fuzz-calls: deps all
 	@$(PYTHON) tests/system/sysfuzz.py $(if $(FUZZ_CALLS),--calls $(FUZZ_CALLS)) \

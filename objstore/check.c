@@ -2,9 +2,11 @@
  * check.c -- the checker: every invariant of the format, read-only.
  *
  * Order: the superblock (if it is bad nothing else can be trusted), the
- * root block, the log (an unfinished transaction means the structures may
- * be half-changed in place: reported, and the check stops — open the heap
- * first, or check a rolled-back private view as objtool does), every page
+ * log (every record of an unfinished transaction must be sound, as open
+ * demands), the root block as the rollback leaves it, then, if the log
+ * holds an unfinished transaction (the structures may be half-changed in
+ * place), the check stops: open the heap first, or check a rolled-back
+ * private view as objtool does. Then every page
  * descriptor, the free-page stack, the partial-slab lists; then each
  * structure's module walks what it owns and claims every page and small
  * block it reaches (check_internal.h), and each application root must name
@@ -177,22 +179,6 @@ static void check_app_roots(struct os_checker *ck)
 			os_check_problem(ck, "root block: app root %u names object #%llu, which is not a live object",
 					 i, (unsigned long long)id);
 	}
-}
-
-/* log_is_empty -- whether the log holds no record of an unfinished transaction */
-static bool log_is_empty(struct os_checker *ck)
-{
-	const uint8_t *log = ck->base + ck->sb->log_offset;
-	uint64_t pos = 0, size, records = 0;
-
-	while (os_log_record_ok(ck->sb, log, pos, ck->sb->committed_epoch + 1, &size)) {
-		records++;
-		pos += size;
-	}
-	if (records)
-		os_check_problem(ck, "log: an unfinished transaction of %llu records (%llu bytes) awaits rollback; open the heap first",
-				 (unsigned long long)records, (unsigned long long)pos);
-	return records == 0;
 }
 
 /* check_slab_desc -- the invariants of one slab's descriptor */
@@ -370,6 +356,9 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 		  const struct os_check_report *report)
 {
 	struct os_checker ck = { .base = base, .size = size, .report = report };
+	char message[OS_WHY_MAX];
+	struct os_log_scan scan;
+	struct os_root root;
 	const char *why;
 	uint64_t pages;
 
@@ -379,15 +368,26 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 		return ck.problems;
 	}
 	pages = ck.sb->page_count;
-	ck.root = (const void *)(ck.base + ck.sb->root_offset);
 	ck.desc = (const void *)(ck.base + ck.sb->desc_offset);
 	ck.stack = (const void *)(ck.base + ck.sb->stack_offset);
 	ck.slot_claimed = scratch;
 	ck.page_owner = (uint8_t *)(ck.slot_claimed + pages);
 	memset(scratch, 0, pages * (sizeof(uint64_t) + 1));
 
+	/* The log first: the root block is checked as its rollback leaves it. */
+	if (os_log_scan(ck.sb, ck.base + ck.sb->log_offset, &scan, message,
+			sizeof(message))) {
+		os_check_problem(&ck, "%s", message);
+		return ck.problems;
+	}
+	os_root_after_rollback(ck.base, ck.sb, &scan, &root);
+	ck.root = &root;
 	check_root(&ck);
-	if (!log_is_empty(&ck) || ck.problems)
+	if (scan.records)
+		os_check_problem(&ck, "log: an unfinished transaction of %llu records (%llu bytes) awaits rollback; open the heap first",
+				 (unsigned long long)scan.records,
+				 (unsigned long long)scan.bytes);
+	if (ck.problems)
 		return ck.problems;
 	check_descriptors(&ck);
 	check_free_stack(&ck);

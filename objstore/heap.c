@@ -4,10 +4,12 @@
  * Creation writes every region, then the superblock last: a heap whose
  * creation was cut short has no magic and is "not a Ferrite heap".
  * Opening never scans the heap: it checks the superblock (magic, version,
- * checksum, geometry), rolls back the records of an unfinished transaction
- * (bounded by one transaction's log) and checks the root block. So open
+ * checksum, geometry), validates every record of an unfinished transaction
+ * and the root block as their rollback will leave it -- all before writing
+ * a byte -- then rolls back (bounded by one transaction's log). So open
  * time does not grow with the heap's size or its number of objects.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -116,19 +118,18 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 	return *why ? -ERR_CORRUPT : 0;
 }
 
-/* root_after_rollback -- the root block as rollback would leave it, in *out, writing nothing */
-static void root_after_rollback(const uint8_t *base, const struct os_superblock *sb,
-				struct os_root *out)
+/* os_root_after_rollback -- the root block as rollback of a scanned log
+ * would leave it, in *out, writing nothing */
+void os_root_after_rollback(const uint8_t *base, const struct os_superblock *sb,
+			    const struct os_log_scan *scan, struct os_root *out)
 {
 	const uint8_t *log = base + sb->log_offset;
-	uint64_t epoch = sb->committed_epoch + 1, pos = 0, size;
-	uint64_t root = sb->root_offset, root_end = root + sizeof(*out);
-
-	memcpy(out, base + root, sizeof(*out));
+	uint64_t root = sb->root_offset, root_end = root + sizeof(*out), pos = 0;
 	/* Forward: the oldest record wins, so apply in order only where not yet applied. */
 	uint8_t applied[sizeof(struct os_root)] = { 0 };
 
-	while (os_log_record_ok(sb, log, pos, epoch, &size)) {
+	memcpy(out, base + root, sizeof(*out));
+	while (pos < scan->bytes) {
 		const struct os_log_entry *e = (const void *)(log + pos);
 		const uint8_t *data = (const uint8_t *)(e + 1);
 
@@ -141,26 +142,63 @@ static void root_after_rollback(const uint8_t *base, const struct os_superblock 
 				applied[a - root] = 1;
 			}
 		}
-		pos += size;
+		pos += os_log_record_size(e->kind, e->length);
 	}
+}
+
+/* os_root_problem -- the first thing wrong with a root block, NULL if none */
+const char *os_root_problem(const struct os_root *r, const struct os_superblock *sb,
+			    char *why, size_t why_size)
+{
+	if (r->crc != os_root_crc(r))
+		snprintf(why, why_size, "root block: checksum %#x != %#x", r->crc,
+			 os_root_crc(r));
+	else if (r->free_top > sb->page_count)
+		snprintf(why, why_size, "root block: free-page stack top %llu beyond %llu pages",
+			 (unsigned long long)r->free_top,
+			 (unsigned long long)sb->page_count);
+	else if (r->next_object_id == 0)
+		snprintf(why, why_size, "root block: next object id is 0");
+	else if (!os_all_zero(r->reserved, sizeof(r->reserved)) || r->reserved0 ||
+		 r->reserved1)
+		snprintf(why, why_size, "root block: reserved fields are not zero");
+	else
+		return NULL;
+	return why;
+}
+
+/* os_diagnose -- os_probe, saying what is wrong */
+int os_diagnose(const void *base, uint64_t size, struct os_diagnosis *d)
+{
+	const struct os_superblock *sb = base;
+	struct os_log_scan scan;
+	struct os_root root;
+	const char *why;
+	int err = os_sb_check(sb, size, &why);
+
+	memset(d, 0, sizeof(*d));
+	if (err) {
+		snprintf(d->why, sizeof(d->why), "superblock: %s", why);
+		return err;
+	}
+	err = os_log_scan(sb, (const uint8_t *)base + sb->log_offset, &scan,
+			  d->why, sizeof(d->why));
+	if (err)
+		return err;
+	d->records = scan.records;
+	d->undo_bytes = scan.undo_bytes;
+	os_root_after_rollback(base, sb, &scan, &root);
+	if (os_root_problem(&root, sb, d->why, sizeof(d->why)))
+		return -ERR_CORRUPT;
+	return 0;
 }
 
 /* os_probe -- the same checks as os_open, writing nothing: 0 or its error */
 int os_probe(const void *base, uint64_t size)
 {
-	const struct os_superblock *sb = base;
-	struct os_root root;
-	const char *why;
-	int err = os_sb_check(sb, size, &why);
+	struct os_diagnosis d;
 
-	if (err)
-		return err;
-	root_after_rollback(base, sb, &root);
-	if (root.crc != os_root_crc(&root))
-		return -ERR_CORRUPT;
-	if (root.free_top > sb->page_count || root.next_object_id == 0)
-		return -ERR_CORRUPT;
-	return 0;
+	return os_diagnose(base, size, &d);
 }
 
 /* attach -- fill the volatile handle from a heap's geometry `g` */
@@ -180,21 +218,33 @@ static void attach(struct objstore *os, void *base, uint64_t size,
 	os->data = (uint8_t *)base + g->data_offset;
 }
 
-/* os_open -- validate the superblock, roll back an unfinished transaction */
-int os_open(struct objstore *os, void *base, uint64_t size,
-	    const struct os_platform *pf)
+/* open_heap -- validate, attach, roll back (committed, or pending with `save`) */
+static int open_heap(struct objstore *os, void *base, uint64_t size,
+		const struct os_platform *pf, bool commit, void *save)
 {
 	int err;
 
 	if (pf->crc32c)
 		crc32c_use(pf->crc32c);
 	err = os_probe(base, size);
-
 	if (err)
 		return err;
 	attach(os, base, size, pf, base);
-	os->rolled_back = os_rollback(os);
-	return 0;
+	return os_rollback(os, commit, save);
+}
+
+/* os_open -- validate the superblock, roll back an unfinished transaction */
+int os_open(struct objstore *os, void *base, uint64_t size,
+	    const struct os_platform *pf)
+{
+	return open_heap(os, base, size, pf, true, NULL);
+}
+
+/* os_open_tentative -- os_open with the rollback left pending */
+int os_open_tentative(struct objstore *os, void *base, uint64_t size,
+		      const struct os_platform *pf, void *save)
+{
+	return open_heap(os, base, size, pf, false, save);
 }
 
 /* format_data_structures -- descriptors, free-page stack and root block of an empty heap */

@@ -131,10 +131,22 @@ const char *os_geometry_check(const struct os_superblock *sb, uint64_t size);
  * 0, -ERR_INVAL, -ERR_VERSION or -ERR_CORRUPT with the reason in *why */
 int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why);
 
-/* os_log_record_ok -- whether the record at log byte `pos` belongs to
- * transaction `epoch` and is intact; its total size in *record_size */
-bool os_log_record_ok(const struct os_superblock *sb, const uint8_t *log,
-		      uint64_t pos, uint64_t epoch, uint64_t *record_size);
+/* What os_log_scan found: the records of the unfinished transaction. */
+struct os_log_scan {
+	uint64_t records;
+	uint64_t bytes;                /* of log they take, from its start */
+	uint64_t last;                 /* log position of the last record */
+	uint64_t undo_bytes;           /* bytes their UNDO records restore */
+};
+
+/* os_log_scan -- validate every record of the unfinished transaction
+ * (epoch committed_epoch + 1, the longest prefix of intact records): 0, or
+ * -ERR_CORRUPT with the record and its problem in why */
+int os_log_scan(const struct os_superblock *sb, const uint8_t *log,
+		struct os_log_scan *out, char *why, size_t why_size);
+
+/* os_log_record_crc -- the checksum record `e` (header and data) must carry */
+uint32_t os_log_record_crc(const struct os_log_entry *e);
 
 /* os_log_record_size -- bytes a record of `kind` for `len` bytes occupies */
 static inline uint64_t os_log_record_size(unsigned kind, uint64_t len)
@@ -144,8 +156,20 @@ static inline uint64_t os_log_record_size(unsigned kind, uint64_t len)
 			   OS_CACHE_LINE);
 }
 
-/* os_rollback -- undo the records of the running (or crashed) transaction,
- * then commit the restored state as a new epoch; records undone */
-uint64_t os_rollback(struct objstore *os);
+/* os_rollback -- validate the log, then undo the records of the running
+ * (or crashed) transaction; with `commit` the restored state becomes a new
+ * epoch, else it stays pending (os_open_confirm / os_open_retract). The
+ * bytes it overwrites go first to `save` (os_diagnosis.undo_bytes) unless
+ * NULL. -ERR_CORRUPT (nothing written) if the log fails os_log_scan. */
+int os_rollback(struct objstore *os, bool commit, uint8_t *save);
+
+/* os_root_problem -- the first thing wrong with a root block, NULL if none */
+const char *os_root_problem(const struct os_root *r, const struct os_superblock *sb,
+			    char *why, size_t why_size);
+
+/* os_root_after_rollback -- the root block as rollback of a scanned log
+ * would leave it, in *out, writing nothing */
+void os_root_after_rollback(const uint8_t *base, const struct os_superblock *sb,
+			    const struct os_log_scan *scan, struct os_root *out);
 
 #endif

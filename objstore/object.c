@@ -950,8 +950,9 @@ int os_obj_create(struct objstore *os, uint16_t type, uint64_t size,
 	return 0;
 }
 
-/* os_obj_stat -- the header of object `id` */
-int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out)
+/* obj_stat -- the header of object `id`, its pages counted if `count` */
+static int obj_stat(const struct objstore *os, uint64_t id, bool count,
+		    struct os_obj_info *out)
 {
 	struct view v = view_of(os);
 	const struct os_obj_header *h;
@@ -961,7 +962,7 @@ int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out)
 	if (err)
 		return err;
 	h = (const void *)(v.base + off);
-	if (h->placement == OS_PLACE_PAGED)
+	if (count && h->placement == OS_PLACE_PAGED)
 		err = count_pages(&v, h, &pages);
 	if (err)
 		return err;
@@ -974,6 +975,18 @@ int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out)
 	out->modified_epoch = h->modified_epoch;
 	out->pages = pages;
 	return 0;
+}
+
+/* os_obj_stat -- the header of object `id` */
+int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out)
+{
+	return obj_stat(os, id, true, out);
+}
+
+/* os_obj_head -- os_obj_stat without counting pages (pages = 0) */
+int os_obj_head(const struct objstore *os, uint64_t id, struct os_obj_info *out)
+{
+	return obj_stat(os, id, false, out);
 }
 
 /* os_obj_delete -- free the object, its pages and its index entry */

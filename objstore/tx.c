@@ -18,6 +18,22 @@
  * same single store. A cut during rollback leaves the records valid and
  * the next open simply rolls back again: copying old bytes is idempotent.
  *
+ * A log from a hostile or damaged image: before a single byte is restored,
+ * os_log_scan validates every record of the transaction. A record whose
+ * checksum fails is torn (a cut while it was written) and ends the
+ * transaction, as always. A record whose checksum holds must also be
+ * sound -- a known kind, a zero reserved field, a range inside the heap,
+ * past the superblock and outside the log, a back link to the record
+ * before it -- or the whole log is refused (-ERR_CORRUPT, naming the
+ * record) and nothing is written.
+ *
+ * A tentative rollback (os_open_tentative, for the kernel's power-on)
+ * restores the bytes but leaves the records valid, the epoch unchanged: the
+ * caller first validates what it will read, then os_open_confirm commits
+ * the rollback, or os_open_retract copies back the bytes the rollback
+ * overwrote (saved before it began), leaving the image as it was. A cut
+ * in between is just a cut during rollback.
+ *
  * Power-cut analysis of os_tx_log: the record is written, flushed, fenced.
  * Cut before the fence: the record may be torn (bad crc); it ends the
  * valid prefix, and the range it describes was not yet written. Cut after:
@@ -25,6 +41,7 @@
  * FRESH kind needs no fence is ordered by the next UNDO record's fence or
  * by the commit's; if torn, it is the last record and nothing needs it.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -62,36 +79,86 @@ static uint32_t record_checksum(const struct os_log_entry *header_crc0,
 	       (uint32_t)(a ^ (a >> 32)) ^ (uint32_t)((b ^ (b >> 32)) * 0x9e3779b1u);
 }
 
-/* os_log_record_ok -- whether the record at `pos` belongs to `epoch` and is intact */
-bool os_log_record_ok(const struct os_superblock *sb, const uint8_t *log,
-		      uint64_t pos, uint64_t epoch, uint64_t *record_size)
+/* os_log_record_crc -- the checksum record `e` (header and data) must carry */
+uint32_t os_log_record_crc(const struct os_log_entry *e)
+{
+	struct os_log_entry header = *e;
+
+	header.crc = 0;
+	return record_checksum(&header, e + 1, e->kind == OS_LOG_UNDO ? e->length : 0);
+}
+
+/* record_intact -- whether the record at `pos` belongs to `epoch` and its
+ * checksum holds (computable only when its length fits the log); its size */
+static bool record_intact(const struct os_superblock *sb, const uint8_t *log,
+			  uint64_t pos, uint64_t epoch, uint64_t *record_size)
 {
 	const struct os_log_entry *e = (const void *)(log + pos);
-	struct os_log_entry header;
-	uint64_t size, data_len;
+	uint64_t size;
 
-	if (pos + sizeof(*e) > sb->log_size)
-		return false;
-	if (e->epoch != epoch || (e->kind != OS_LOG_UNDO && e->kind != OS_LOG_FRESH) ||
-	    e->reserved)
+	if (pos + sizeof(*e) > sb->log_size || e->epoch != epoch)
 		return false;
 	size = os_log_record_size(e->kind, e->length);
-	if (e->length == 0 || size > sb->log_size - pos)
+	if (size > sb->log_size - pos)
 		return false;
-	/* The range must be inside the heap, past the superblock and outside the log. */
-	if (e->offset < sb->root_offset || e->offset > sb->heap_size ||
-	    e->length > sb->heap_size - e->offset)
-		return false;
-	if (e->offset < sb->log_offset + sb->log_size &&
-	    e->offset + e->length > sb->log_offset)
-		return false;
-	header = *e;
-	header.crc = 0;
-	data_len = e->kind == OS_LOG_UNDO ? e->length : 0;
-	if (record_checksum(&header, e + 1, data_len) != e->crc)
+	if (os_log_record_crc(e) != e->crc)
 		return false;
 	*record_size = size;
 	return true;
+}
+
+/* record_problem -- what is wrong with an intact record, NULL if nothing:
+ * kind, reserved field, range (inside the heap, past the superblock, not
+ * over the log) and back link (`prev_size`, the previous record's size) */
+static const char *record_problem(const struct os_superblock *sb,
+				  const struct os_log_entry *e, uint64_t prev_size)
+{
+	if (e->kind != OS_LOG_UNDO && e->kind != OS_LOG_FRESH)
+		return "unknown record kind";
+	if (e->reserved)
+		return "reserved field is not zero";
+	if (e->length == 0)
+		return "empty range";
+	if (e->offset < sb->root_offset)
+		return "range starts in the superblock";
+	if (e->offset > sb->heap_size || e->length > sb->heap_size - e->offset)
+		return "range runs past the end of the heap";
+	if (e->offset < sb->log_offset + sb->log_size &&
+	    e->offset + e->length > sb->log_offset)
+		return "range overlaps the undo log";
+	if (e->prev_size != prev_size)
+		return "back link does not lead to the previous record";
+	return NULL;
+}
+
+/* os_log_scan -- validate every record of the unfinished transaction */
+int os_log_scan(const struct os_superblock *sb, const uint8_t *log,
+		struct os_log_scan *out, char *why, size_t why_size)
+{
+	uint64_t epoch = sb->committed_epoch + 1, pos = 0, size, prev = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (record_intact(sb, log, pos, epoch, &size)) {
+		const struct os_log_entry *e = (const void *)(log + pos);
+		const char *problem = record_problem(sb, e, prev);
+
+		if (problem) {
+			snprintf(why, why_size,
+				 "log: record %llu at log offset %#llx (range %#llx, %u bytes): %s",
+				 (unsigned long long)out->records,
+				 (unsigned long long)pos,
+				 (unsigned long long)e->offset, e->length, problem);
+			return -ERR_CORRUPT;
+		}
+		out->records++;
+		out->last = pos;
+		if (e->kind == OS_LOG_UNDO)
+			out->undo_bytes += e->length;
+		prev = size;
+		pos += size;
+	}
+	out->bytes = pos;
+	return 0;
 }
 
 /* append -- write one record at the log's tail; -ERR_NOSPC when it does not fit */
@@ -129,7 +196,7 @@ static int append(struct objstore *os, unsigned kind, uint64_t off,
 /* os_tx_begin -- start a transaction; -ERR_BUSY if one is running */
 int os_tx_begin(struct objstore *os)
 {
-	if (os->in_tx)
+	if (os->in_tx || os->pending)
 		return -ERR_BUSY;
 	os->in_tx = true;
 	os->tx_epoch = os->sb->committed_epoch + 1;
@@ -229,28 +296,15 @@ int os_tx_each_range(const struct objstore *os,
 	return 0;
 }
 
-/* last_record -- the position of the last valid record of `epoch`, and whether any */
-static bool last_record(const struct objstore *os, uint64_t epoch,
-			uint64_t *last)
+/* restore -- copy back the old bytes of every UNDO record of `scan`,
+ * newest first so the oldest copy of a byte wins; flushed and fenced.
+ * Records undone. */
+static uint64_t restore(struct objstore *os, const struct os_log_scan *scan)
 {
-	uint64_t pos = 0, size;
-	bool any = false;
-
-	while (os_log_record_ok(os->sb, os->log, pos, epoch, &size)) {
-		*last = pos;
-		any = true;
-		pos += size;
-	}
-	return any;
-}
-
-/* os_rollback -- undo the records of the running (or crashed) transaction */
-uint64_t os_rollback(struct objstore *os)
-{
-	uint64_t epoch = os->sb->committed_epoch + 1, pos, undone = 0;
+	uint64_t pos = scan->last, undone = 0;
 
 	os->rolled_back_bytes = 0;
-	if (!last_record(os, epoch, &pos))
+	if (!scan->records)
 		return 0;
 	for (;;) {
 		const struct os_log_entry *e = (const void *)(os->log + pos);
@@ -263,14 +317,92 @@ uint64_t os_rollback(struct objstore *os)
 		}
 		if (pos == 0)
 			break;
-		/* Invariant: prev_size leads back to the previous valid record. */
-		if (e->prev_size > pos)
-			os->pf->fatal("objstore: undo log record has a bad back link");
+		/* Invariant: os_log_scan proved each back link leads to the previous record. */
 		pos -= e->prev_size;
 	}
 	os_fence(os);
-	store_epoch(os, epoch);
 	return undone;
+}
+
+/* each_undo -- fn(os, e, save) for every UNDO record, oldest first, with
+ * `save` advanced by each record's length */
+static void each_undo(struct objstore *os, uint8_t *save,
+		      void (*fn)(struct objstore *os, const struct os_log_entry *e,
+				 uint8_t *save))
+{
+	struct os_log_scan scan;
+	char why[OS_WHY_MAX];
+	uint64_t pos = 0;
+
+	if (os_log_scan(os->sb, os->log, &scan, why, sizeof(why)))
+		os->pf->fatal("objstore: the undo log changed under a pending rollback");
+	while (pos < scan.bytes) {
+		const struct os_log_entry *e = (const void *)(os->log + pos);
+
+		if (e->kind == OS_LOG_UNDO) {
+			fn(os, e, save);
+			save += e->length;
+		}
+		pos += os_log_record_size(e->kind, e->length);
+	}
+}
+
+/* save_range -- the current bytes of a record's range, into save */
+static void save_range(struct objstore *os, const struct os_log_entry *e,
+		       uint8_t *save)
+{
+	memcpy(save, os->base + e->offset, e->length);
+}
+
+/* unsave_range -- a record's range as save_range found it */
+static void unsave_range(struct objstore *os, const struct os_log_entry *e,
+			 uint8_t *save)
+{
+	memcpy(os->base + e->offset, save, e->length);
+	os_flush(os, os->base + e->offset, e->length);
+}
+
+/* os_rollback -- undo the records of the running (or crashed) transaction;
+ * with `commit`, make the restored state a new epoch */
+int os_rollback(struct objstore *os, bool commit, uint8_t *save)
+{
+	struct os_log_scan scan;
+	char why[OS_WHY_MAX];
+
+	if (os_log_scan(os->sb, os->log, &scan, why, sizeof(why)))
+		return -ERR_CORRUPT;
+	if (save)
+		each_undo(os, save, save_range);
+	os->rolled_back = restore(os, &scan);
+	os->pending = !commit && scan.records;
+	os->pending_save = os->pending ? save : NULL;
+	if (scan.records && commit)
+		store_epoch(os, os->sb->committed_epoch + 1);
+	return 0;
+}
+
+/* os_open_confirm -- commit the rollback os_open_tentative left pending */
+void os_open_confirm(struct objstore *os)
+{
+	if (!os->pending)
+		return;
+	store_epoch(os, os->sb->committed_epoch + 1);
+	os->pending = false;
+	os->pending_save = NULL;
+}
+
+/* os_open_retract -- put back the bytes a pending rollback overwrote */
+int os_open_retract(struct objstore *os)
+{
+	if (!os->pending)
+		return 0;
+	if (!os->pending_save)
+		return -ERR_INVAL;
+	each_undo(os, os->pending_save, unsave_range);
+	os_fence(os);
+	os->pending = false;
+	os->pending_save = NULL;
+	return 0;
 }
 
 /* os_tx_abort -- undo everything the transaction did */
@@ -278,7 +410,9 @@ int os_tx_abort(struct objstore *os)
 {
 	if (!os->in_tx)
 		return -ERR_INVAL;
-	os->rolled_back = os_rollback(os);
+	/* Invariant: the running transaction's own records pass os_log_scan. */
+	if (os_rollback(os, true, NULL))
+		os->pf->fatal("objstore: the running transaction's undo log fails its checks");
 	os->in_tx = false;
 	os->log_tail = 0;
 	return 0;

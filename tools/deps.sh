@@ -2,6 +2,9 @@
 # deps.sh -- install, from Debian's packages, what Ferrite's build, run,
 # tests and benchmarks need; only what is missing, and say what it does.
 #
+#   tools/deps.sh           what make, make test and most benchmarks need
+#   tools/deps.sh --bench   also what only `make bench` uses
+#
 # Cheap when everything is present: one dpkg-query, no network.
 set -eu
 
@@ -21,7 +24,15 @@ packages=(
 	python3-pytest  # system tests
 	libpmemobj-dev  # make bench-objstore: PMDK's libpmemobj and its hashmap_tx example, the yardstick
 	libpmem-dev     # libpmemobj's flush layer (pulled by libpmemobj-dev; named for clarity)
+	gnuplot-nox     # the benchmark report's plots (tests/bench/report, and its test)
 )
+
+# only for `make bench`
+if [ "${1:-}" = --bench ]; then
+	packages+=(
+		busybox-static # the Linux + busybox boot the resume figure is compared with
+	)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,7 +5,9 @@
 #   build/user/crt0.o         the entry point (_start)
 #   build/user/bin/NAME       one static executable per program, linked at
 #                             0x400000 by user/user.ld; unstripped, so gdb
-#                             has the symbols. A program is either one file,
+#                             has the symbols (and, with frame pointers kept,
+#                             fe-bt can unwind any thread's stack without
+#                             unwind tables). A program is either one file,
 #                             user/bin/NAME.c, or a directory of them,
 #                             user/bin/NAME/*.c (its files include their
 #                             own headers with "..." from that directory)
@@ -20,6 +22,7 @@
 USER_DIR := $(BUILD)/user
 USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-common \
+	-fno-omit-frame-pointer \
 	$(FREESTANDING_INC) -Iinclude -Ilibc/include -Iuser/include
 USER_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 \
 	-z noexecstack -Wl,--build-id=none -T user/user.ld

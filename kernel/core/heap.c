@@ -11,6 +11,15 @@
  *    is written: the bytes may matter to someone, and a kernel that does
  *    not understand them must not "repair" them.
  *
+ * "Damaged" covers everything power-on reads (docs/hostile-images.md):
+ * objstore validates the superblock, every record of the undo log and the
+ * root block before the rollback writes a byte (os_diagnose); the rollback
+ * then stays pending (os_open_tentative) while kcheck_image validates the
+ * kernel objects in the rolled-back heap. If they are damaged, the bytes
+ * the rollback overwrote, kept in DRAM, are put back (os_open_retract):
+ * the image is byte for byte as it was. Only then is the rollback
+ * committed.
+ *
  * Genesis is complete when the kernel's root object exists
  * (app_roots[OS_APP_ROOT_KERNEL]). The process code makes it (proc_init)
  * after heap_init has imported the boot modules, one transaction each. A
@@ -31,6 +40,7 @@
  * CRC-32C is the CPU's crc32 instruction when it has one; the creation
  * time is the RTC's wall clock.
  */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,9 +54,11 @@
 #include "core/printk.h"
 #include "dev/rtc.h"
 #include "errstr.h"
+#include "mm/frame.h"
 #include "mm/phys.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
+#include "proc/kcheck.h"
 
 #define BLANK_PROBE_BYTES 4096
 #define PROGRAM_DIR "bin/"
@@ -54,8 +66,11 @@
 
 struct objstore kheap;
 
+#define KCHECK_PRINTED_MAX 8      /* kernel-object problems printed at a refusal */
+
 /* Volatile, set by heap_init. */
 static uint64_t nvm_phys;
+static uint64_t save_phys, save_frames; /* DRAM keeping what a pending rollback overwrote */
 static bool genesis;              /* genesis runs in this power-on */
 static bool ready;                /* heap_init succeeded */
 
@@ -120,9 +135,10 @@ static int format(const struct nvm *nvm)
 	return 0;
 }
 
-/* explain_refusal -- why os_open refused the heap (-ERR_VERSION or
+/* explain_refusal -- why os_diagnose refused the heap (-ERR_VERSION or
  * -ERR_CORRUPT: the magic was checked), and that nothing was written */
-static void explain_refusal(const struct nvm *nvm, int err)
+static void explain_refusal(const struct nvm *nvm, int err,
+			    const struct os_diagnosis *d)
 {
 	const struct os_superblock *sb = nvm->base;
 	char size_note[96] = "";
@@ -139,21 +155,88 @@ static void explain_refusal(const struct nvm *nvm, int err)
 			 "\n  its superblock says the heap has %llu bytes, the NVM has %llu",
 			 (unsigned long long)sb->heap_size,
 			 (unsigned long long)nvm->size);
-	pr_err("heap: the Ferrite heap on the NVM is damaged: its superblock or root block fails its checksum or structure checks%s\n"
+	pr_err("heap: the Ferrite heap on the NVM is damaged: %s%s\n"
 	       "  not touching it: `objtool IMAGE check` on the host says what is wrong\n",
-	       size_note);
+	       d->why, size_note);
 }
 
-/* open_heap -- open the heap on the NVM, rolling back an unfinished epoch */
+/* save_buffer -- DRAM for the `bytes` a rollback overwrites; NULL if none */
+static void *save_buffer(uint64_t bytes)
+{
+	uint64_t phys;
+
+	if (!bytes)
+		return NULL;
+	save_frames = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+	if (frame_alloc_run(save_frames, &phys)) {
+		save_frames = 0;
+		pr_warn("heap: no %llu KiB of DRAM to keep what the rollback overwrites: a refusal of the kernel objects would leave the rollback done\n",
+			(unsigned long long)(bytes >> 10));
+		return NULL;
+	}
+	save_phys = phys;
+	return phys_to_virt(phys);
+}
+
+/* save_free -- give back the DRAM of save_buffer */
+static void save_free(void)
+{
+	for (uint64_t i = 0; i < save_frames; i++)
+		frame_free(save_phys + i * PAGE_SIZE);
+	save_frames = 0;
+}
+
+/* print_kernel_problem -- one problem kcheck_image found, under a heading */
+static void print_kernel_problem(void *ctx, const char *message)
+{
+	unsigned *printed = ctx;
+
+	if (*printed == 0)
+		pr_err("heap: the kernel objects in the Ferrite heap on the NVM are damaged:\n");
+	if ((*printed)++ < KCHECK_PRINTED_MAX)
+		pr_err("  %s\n", message);
+}
+
+/* check_kernel_objects -- kcheck_image before anything trusts the kernel
+ * objects; on a problem, put back what the rollback wrote and refuse */
+static int check_kernel_objects(void)
+{
+	unsigned printed = 0;
+	struct kcheck_report report = { .problem = print_kernel_problem, .ctx = &printed };
+
+	if (!kcheck_image(&kheap, &report))
+		return 0;
+	if (printed > KCHECK_PRINTED_MAX)
+		pr_err("  ... and %u more\n", printed - KCHECK_PRINTED_MAX);
+	if (os_open_retract(&kheap))
+		pr_err("  the rollback of the unfinished epoch stays (no DRAM kept what it overwrote); nothing else was written\n");
+	else
+		pr_err("  not touching it: `objtool IMAGE check` on the host says what is wrong\n");
+	return -ERR_CORRUPT;
+}
+
+/* open_heap -- open the heap on the NVM, validating all that power-on
+ * reads (superblock, log, root block, kernel objects) before the rollback
+ * becomes a write that stays */
 static int open_heap(const struct nvm *nvm)
 {
+	struct os_diagnosis d;
 	struct os_stats st;
-	int err = os_open(&kheap, nvm->base, nvm->size, &platform);
+	int err = os_diagnose(nvm->base, nvm->size, &d);
 
+	if (!err)
+		err = os_open_tentative(&kheap, nvm->base, nvm->size, &platform,
+					save_buffer(d.undo_bytes));
 	if (err) {
-		explain_refusal(nvm, err);
+		explain_refusal(nvm, err, &d);
+		save_free();
 		return err;
 	}
+	err = check_kernel_objects();
+	save_free();
+	if (err)
+		return err;
+	os_open_confirm(&kheap);
 	os_stats(&kheap, &st);
 	pr_info("heap: opened, epoch %llu, rolled back %llu records\n",
 		(unsigned long long)st.epoch, (unsigned long long)st.rolled_back);
@@ -373,6 +456,21 @@ void heap_log(const void *p, size_t len)
 		panic("heap: heap_log(%p, %llu bytes) from %p: %s (%llu bytes of log left)",
 		      p, (unsigned long long)len, __builtin_return_address(0),
 		      err_name(err), (unsigned long long)heap_log_free());
+}
+
+/* heap_damaged -- say what is damaged, stop without committing */
+void heap_damaged(const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	pr_err("heap: damaged: %s\n"
+	       "  stopping without committing: the heap keeps epoch %llu; `objtool IMAGE check` on the host says what is wrong\n",
+	       what, (unsigned long long)os_epoch(&kheap));
+	halt_forever();
 }
 
 /* heap_commit -- check the epoch's writes (logcheck), commit it, begin the next */

@@ -43,6 +43,12 @@ bool heap_genesis(void);
 /* heap_phys -- the physical address of heap offset `heap_off` */
 uint64_t heap_phys(uint64_t heap_off);
 
+/* heap_damaged -- the kernel met a damaged heap structure after power-on
+ * (objstore's -ERR_CORRUPT, or a kernel object that breaks its layout):
+ * say what, and stop the machine without committing the running epoch, so
+ * the heap keeps its last committed state (docs/hostile-images.md) */
+__attribute__((noreturn, format(printf, 1, 2))) void heap_damaged(const char *fmt, ...);
+
 /* heap_log -- save [p, p+len) in the undo log before the epoch first
  * writes it; panics (naming the caller) if the log is full: callers keep
  * within budget (heap_log_free) */

@@ -44,6 +44,10 @@
 #define CHECK_CONFIRMED_PPM 20000   /* bounds this close (2 %) confirm a rate */
 #define CHECK_MARGIN_PPM 1000       /* slack on the bounds before calling a rate wrong */
 #define CHECK_TRIES 20              /* inconclusive checks before giving up */
+/* Rates a stored kclock may hold; anything else is damage: calibrate. */
+#define TSC_HZ_MIN 10000000ull       /* 10 MHz */
+#define LAPIC_HZ_MIN 100000ull       /* 100 kHz */
+#define RATE_HZ_MAX 1000000000000ull /* 1 THz */
 
 /* The machine object (app_roots[OS_APP_ROOT_MACHINE]). Persistent: logged
  * before every write; part of the heap format (docs/format.md). */
@@ -124,7 +128,8 @@ static bool remembered(struct arch_clock_rates *r)
 	uint8_t fingerprint[ARCH_FINGERPRINT_SIZE];
 	const struct kclock *c = clock_find();
 
-	if (!c || !c->tsc_hz || !c->lapic_hz)
+	if (!c || c->tsc_hz < TSC_HZ_MIN || c->tsc_hz > RATE_HZ_MAX ||
+	    c->lapic_hz < LAPIC_HZ_MIN || c->lapic_hz > RATE_HZ_MAX)
 		return false;
 	arch_machine_fingerprint(fingerprint);
 	if (memcmp(fingerprint, c->fingerprint, sizeof(fingerprint)) != 0)

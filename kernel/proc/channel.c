@@ -59,7 +59,7 @@ static struct kchannel *channel_of(uint64_t id)
 	struct kchannel *c = kobj_data(id, OS_TYPE_CHANNEL, KCHANNEL_MAGIC);
 
 	if (!c)
-		panic("channel: object %llu is not a channel", (unsigned long long)id);
+		heap_damaged("object #%llu is not a channel", (unsigned long long)id);
 	return c;
 }
 
@@ -159,9 +159,10 @@ int channel_peek(uint64_t id, uint8_t end, void *buf, uint32_t cap,
 	if (!q->count)
 		return c->open[!(end & 1)] ? -ERR_AGAIN : -ERR_PEER;
 	got = os_obj_read(&kheap, q->object, at, h, sizeof(*h));
-	if (got != sizeof(*h) || h->len > FE_CHAN_MSG_MAX)
-		panic("channel: queue slot of channel %llu is damaged",
-		      (unsigned long long)id);
+	if (got != sizeof(*h) || h->len > FE_CHAN_MSG_MAX || h->end > 1 ||
+	    h->rights & ~FE_RIGHTS_ALL || (h->object && !kobj_type(h->object)))
+		heap_damaged("channel #%llu: the header of a queued message is damaged",
+			     (unsigned long long)id);
 	if (cap > h->len)
 		cap = h->len;
 	got = os_obj_read(&kheap, q->object, at + sizeof(*h), buf, cap);

@@ -17,11 +17,16 @@
  * reference goes, so here they are just freed. Deleting a large object
  * may need more log than is left: objstore then leaves it cut part way
  * and the reaper finishes it after the next commit.
+ *
+ * An objstore error on a reference or a deletion means a damaged heap (an
+ * id that must name a live object does not): heap_damaged stops the
+ * machine before the epoch commits.
  */
 #include <string.h>
 
 #include "core/heap.h"
 #include "core/panic.h"
+#include "errstr.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
 #include "proc/channel.h"
@@ -74,8 +79,8 @@ void kobj_hold(uint64_t id)
 	int err = os_obj_ref(&kheap, id, 1, &count);
 
 	if (err)
-		panic("kobj: cannot take a reference to object %llu: %d",
-		      (unsigned long long)id, err);
+		heap_damaged("object #%llu: cannot take a reference: %s",
+			     (unsigned long long)id, err_name(err));
 }
 
 /* kobj_release -- one reference less; the last one passes to the reap queue */
@@ -89,8 +94,8 @@ void kobj_release(uint64_t id)
 	if (!err && info.refcount > 1)
 		err = os_obj_ref(&kheap, id, -1, &count);
 	if (err)
-		panic("kobj: cannot drop a reference to object %llu: %d",
-		      (unsigned long long)id, err);
+		heap_damaged("object #%llu: cannot drop a reference: %s",
+			     (unsigned long long)id, err_name(err));
 	if (info.refcount > 1)
 		return;
 	if (kroot->reap_count == KREAP_CAPACITY)
@@ -113,7 +118,8 @@ bool kobj_dying(uint64_t id)
 		if (os_obj_read(&kheap, kroot->reap_queue,
 				(kroot->reap_head + i) % KREAP_CAPACITY * 8,
 				&queued, 8) != 8)
-			panic("kobj: the reap queue is unreadable");
+			heap_damaged("the reap queue #%llu is unreadable",
+				     (unsigned long long)kroot->reap_queue);
 		if (queued == id)
 			return true;
 	}
@@ -143,7 +149,8 @@ bool kobj_reap(uint64_t keep)
 
 		if (os_obj_read(&kheap, kroot->reap_queue, kroot->reap_head * 8,
 				&id, 8) != 8)
-			panic("kobj: the reap queue is unreadable");
+			heap_damaged("the reap queue #%llu is unreadable",
+				     (unsigned long long)kroot->reap_queue);
 		if (kobj_type(id) == OS_TYPE_CHANNEL) {
 			struct kchannel *c = kobj_data(id, OS_TYPE_CHANNEL,
 						       KCHANNEL_MAGIC);
@@ -155,8 +162,8 @@ bool kobj_reap(uint64_t keep)
 		if (err == -ERR_NOSPC)
 			return true; /* cut part way: the rest after a commit */
 		if (err)
-			panic("kobj: cannot delete object %llu: %d",
-			      (unsigned long long)id, err);
+			heap_damaged("object #%llu cannot be deleted: %s",
+				     (unsigned long long)id, err_name(err));
 		KLOG(&kroot->reap_head);
 		kroot->reap_head = (kroot->reap_head + 1) % KREAP_CAPACITY;
 		KLOG(&kroot->reap_count);

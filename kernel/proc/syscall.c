@@ -908,6 +908,10 @@ void syscall_handler(struct trap_frame *tf)
 	for (unsigned i = 0; i < 6; i++)
 		args[i] = arch_syscall_arg(tf, i);
 	result = syscalls[nr](tf, p, args);
+	if (result == -ERR_CORRUPT)
+		heap_damaged("system call %llu of pid %llu (%s) met a damaged heap structure",
+			     (unsigned long long)nr, (unsigned long long)p->proc->pid,
+			     p->proc->name);
 	if (result != SYSCALL_BLOCKED && result != SYSCALL_GONE)
 		arch_syscall_set_result(tf, result);
 }
@@ -934,8 +938,16 @@ void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
 	/* Faults (all but the traps #BP and #OF) happen again after the commit. */
 	if (vector != 3 && vector != 4 && sched_log_short())
 		return;
-	if (vector == 14 && !uvm_fault(p, cr2, fault_access(error), &why))
-		return;
+	if (vector == 14) {
+		int err = uvm_fault(p, cr2, fault_access(error), &why);
+
+		if (!err)
+			return;
+		if (err == -ERR_CORRUPT)
+			heap_damaged("a page fault of pid %llu (%s) at %#llx met a damaged object",
+				     (unsigned long long)p->proc->pid, p->proc->name,
+				     (unsigned long long)cr2);
+	}
 	memset(&how, 0, sizeof(how));
 	how.reason = FE_EXIT_FAULT;
 	how.vector = vector;

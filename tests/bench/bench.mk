@@ -12,7 +12,18 @@
 #                         dirty pages, checkpoint overhead (ckpt=1000 vs 0)
 #                         (tests/bench/run-ckpt-bench, bin/ckptbench,
 #                         build/bench/fill_heap)
-#   make bench            every benchmark
+#   make bench-boot       wall time from launching QEMU to the kernel's NVM
+#                         line, both boot paths (tests/bench/boot-time)
+#   make bench-linux      wall time from launching QEMU to the first line of
+#                         a Debian kernel + busybox initramfs, the yardstick
+#                         for a resumed program (tests/bench/linux-boot-time)
+#   make bench-report     build/bench/report.md and its plots from the
+#                         build/bench/*.json the benchmarks wrote
+#                         (tests/bench/report)
+#   make bench            every benchmark, one after the other (never in
+#                         parallel: they would time each other), then the
+#                         report; BENCH_QUICK=1 for a short run that only
+#                         tries the machinery (docs/performance.md)
 #
 # Benchmark programs: -O2, no sanitizers. The objstore side links
 # build/host/libobjstore.a (objstore.mk), the PMDK side -lpmemobj and the
@@ -34,9 +45,40 @@ BENCH_PMDK := $(BENCH_DIR)/bench_pmdk
 BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
 BENCH_FILL_HEAP := $(BENCH_DIR)/fill_heap
 
-.PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt
+.PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
+	bench-boot bench-linux bench-report bench-deps
 
-bench: bench-objstore bench-kernel bench-ckpt
+# Each script writes build/bench/NAME.json; old ones go first, so that the
+# report shows this run only and says which benchmark did not run. A
+# failing benchmark does not stop the others; make bench fails at the end.
+BENCH_RUNS := \
+	"tests/bench/run-objstore-bench --bin $(BENCH_DIR) $(BENCH_ARGS)" \
+	"tests/bench/boot-time" \
+	"tests/bench/run-kernel-bench" \
+	"tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)" \
+	"tests/bench/linux-boot-time"
+
+bench: bench-deps
+	@$(MAKE) --no-print-directory all bench-objstore-bins $(BENCH_FILL_HEAP)
+	@rm -f $(BENCH_DIR)/*.json
+	@start=$$(date +%s); status=0; \
+	for run in $(BENCH_RUNS); do \
+		echo "bench: $$run"; $$run || status=1; \
+	done; \
+	tests/bench/report || status=1; \
+	echo "bench: $$(( $$(date +%s) - start )) s"; exit $$status
+
+bench-deps:
+	@tools/deps.sh --bench
+
+bench-report:
+	@tests/bench/report
+
+bench-boot: deps kernel iso
+	@tests/bench/boot-time
+
+bench-linux: bench-deps
+	@tests/bench/linux-boot-time
 
 bench-kernel: all
 	@tests/bench/run-kernel-bench

@@ -5,6 +5,7 @@
 #include "os_test.h"
 
 #include "../../objstore/crc32c.h"
+#include "../../objstore/internal.h"
 
 #define HEAP (8u << 20)
 
@@ -238,6 +239,151 @@ CHECK_TEST(log_full_fails_before_changing_anything)
 	CHECK_EQ(os_tx_log(&os, base, 8), -ERR_FAULT); /* the superblock */
 	CHECK_EQ(os_tx_log(&os, (char *)base + 3 * 4096, 8), -ERR_FAULT); /* the log */
 	CHECK_EQ(os_tx_abort(&os), 0);
+	free(base);
+}
+
+/* cut_with_log -- a heap left by a power cut: a committed "hello" block,
+ * then an unfinished transaction of three records over it (two UNDO, one
+ * FRESH); the block's offset in *off */
+static void *cut_with_log(struct objstore *os, uint64_t *off)
+{
+	void *base = test_create(os, HEAP);
+	uint64_t fresh;
+	char *p;
+
+	CHECK_EQ(os_tx_begin(os), 0);
+	CHECK_EQ(os_alloc(os, 100, off), 0);
+	p = os_ptr(os, *off);
+	memcpy(p, "hello", 6);
+	CHECK_EQ(os_tx_commit(os), 0);
+	CHECK_EQ(os_tx_begin(os), 0);
+	CHECK_EQ(os_tx_log(os, p, 6), 0);
+	memcpy(p, "world", 6);
+	CHECK_EQ(os_alloc(os, 4096, &fresh), 0);
+	return base;
+}
+
+/* record -- the log record at position `pos` */
+static struct os_log_entry *record(const struct objstore *os, uint64_t pos)
+{
+	return (struct os_log_entry *)(os->log + pos);
+}
+
+/* refused_unchanged -- os_diagnose names `what` in record `n`, and
+ * os_open refuses without writing a byte */
+static void refused_unchanged(void *base, const char *n, const char *what)
+{
+	struct os_diagnosis d;
+	struct objstore os;
+	void *copy = test_heap_new(HEAP);
+
+	memcpy(copy, base, HEAP);
+	CHECK_EQ(os_diagnose(base, HEAP, &d), -ERR_CORRUPT);
+	CHECK(strstr(d.why, n) != NULL);
+	CHECK(strstr(d.why, what) != NULL);
+	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), -ERR_CORRUPT);
+	CHECK_EQ(os_open_tentative(&os, base, HEAP, host_platform(), NULL), -ERR_CORRUPT);
+	CHECK(memcmp(copy, base, HEAP) == 0);
+	free(copy);
+}
+
+CHECK_TEST(an_unsound_log_record_is_refused_before_anything_is_written)
+{
+	struct objstore os;
+	uint64_t off;
+	void *base = cut_with_log(&os, &off);
+	struct os_log_entry *first = record(&os, 0), *last;
+	struct os_diagnosis d;
+	uint64_t pos = 0, saved;
+
+	CHECK_EQ(os_diagnose(base, HEAP, &d), 0);
+	CHECK(d.records >= 3);
+	while (pos + os_log_record_size(record(&os, pos)->kind,
+					record(&os, pos)->length) < os.log_tail)
+		pos += os_log_record_size(record(&os, pos)->kind, record(&os, pos)->length);
+	last = record(&os, pos);
+
+	/* A range past the end of the heap, its checksum made good. */
+	saved = first->offset;
+	first->offset = HEAP - 2;
+	first->crc = os_log_record_crc(first);
+	refused_unchanged(base, "record 0 at log offset 0 ", "past the end of the heap");
+	/* Over the superblock, over the log itself. */
+	first->offset = 8;
+	first->crc = os_log_record_crc(first);
+	refused_unchanged(base, "record 0", "starts in the superblock");
+	first->offset = os.sb->log_offset + 64;
+	first->crc = os_log_record_crc(first);
+	refused_unchanged(base, "record 0", "overlaps the undo log");
+	first->offset = saved;
+	first->crc = os_log_record_crc(first);
+	CHECK_EQ(os_probe(base, HEAP), 0);
+
+	/* A back link that leads elsewhere; an unknown kind. */
+	last->prev_size += 64;
+	last->crc = os_log_record_crc(last);
+	refused_unchanged(base, "record", "back link");
+	last->prev_size -= 64;
+	last->kind = 7;
+	last->crc = os_log_record_crc(last);
+	refused_unchanged(base, "record", "unknown record kind");
+	free(base);
+}
+
+CHECK_TEST(a_torn_record_ends_the_transaction)
+{
+	struct objstore os, again;
+	struct os_diagnosis d;
+	uint64_t off, pos = 0;
+	void *base = cut_with_log(&os, &off);
+
+	CHECK_EQ(os_diagnose(base, HEAP, &d), 0);
+	while (pos + os_log_record_size(record(&os, pos)->kind,
+					record(&os, pos)->length) < os.log_tail)
+		pos += os_log_record_size(record(&os, pos)->kind, record(&os, pos)->length);
+	/* A bad checksum is a record torn by the cut: the transaction ends before it. */
+	record(&os, pos)->offset = HEAP - 2;
+	CHECK_EQ(os_open(&again, base, HEAP, host_platform()), 0);
+	CHECK_STR_EQ((char *)base + off, "hello");
+	CHECK(again.rolled_back < d.records);
+	free(base);
+}
+
+CHECK_TEST(a_tentative_rollback_is_confirmed_or_retracted)
+{
+	struct objstore os, again;
+	struct os_diagnosis d;
+	uint64_t off;
+	void *base = cut_with_log(&os, &off);
+	void *before = test_heap_new(HEAP), *save;
+	uint64_t epoch = os_epoch(&os);
+
+	memcpy(before, base, HEAP);
+	CHECK_EQ(os_diagnose(base, HEAP, &d), 0);
+	CHECK(d.undo_bytes >= 6);
+	save = malloc(d.undo_bytes);
+	/* Retract: the rolled-back bytes were there, then the image is as it was. */
+	CHECK_EQ(os_open_tentative(&again, base, HEAP, host_platform(), save), 0);
+	CHECK_STR_EQ((char *)base + off, "hello");
+	CHECK_EQ(os_tx_begin(&again), -ERR_BUSY);
+	CHECK_EQ(os_open_retract(&again), 0);
+	CHECK(memcmp(before, base, HEAP) == 0);
+	/* A cut while pending is a cut during rollback: the log still counts. */
+	CHECK_EQ(os_open_tentative(&again, base, HEAP, host_platform(), NULL), 0);
+	CHECK_EQ(os_open_retract(&again), -ERR_INVAL);
+	CHECK_EQ(os_epoch(&again), epoch);
+	CHECK_EQ(os_probe(base, HEAP), 0);
+	/* Confirm: as os_open would have left it. */
+	CHECK_EQ(os_open_tentative(&again, base, HEAP, host_platform(), save), 0);
+	os_open_confirm(&again);
+	CHECK_EQ(os_epoch(&again), epoch + 1);
+	CHECK_STR_EQ((char *)base + off, "hello");
+	CHECK_EQ(os_tx_begin(&again), 0);
+	CHECK_EQ(os_tx_commit(&again), 0);
+	CHECK_EQ(os_open(&again, base, HEAP, host_platform()), 0);
+	CHECK_EQ(again.rolled_back, 0);
+	free(save);
+	free(before);
 	free(base);
 }
 

@@ -480,7 +480,7 @@ def test_refuses_a_corrupt_superblock(tmp_path):
         f.seek(SB_HEAP_ID + 5)
         f.write(bytes([byte ^ 0x40]))
     r = refused_everywhere(image, tmp_path, EXIT_CORRUPT,
-                           "corrupt superblock or root block", check_rc=EXIT_PROBLEMS)
+                           "corrupt superblock, undo log or root block: superblock: checksum mismatch", check_rc=EXIT_PROBLEMS)
     lines = r.out.splitlines()
     assert "superblock" in lines[0] and lines[-1] == "check: 1 problem", r
 

@@ -4,8 +4,8 @@ The objstore issue's corruption campaign, as a user meets it: an image made
 and filled by objtool, then, trial after trial, a copy of it with one random
 bit flipped in a random metadata byte (superblock, root block, page
 descriptors, the free-page stack, object headers, catalogue nodes; the
-offsets are found by reading the structures with struct, as
-objstore/include/objstore/format.h lays them out). On each copy:
+offsets are found by heapimage.metadata_ranges, which reads the structures
+as objstore/include/objstore/format.h lays them out). On each copy:
 
   - `objtool IMG check` must find it (exit 7 problems, 5 corrupt, 3 not a
     Ferrite image -- or 4 when the flip landed in layout_major, which is
@@ -22,11 +22,10 @@ store of it is the commit, so any value is a valid epoch (test_corrupt.c).
 import hashlib
 import os
 import random
-import shutil
-import struct
 import subprocess
 
 from ferrite import ROOT
+from heapimage import SB_LAYOUT_MAJOR, metadata_ranges
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 
@@ -36,21 +35,8 @@ EXIT_VERSION = 4
 EXIT_CORRUPT = 5
 EXIT_PROBLEMS = 7
 
-PAGE = 4096
 TRIALS = 150
 SEED = 20240611
-
-# struct os_superblock
-SB_LAYOUT_MAJOR = 8
-SB_CRC_END = 256              # [0, 256): everything the crc covers, and the crc
-SB_GEOMETRY = 40              # root, log, log_size, desc, stack, data, page_count
-# struct os_root
-ROOT_SIZE = 256
-# struct os_page_desc, struct os_obj_header, struct os_cat_node, struct os_cat_entry
-DESC_SIZE = 32
-HEADER_SIZE = 64
-CAT_HEADER = 32
-CAT_ENTRY_HDR = 13
 
 
 def objtool(*args):
@@ -67,59 +53,6 @@ def ok(proc):
 def sha(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def u64(b, off):
-    return struct.unpack_from("<Q", b, off)[0]
-
-
-def metadata_ranges(img):
-    """{kind: [(offset, length), ...]} of the meaningful metadata bytes."""
-    (root_off, log_off, log_size, desc_off, stack_off, data_off,
-     page_count) = struct.unpack_from("<7Q", img, SB_GEOMETRY)
-    (next_id, object_count, index_root, index_depth, _r0, cat_root, cat_count,
-     free_top) = struct.unpack_from("<3QII3Q", img, root_off)
-    kinds = {
-        "superblock": [(0, SB_CRC_END)],
-        "root block": [(root_off, ROOT_SIZE)],
-        "page descriptor": [(desc_off + DESC_SIZE * p, DESC_SIZE)
-                            for p in range(page_count)],
-        "free-page stack": [(stack_off, 4 * free_top)],
-        "object header": [],
-        "catalogue node": [],
-    }
-
-    def id_page(off, level):
-        for i in range(512):
-            e = u64(img, off + 8 * i)
-            if not e:
-                continue
-            if level:
-                id_page(e, level - 1)
-            else:
-                kinds["object header"].append((e, HEADER_SIZE))
-
-    def cat_node(off):
-        level = img[off + 4]
-        count = struct.unpack_from("<H", img, off + 6)[0]
-        first = u64(img, off + 16)
-        nodes = kinds["catalogue node"]
-        nodes.append((off, CAT_HEADER + 8 * count))        # header, live slots
-        for i in range(count):
-            at = u64(img, off + CAT_HEADER + 8 * i) & 0xfff
-            length = img[off + at + 12]
-            nodes.append((off + at, CAT_ENTRY_HDR + length))  # a live entry
-            if level:
-                cat_node(u64(img, off + at + 4))
-        if level:
-            cat_node(first)
-
-    if index_root:
-        id_page(index_root, index_depth - 1)
-    if cat_root:
-        cat_node(cat_root)
-    assert len(kinds["object header"]) == object_count
-    return kinds
 
 
 def test_a_flipped_metadata_bit_is_found_and_never_written(tmp_path):

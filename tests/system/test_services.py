@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+import ferrite
+
 from test_checkpoint import RESUMED_TEXT
 
 STEP_TIMEOUT = 120
@@ -45,8 +47,10 @@ def run(m, line, reply=""):
 
 
 def background(m, line):
-    """Start `line &`; its pid."""
-    return run(m, line + " &", r"\[(\d+)\] started\n").group(1)
+    """Start `line &`; its pid. (What the program prints may come before
+    osh's next prompt.)"""
+    return ferrite.run(m, line + " &", r"\[(\d+)\] started\n",
+                       timeout=STEP_TIMEOUT).group(1)
 
 
 def start_kvd(m):

@@ -200,7 +200,7 @@ def test_programs_and_status(osh):
 
 def test_background_ps_kill_jobs_wait(osh):
     out = cmd(osh, "counter 1 100000 &")
-    pid = re.fullmatch(r"\[(\d+)\] started\n", out).group(1)
+    pid = re.match(r"\[(\d+)\] started\n", out).group(1)
     ps = cmd(osh, "ps")
     assert ps.splitlines()[0].split() == ["PID", "PARENT", "STATE", "CPU_MS", "PAGES", "NAME"]
     assert re.search(r"^\s*%s\s+\d+\s+(runnable|blocked)\s+\d+\s+\d+\s+counter$" % pid, ps, re.M), ps

@@ -7,6 +7,9 @@
  * it checks the image as the next open will see it, and never writes. If
  * the superblock or root block is refused, the heap cannot be opened, and
  * os_check runs on the raw read-only view to say precisely what is wrong.
+ * A heap the checker finds clean then has its kernel objects checked as a
+ * power-on checks them (kernel/proc/kcheck.h, the kernel's own code), so
+ * both name the same problems in the same words.
  *
  * Output: each problem on a line of its own on stdout, then one summary
  * line, `check: clean, N objects, N names` or `check: N problems`. Progress
@@ -21,6 +24,7 @@
 
 #include "objstore/check.h"
 #include "objtool.h"
+#include "proc/kcheck.h"
 
 struct check_view {
 	bool tty;                   /* stderr is a terminal */
@@ -119,12 +123,17 @@ static int run_check(struct image *img, const struct args *a)
 		return fail(EXIT_FAILED, "check: out of memory");
 	clock_gettime(CLOCK_MONOTONIC, &v.start);
 	problems = os_check(img->base, img->size, scratch, &report);
+	if (img->opened && problems == 0)
+		problems = kcheck_image(&img->os, &(struct kcheck_report){
+			.problem = on_problem, .ctx = &v });
 	erase_progress(&v);
 	free(scratch);
 	if (!img->opened && problems == 0) {
 		/* os_probe refused what os_check accepts: say so, never "clean". */
-		on_problem(&v, "superblock or root block: refused by os_probe "
-			   "(a checksum or geometry check failed)");
+		struct os_diagnosis d;
+
+		os_diagnose(img->base, img->size, &d);
+		on_problem(&v, d.why);
 		problems = 1;
 	}
 	summary(img, problems, v.printed);
@@ -142,8 +151,9 @@ const struct command cmd_check = {
 		"descriptors, free-page stack, slab lists, the id index and every\n"
 		"object's header and pages, the catalogue, and that every allocated\n"
 		"page and block is reached exactly once (no leak, no double use, no\n"
-		"dangling reference). An unfinished transaction is first rolled back\n"
-		"in objtool's private view, as the next open would.\n\n"
+		"dangling reference), then the kernel's objects as a power-on checks\n"
+		"them. An unfinished transaction is first rolled back in objtool's\n"
+		"private view, as the next open would.\n\n"
 		"Prints each problem on a line of its own, then a summary:\n"
 		"  check: clean, N objects, N names     (exit status 0)\n"
 		"  check: N problems                    (exit status 7)\n"

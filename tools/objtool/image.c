@@ -10,9 +10,10 @@
  *      objtool is writing; readers share;
  *   3. mmap(2) PROT_READ: MAP_SHARED for a writer, MAP_PRIVATE for a
  *      reader (copy-on-write: what objstore writes stays in objtool);
- *   4. os_probe on that read-only mapping: not a heap, another layout
- *      version, a corrupt superblock or root block are refused with their
- *      own exit status before anything could be written;
+ *   4. os_diagnose on that read-only mapping: not a heap, another layout
+ *      version, a corrupt superblock, undo log or root block are refused
+ *      with their own exit status (and what is wrong) before anything
+ *      could be written;
  *   5. a writer first opens a private copy-on-write view (a dry run of the
  *      rollback) and runs the whole checker (os_check) on it: if objstore
  *      finds a broken invariant there (image_platform's fatal) or the
@@ -141,9 +142,10 @@ static int map_file(struct image *img, bool write)
 static int probe(struct image *img)
 {
 	const struct os_superblock *sb = (const void *)img->base;
+	struct os_diagnosis d;
 	char a[32], b[32];
 
-	img->probe = os_probe(img->base, img->size);
+	img->probe = os_diagnose(img->base, img->size, &d);
 	switch (img->probe) {
 	case 0:
 		return EXIT_OK;
@@ -157,12 +159,12 @@ static int probe(struct image *img)
 		if (img->access == ACCESS_CHECK)
 			return EXIT_OK; /* check reports what is wrong */
 		if (sb->heap_size != img->size)
-			return fail(EXIT_CORRUPT, "%s: corrupt superblock or root block "
+			return fail(EXIT_CORRUPT, "%s: corrupt superblock, undo log or root block: %s "
 				    "(the superblock says %s, the file is %s; run 'objtool %s check')",
-				    img->path, fmt_size(a, sizeof(a), sb->heap_size),
+				    img->path, d.why, fmt_size(a, sizeof(a), sb->heap_size),
 				    fmt_size(b, sizeof(b), img->size), img->path);
-		return fail(EXIT_CORRUPT, "%s: corrupt superblock or root block "
-			    "(run 'objtool %s check' for details)", img->path, img->path);
+		return fail(EXIT_CORRUPT, "%s: corrupt superblock, undo log or root block: %s "
+			    "(run 'objtool %s check' for details)", img->path, d.why, img->path);
 	default:
 		return fail(EXIT_FAILED, "%s: %s", img->path, os_err_text(img->probe));
 	}

@@ -2,12 +2,13 @@
  * ckptbench.c -- what checkpoints cost a program: the pause of one commit
  * against the pages it must log, and the slowdown of write-heavy work.
  *
- *   ckptbench pause    for 1, 16, 64, 256 and 1024 dirty pages: dirty that
- *                      many distinct pages of a mapped anonymous object,
+ *   ckptbench pause    for 1, 2, 4 ... 1024 dirty pages: dirty that many
+ *                      distinct pages of a mapped anonymous object,
  *                      fe_sync(), and read the commit's pause (user code
  *                      stopped -> resumed) and page count from fe_sysinfo;
- *                      the median of RUNS. Meant for ckpt=0, so that no
- *                      periodic commit splits the pages between epochs.
+ *                      the median, min and max of RUNS. Meant for ckpt=0,
+ *                      so that no periodic commit splits the pages between
+ *                      epochs.
  *   ckptbench write [OPS [MIB]]
  *                      OPS (default WRITE_OPS) random 8-byte writes over
  *                      MIB (default 64) MiB of mapped anonymous memory
@@ -19,7 +20,7 @@
  *                      each block written
  *
  * Output, one line per figure:
- *   ckptbench: pause PAGES PAUSE_NS ns LOGGED pages (RUNS runs)
+ *   ckptbench: pause PAGES PAUSE_NS ns LOGGED pages (RUNS runs, MIN..MAX ns)
  *   ckptbench: write|malloc CYCLES cycles/op (OPS ops)
  * Cycles are the TSC's, read in user mode; compare ckpt=1000 with ckpt=0
  * on the same machine (tests/bench/run-ckpt-bench prints the slowdown).
@@ -54,7 +55,7 @@ static uint64_t next_random(uint64_t *state)
 	return *state = x;
 }
 
-/* median -- the median of n values (sorts them) */
+/* median -- the median of n values (sorts them, so v[0] and v[n - 1] are then the extremes) */
 static uint64_t median(uint64_t *v, unsigned n)
 {
 	for (unsigned i = 1; i < n; i++)
@@ -99,23 +100,23 @@ static void sysinfo(struct fe_sysinfo *si)
 /* bench_pause -- the commit pause against dirty pages */
 static void bench_pause(void)
 {
-	static const unsigned counts[] = { 1, 16, 64, 256, 1024 };
 	volatile uint8_t *p = map_anon((uint64_t)PAUSE_PAGES_MAX * PAGE);
-	uint64_t pause[RUNS], pages[RUNS];
+	uint64_t pause[RUNS], pages[RUNS], mid;
 	struct fe_sysinfo si;
 
-	for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+	for (unsigned count = 1; count <= PAUSE_PAGES_MAX; count *= 2) {
 		for (unsigned r = 0; r < RUNS; r++) {
 			fe_sync(); /* start from a clean epoch */
-			for (unsigned i = 0; i < counts[c]; i++)
+			for (unsigned i = 0; i < count; i++)
 				p[(uint64_t)i * PAGE] = (uint8_t)(r + 2);
 			fe_sync();
 			sysinfo(&si);
 			pause[r] = si.pause_last_ns;
 			pages[r] = si.pages_last;
 		}
-		printf("ckptbench: pause %u %lu ns %lu pages (%u runs)\n", counts[c],
-		       median(pause, RUNS), median(pages, RUNS), RUNS);
+		mid = median(pause, RUNS); /* sorts pause: its ends are then min and max */
+		printf("ckptbench: pause %u %lu ns %lu pages (%u runs, %lu..%lu ns)\n", count,
+		       mid, median(pages, RUNS), RUNS, pause[0], pause[RUNS - 1]);
 	}
 }
 

@@ -7,9 +7,14 @@
  *   usertest many N       N concurrent sleeping children, killed and waited
  *   usertest churn N      N spawn + exit + wait of bin/hello
  *   usertest objects N    N blobs created, bound, written, unbound, closed
+ *   usertest exhaust      fill the handle table, the process table, a
+ *                         channel queue and the heap; each must be a clear
+ *                         error and be given back ("N passed, M failed")
+ *   usertest exhaust hold the same, waiting for a typed line while the
+ *                         heap is full (a test watches others run meanwhile)
  *
- * The last three compare sysinfo's objects and heap_used before and after
- * and print one result line (exit status 1 on a leak).
+ * many, churn and objects compare sysinfo's objects and heap_used before
+ * and after and print one result line (exit status 1 on a leak).
  *
  * Isolation is checked by running usertest itself as a child, "usertest
  * fault KIND", for each forbidden act (fault_kinds[]): the child does the
@@ -18,7 +23,10 @@
  * a blob its parent granted it (inherited handle 0), and the parent checks
  * the kernel reported exactly that address. Other child modes ("exit N",
  * "argc ...", "sleep", "child-handle") serve the spawn, wait, kill and
- * handle-passing checks.
+ * handle-passing checks; "forge", "close-inherited", "peek ADDR",
+ * "secret", "private-view" and "others PID" try to reach what belongs to
+ * the parent or a sibling; "tick" and "grow" are the bystanders of the
+ * heap-full check. docs/security.md maps each attack to its group.
  *
  * Every system call is exercised except SYS_POWEROFF, which would end the
  * run (osh's poweroff command uses it).
@@ -1054,6 +1062,306 @@ static void test_channel_end_in_flight(void)
 	EQ(fe_close(reply[0]), 0);
 }
 
+/* --- isolation between processes ------------------------------------------ */
+
+/* A byte in .data the parent changes before spawning: a child must still see
+ * the program's own initial value (each process has its own copy). */
+static volatile unsigned char data_secret = 0x11;
+#define SECRET_INITIAL 0x11
+
+/* test_forged_handles -- a child holds none of its parent's handles, whatever
+ * value it tries: every slot and generation, and the parent's exact values */
+static void test_forged_handles(void)
+{
+	char values[4][24];
+	const char *argv[] = {"usertest", "forge", values[0], values[1], values[2],
+			      values[3], NULL};
+	int32_t blob = new_blob(PAGE, "parent's"), anon, e[2] = {-1, -1};
+	struct fe_exit_info info;
+
+	anon = (int32_t)OK(fe_obj_create(FE_TYPE_ANON, PAGE));
+	EQ(fe_chan_create(e), 0);
+	snprintf(values[0], sizeof(values[0]), "%d", blob);
+	snprintf(values[1], sizeof(values[1]), "%d", anon);
+	snprintf(values[2], sizeof(values[2]), "%d", e[0]);
+	snprintf(values[3], sizeof(values[3]), "%d", e[1]);
+	info = wait_for(OK(spawn_self(argv, NULL, 0)));
+	EQ(info.reason, FE_EXIT_NORMAL);
+	EQ(info.status, 0);   /* the number of values that named anything */
+	EQ(fe_obj_read(blob, 0, values[0], 8), 8);   /* still the parent's */
+	CHECK(memcmp(values[0], "parent's", 8) == 0);
+	EQ(fe_close(anon), 0);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+	EQ(fe_close(blob), 0);
+}
+
+/* run_forge_child -- "usertest forge H...": a child given no handle tries
+ * every slot with generations 1..8, and its parent's values; how many named
+ * something (0 expected) */
+static int run_forge_child(int argc, char **argv)
+{
+	struct fe_stat st;
+	char buf[4];
+	int hits = 0;
+
+	for (uint32_t slot = 0; slot < FE_HANDLE_SLOTS + 8; slot++)
+		for (uint32_t gen = 0; gen <= 8; gen++)
+			if (fe_obj_stat(FE_HANDLE_VALUE(slot, gen), &st) != -ERR_BADF)
+				hits++;
+	for (int i = 2; i < argc; i++) {
+		int32_t h = (int32_t)strtol(argv[i], NULL, 10);
+
+		hits += fe_obj_stat(h, &st) != -ERR_BADF;
+		hits += fe_obj_read(h, 0, buf, sizeof(buf)) != -ERR_BADF;
+		hits += fe_obj_write(h, 0, "x", 1) != -ERR_BADF;
+		hits += fe_map(h, 0, PAGE, FE_PROT_READ | FE_MAP_SHARED, 0) != -ERR_BADF;
+		hits += fe_chan_send(h, "x", 1, -1) != -ERR_BADF;
+		hits += fe_dup(h, FE_RIGHT_READ) != -ERR_BADF;
+		hits += fe_close(h) != -ERR_BADF;
+	}
+	return hits;
+}
+
+/* test_passed_then_closed -- a handle passed and closed is gone for the
+ * holder that closed it, and only for it; a slot used again never revives
+ * the values it had */
+static void test_passed_then_closed(void)
+{
+	static const char *const argv[] = {"usertest", "close-inherited", NULL};
+	int32_t h = new_blob(PAGE, "kept"), e[2] = {-1, -1}, stale[64];
+	struct fe_handle_grant g = {h, FE_RIGHT_READ | FE_RIGHT_WRITE};
+	struct fe_exit_info info;
+	struct fe_msg_info mi;
+	struct fe_stat st;
+	char buf[8];
+	unsigned i;
+
+	info = wait_for(OK(spawn_self(argv, &g, 1)));
+	EQ(info.reason, FE_EXIT_NORMAL);
+	EQ(info.status, 0);
+	EQ(fe_obj_read(h, 0, buf, 4), 4);          /* the parent's copy lives on */
+	CHECK(memcmp(buf, "kept", 4) == 0);
+
+	/* Passed in a message, received, closed by the receiver. */
+	EQ(fe_chan_create(e), 0);
+	OK(fe_chan_send(e[0], "h", 1, h));
+	memset(&mi, 0, sizeof(mi));
+	EQ(fe_chan_recv(e[1], buf, sizeof(buf), &mi, 0), 1);
+	CHECK(mi.handle >= 0 && mi.handle != h);
+	EQ(fe_close(mi.handle), 0);
+	ERR(fe_obj_read(mi.handle, 0, buf, 4), ERR_BADF);
+	ERR(fe_chan_send(e[0], "h", 1, mi.handle), ERR_BADF);
+	EQ(fe_obj_read(h, 0, buf, 4), 4);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+
+	/* One slot made and closed again and again: no old value comes back. */
+	for (i = 0; i < 64; i++) {
+		stale[i] = (int32_t)OK(fe_obj_create(FE_TYPE_BLOB, 0));
+		EQ(fe_close(stale[i]), 0);
+	}
+	for (i = 0; i < 64; i++)
+		ERR(fe_obj_stat(stale[i], &st), ERR_BADF);
+	EQ(fe_close(h), 0);
+}
+
+/* run_close_inherited_child -- "usertest close-inherited": close the granted
+ * handle, then find it unusable */
+static int run_close_inherited_child(void)
+{
+	int32_t h = FE_INHERITED_HANDLE(0);
+	struct fe_stat st;
+	char buf[4];
+
+	if (fe_inherited_count != 1 || fe_obj_read(h, 0, buf, 4) != 4)
+		return 10;
+	if (fe_close(h) != 0)
+		return 11;
+	if (fe_obj_stat(h, &st) != -ERR_BADF || fe_obj_read(h, 0, buf, 4) != -ERR_BADF ||
+	    fe_obj_write(h, 0, "x", 1) != -ERR_BADF || fe_close(h) != -ERR_BADF)
+		return 12;
+	return 0;
+}
+
+/* test_open_id_sweep -- every id up to the newest opens as a blob or code
+ * object, or not at all: kernel objects (processes, threads, address
+ * spaces, handle tables, channels, anon memory, the kernel root) are refused */
+static void test_open_id_sweep(void)
+{
+	static const char *const sleeper[] = {"usertest", "sleep", NULL};
+	int32_t blob = new_blob(PAGE, NULL);
+	uint64_t top = object_id(blob), id, first, refused = 0, opened = 0;
+	long child = OK(spawn_self(sleeper, NULL, 0));
+	bool child_refused = false;
+	uint64_t child_id = object_id((int32_t)child);
+
+	first = top > 3000 ? top - 3000 : 1;
+	for (id = first; id <= top + 64; id++) {
+		long h = fe_obj_open_id(id, FE_RIGHT_READ);
+		struct fe_stat st;
+
+		if (h >= 0) {
+			opened++;
+			if (OK(fe_obj_stat((int32_t)h, &st)) >= 0)
+				CHECK(st.type == FE_TYPE_BLOB || st.type == FE_TYPE_CODE);
+			EQ(fe_close((int32_t)h), 0);
+			continue;
+		}
+		if (h == -ERR_PERM) {
+			refused++;
+			child_refused |= id == child_id;
+		} else {
+			ERR(h, ERR_NOENT);
+		}
+	}
+	CHECK(opened > 0);
+	CHECK(refused > 0);
+	CHECK(child_refused);           /* a live process, by its id */
+	ERR(fe_obj_open_id(child_id, FE_RIGHT_READ | FE_RIGHT_WRITE), ERR_PERM);
+	EQ(fe_kill(child_pid(child)), 0);
+	wait_for(child);
+	EQ(fe_close(blob), 0);
+}
+
+/* test_private_memory -- a child sees none of its parent's memory: not its
+ * mappings, not its changed data, not its private copies of an object */
+static void test_private_memory(void)
+{
+	const uint32_t rw = FE_PROT_READ | FE_PROT_WRITE;
+	static const char *const secret_argv[] = {"usertest", "secret", NULL};
+	static const char *const view_argv[] = {"usertest", "private-view", NULL};
+	char where[24];
+	const char *peek_argv[] = {"usertest", "peek", where, NULL};
+	int32_t report = new_blob(sizeof(uint64_t), NULL);
+	int32_t blob = new_blob(PAGE, "original"), e[2] = {-1, -1};
+	struct fe_handle_grant g = {report, FE_RIGHT_READ | FE_RIGHT_WRITE};
+	struct fe_exit_info info;
+	long anon, a, priv, code;
+	char buf[8];
+
+	/* Memory mapped in the parent is not mapped in the child. */
+	anon = OK(fe_obj_create(FE_TYPE_ANON, PAGE));
+	a = OK(fe_map((int32_t)anon, 0, PAGE, rw | FE_MAP_SHARED, 0));
+	if (a > 0)
+		*(volatile char *)(uintptr_t)a = 'S';
+	snprintf(where, sizeof(where), "%ld", a);
+	info = wait_for(OK(spawn_self(peek_argv, &g, 1)));
+	EQ(info.reason, FE_EXIT_FAULT);
+	EQ(info.vector, VECTOR_PF);
+	EQ(info.fault_addr, (uint64_t)a);
+
+	/* The parent's changed .data stays the parent's. */
+	data_secret = 0x5a;
+	info = wait_for(OK(spawn_self(secret_argv, NULL, 0)));
+	EQ(info.status, SECRET_INITIAL);
+	data_secret = SECRET_INITIAL;
+
+	/* A private copy stays private after spawn, both ways. */
+	priv = OK(fe_map(blob, 0, PAGE, rw | FE_MAP_PRIVATE, 0));
+	if (priv > 0)
+		*(volatile char *)(uintptr_t)priv = 'P';
+	g.handle = blob;
+	g.rights = FE_RIGHT_READ | FE_RIGHT_MAP;
+	info = wait_for(OK(spawn_self(view_argv, &g, 1)));
+	EQ(info.status, 'o');          /* the object's byte, not the parent's copy */
+	if (priv > 0)
+		EQ(*(volatile char *)(uintptr_t)priv, 'P');
+	EQ(fe_obj_read(blob, 0, buf, 1), 1);
+	EQ(buf[0], 'o');               /* nor the child's copy */
+
+	/* Only data objects map: not processes, channels; code never writably. */
+	EQ(fe_chan_create(e), 0);
+	ERR(fe_map(e[0], 0, PAGE, FE_PROT_READ | FE_MAP_SHARED, 0), ERR_PERM);
+	code = OK(fe_open("bin/hello", FE_RIGHT_READ | FE_RIGHT_MAP));
+	ERR(fe_map((int32_t)code, 0, PAGE, rw | FE_MAP_SHARED, 0), ERR_PERM);
+	a = OK(fe_map((int32_t)code, 0, PAGE, rw | FE_MAP_PRIVATE, 0));
+	if (a > 0) {
+		*(volatile char *)(uintptr_t)a = 'X'; /* a private copy */
+		EQ(fe_obj_read((int32_t)code, 0, buf, 4), 4);
+		CHECK(memcmp(buf, "\177ELF", 4) == 0);
+		EQ(fe_unmap((uint64_t)a, PAGE), 0);
+	}
+	EQ(fe_close((int32_t)code), 0);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+	if (priv > 0)
+		EQ(fe_unmap((uint64_t)priv, PAGE), 0);
+	EQ(fe_close((int32_t)anon), 0);
+	EQ(fe_close(blob), 0);
+	EQ(fe_close(report), 0);
+}
+
+/* run_private_view_child -- "usertest private-view": map the granted object
+ * privately; its first byte (exit status); write a private copy */
+static int run_private_view_child(void)
+{
+	long a = fe_map(FE_INHERITED_HANDLE(0), 0, PAGE,
+			FE_PROT_READ | FE_PROT_WRITE | FE_MAP_PRIVATE, 0);
+	volatile char *m = (volatile char *)(uintptr_t)a;
+	char first;
+
+	if (a < 0)
+		return 1;
+	first = m[0];
+	m[0] = 'C';
+	return first;
+}
+
+/* test_other_processes -- a child reaches no process it was not given:
+ * kill a sibling or its parent, wait on or bring to the foreground a
+ * process through a handle without the right */
+static void test_other_processes(void)
+{
+	static const char *const sleeper[] = {"usertest", "sleep", NULL};
+	char sibling[24];
+	const char *argv[] = {"usertest", "others", sibling, NULL};
+	long s = OK(spawn_self(sleeper, NULL, 0)), weak;
+	struct fe_handle_grant g;
+	struct fe_exit_info info;
+	uint64_t pid = child_pid(s);
+
+	snprintf(sibling, sizeof(sibling), "%lu", pid);
+	weak = OK(fe_dup((int32_t)s, FE_RIGHT_GRANT));
+	g.handle = (int32_t)weak;
+	g.rights = FE_RIGHT_GRANT;
+	info = wait_for(OK(spawn_self(argv, &g, 1)));
+	EQ(info.reason, FE_EXIT_NORMAL);
+	EQ(info.status, 0);            /* a bit per act that was not refused */
+	memset(&info, 0, sizeof(info));
+	EQ(fe_wait((int32_t)s, &info, FE_WAIT_NOHANG), 0); /* the sibling lives */
+	EQ(fe_kill(pid), 0);
+	info = wait_for(s);
+	EQ(info.reason, FE_EXIT_KILLED);
+	EQ(fe_close((int32_t)weak), 0);
+}
+
+/* run_others_child -- "usertest others PID" holding a GRANT-only handle to
+ * its sibling PID: every act on it, and on its parent, must be refused */
+static int run_others_child(const char *sibling)
+{
+	uint64_t pid = strtoull(sibling, NULL, 10);
+	int32_t h = FE_INHERITED_HANDLE(0);
+	struct fe_exit_info info;
+	struct fe_proc_info me;
+	int bad = 0;
+
+	if (fe_kill(pid) != -ERR_PERM)
+		bad |= 1;
+	if (fe_proc_list(&me, 1, (uint64_t)self_pid) != 1 ||
+	    fe_kill(me.parent_pid) != -ERR_PERM)
+		bad |= 2;
+	if (fe_wait(h, &info, FE_WAIT_NOHANG) != -ERR_PERM)
+		bad |= 4;
+	if (fe_console_fg(h) != -ERR_PERM)
+		bad |= 8;
+	if (fe_dup(h, FE_RIGHT_READ) != -ERR_PERM)
+		bad |= 16;
+	if (fe_kill(pid) != -ERR_PERM) /* holding a handle gives no kill */
+		bad |= 32;
+	return bad;
+}
+
 /* --- isolation: forbidden acts in a child ---------------------------------- */
 
 /* fault_report -- tell the parent where the coming page fault will be */
@@ -1381,6 +1689,286 @@ static int run_stress(const struct stress_mode *mode, const char *count)
 	return leak_result(mode->name, n, &before, &after) || bad > 0;
 }
 
+struct test {
+	const char *name;
+	void (*run)(void);
+};
+
+/* --- exhaustion: every limit is an error, and freeing recovers ------------- */
+
+#define PROCESS_TABLE 192      /* live processes (docs/processes.md, limits) */
+
+/* "usertest exhaust hold": keep the heap full until a line is typed, so a
+ * test can watch other programs run meanwhile. */
+static bool exhaust_hold;
+#define TICKS_WHILE 20         /* ticks the ticker must make while we watch */
+#define WATCH_MS_MAX 600000    /* a bound for a hung ticker, never a criterion */
+
+/* test_too_many_handles -- a full handle table refuses every call that
+ * would add a handle; closing one makes room again */
+static void test_too_many_handles(void)
+{
+	static const char *const argv[] = {"hello", NULL};
+	const struct fe_spawn sp = {argv, 1, 0, NULL};
+	int32_t h = new_blob(PAGE, "handles"), e[2] = {-1, -1}, extra[FE_HANDLE_SLOTS];
+	long code = OK(fe_open("bin/hello", FE_RIGHT_READ | FE_RIGHT_EXEC)), r = 0;
+	struct fe_msg_info mi;
+	unsigned n = 0, i;
+	char buf[4];
+
+	EQ(fe_chan_create(e), 0);
+	OK(fe_chan_send(e[0], "h", 1, h));        /* a handle waiting to arrive */
+	while (n < FE_HANDLE_SLOTS) {
+		r = fe_dup(h, FE_RIGHT_READ);
+		if (r < 0)
+			break;
+		extra[n++] = (int32_t)r;
+	}
+	ERR(r, ERR_NOSPC);
+	CHECK(n > FE_HANDLE_SLOTS / 2);
+	ERR(fe_obj_create(FE_TYPE_BLOB, 0), ERR_NOSPC);
+	ERR(fe_open("bin/hello", FE_RIGHT_READ), ERR_NOSPC);
+	ERR(fe_obj_open_id(object_id(h), FE_RIGHT_READ), ERR_NOSPC);
+	ERR(fe_chan_create(e), ERR_NOSPC);
+	ERR(fe_spawn((int32_t)code, &sp), ERR_NOSPC);
+	ERR(fe_chan_recv(e[1], buf, sizeof(buf), &mi, 0), ERR_NOSPC);
+	EQ(fe_close(extra[--n]), 0);              /* room for one: it arrives */
+	EQ(fe_chan_recv(e[1], buf, sizeof(buf), &mi, 0), 1);
+	CHECK(mi.handle >= 0);
+	EQ(object_id(mi.handle), object_id(h));
+	EQ(fe_close(mi.handle), 0);
+	for (i = 0; i < n; i++)
+		EQ(fe_close(extra[i]), 0);
+	r = OK(fe_obj_create(FE_TYPE_BLOB, 0));
+	EQ(fe_close((int32_t)r), 0);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+	EQ(fe_close((int32_t)code), 0);
+	EQ(fe_close(h), 0);
+}
+
+/* test_too_many_processes -- sleepers until the process table is full: a
+ * clear error; killing them gives every slot back */
+static void test_too_many_processes(void)
+{
+	static const char *const sleeper[] = {"usertest", "sleep", NULL};
+	static uint64_t pids[PROCESS_TABLE];
+	uint64_t before = sysinfo_now().processes, full;
+	unsigned n = 0, i;
+	long r = 0;
+
+	while (n < PROCESS_TABLE) {
+		r = spawn_self(sleeper, NULL, 0);
+		if (r < 0)
+			break;
+		pids[n++] = child_pid(r);
+		EQ(fe_close((int32_t)r), 0);   /* the child lives on without it */
+	}
+	ERR(r, ERR_NOSPC);
+	full = sysinfo_now().processes;
+	EQ(full, PROCESS_TABLE);
+	ERR(fe_spawn_program("hello", NULL), ERR_NOSPC);
+	for (i = 0; i < n; i++)
+		EQ(fe_kill(pids[i]), 0);
+	EQ(sysinfo_now().processes, before);
+	printf("usertest exhaust: process table full at %lu processes (%u started here): %s\n",
+	       full, n, err_name((int)r));
+	r = OK(fe_spawn_program("hello", NULL));
+	EQ(wait_for(r).status, 0);
+}
+
+/* test_queue_full -- a full channel queue refuses the next message; the
+ * other direction is not affected; receiving one makes room for one */
+static void test_queue_full(void)
+{
+	int32_t e[2] = {-1, -1};
+	struct fe_msg_info mi;
+	unsigned i, got;
+
+	EQ(fe_chan_create(e), 0);
+	for (i = 0; i < FE_CHAN_QUEUE; i++)
+		OK(fe_chan_send(e[0], &i, sizeof(i), -1));
+	ERR(fe_chan_send(e[0], &i, sizeof(i), -1), ERR_NOSPC);
+	OK(fe_chan_send(e[1], "back", 4, -1));
+	EQ(fe_chan_recv(e[1], &got, sizeof(got), &mi, 0), sizeof(got));
+	EQ(got, 0);
+	OK(fe_chan_send(e[0], &i, sizeof(i), -1));
+	ERR(fe_chan_send(e[0], &i, sizeof(i), -1), ERR_NOSPC);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+}
+
+/* The words of the blob the heap-full check shares with its children. */
+enum board_word {
+	BOARD_TICKS = 0,           /* the ticker's count */
+	BOARD_GROWER_READY = 1,    /* the grower has mapped its fresh memory */
+	BOARD_GROWER_GO = 2,       /* the grower may touch it */
+};
+
+/* board_word -- word w of the shared board */
+static uint64_t board_word(int32_t board, enum board_word w)
+{
+	uint64_t n = 0;
+
+	fe_obj_read(board, w * sizeof(n), &n, sizeof(n));
+	return n;
+}
+
+/* ticks -- what the ticker child has counted so far */
+static uint64_t ticks(int32_t board)
+{
+	return board_word(board, BOARD_TICKS);
+}
+
+/* watch_ticker -- whether the ticker makes TICKS_WHILE more ticks (bounded) */
+static bool watch_ticker(int32_t board)
+{
+	uint64_t start = ticks(board);
+
+	for (unsigned ms = 0; ms < WATCH_MS_MAX; ms++) {
+		if (ticks(board) >= start + TICKS_WHILE)
+			return true;
+		fe_sleep_ms(1);
+	}
+	return false;
+}
+
+/* fill_heap -- write a blob of the heap's size until the heap is full;
+ * the error that stopped it, and the bytes written in *written */
+static long fill_heap(int32_t hog, uint64_t size, uint64_t *written)
+{
+	static char chunk[FE_IO_MAX];
+	long r;
+
+	memset(chunk, 0xa5, sizeof(chunk));
+	*written = 0;
+	for (;;) {
+		if (*written + sizeof(chunk) > size)
+			return -ERR_RANGE;
+		r = fe_obj_write(hog, *written, chunk, sizeof(chunk));
+		if (r <= 0)
+			return r;
+		*written += (uint64_t)r;
+	}
+}
+
+/* test_heap_full -- one process fills the heap: its calls fail with
+ * -ERR_NOMEM, a second process that allocates nothing keeps running, and
+ * giving the space back (a shrink bigger than one epoch's log, resumed
+ * after -ERR_NOSPC) brings heap use back to where it was */
+static void test_heap_full(void)
+{
+	static const char *const ticker[] = {"usertest", "tick", NULL};
+	static const char *const grower[] = {"usertest", "grow", NULL};
+	int32_t board = new_blob(PAGE, NULL);
+	struct fe_handle_grant g = {board, FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_MAP};
+	struct fe_sysinfo before, full, after;
+	struct fe_exit_info info;
+	uint64_t written = 0, zero = 0, one = 1;
+	long child, victim, hog, r, shrinks = 0;
+
+	EQ(fe_obj_write(board, 0, &zero, sizeof(zero)), sizeof(zero)); /* its page made */
+	child = OK(spawn_self(ticker, &g, 1));
+	CHECK(watch_ticker(board));                /* running, its pages made */
+	victim = OK(spawn_self(grower, &g, 1));
+	while (board_word(board, BOARD_GROWER_READY) == 0)
+		fe_sleep_ms(1);
+	fe_sync();
+	before = sysinfo_now();
+	hog = OK(fe_obj_create(FE_TYPE_BLOB, before.heap_size));
+	r = fill_heap((int32_t)hog, before.heap_size, &written);
+	ERR(r, ERR_NOMEM);
+	full = sysinfo_now();
+	CHECK(full.heap_free < 64 * PAGE);
+	CHECK(watch_ticker(board));                /* the other process runs on */
+	r = fe_obj_create(FE_TYPE_BLOB, PAGE);     /* a header may still fit... */
+	if (r >= 0) {
+		ERR(fe_obj_write((int32_t)r, 0, &zero, sizeof(zero)), ERR_NOMEM);
+		EQ(fe_close((int32_t)r), 0);
+	} else {
+		ERR(r, ERR_NOMEM);
+	}
+	FAILS(fe_spawn_program("hello", NULL));    /* ...a process does not */
+	EQ(fe_sync(), 0);
+	if (exhaust_hold) {
+		char line[8];
+
+		printf("usertest exhaust: the heap is full; Enter gives it back\n");
+		OK(fe_console_read(line, sizeof(line), FE_CONSOLE_LINE));
+	}
+	/* A process touching a new page now ends with a fault (no quota). */
+	EQ(fe_obj_write(board, BOARD_GROWER_GO * 8, &one, sizeof(one)), sizeof(one));
+	info = wait_for(victim);
+	EQ(info.reason, FE_EXIT_FAULT);
+	EQ(info.vector, VECTOR_PF);
+	CHECK(strstr(info.detail, "heap full") != NULL);
+
+	/* Give it back: a shrink frees pages until the log runs short, then
+	 * says -ERR_NOSPC with the object cut part way; call again. */
+	while ((r = fe_obj_resize((int32_t)hog, 0)) == -ERR_NOSPC)
+		shrinks++;
+	EQ(r, 0);
+	EQ(fe_close((int32_t)hog), 0);
+	fe_sync();
+	after = sysinfo_now();
+	CHECK(after.heap_used <= before.heap_used + 16 * PAGE);
+	CHECK(watch_ticker(board));
+	printf("usertest exhaust: heap full after %lu KiB (%s, %lu KiB free); "
+	       "the shrink took %ld more calls after -ERR_NOSPC (log %lu KiB); "
+	       "heap_used %lu -> %lu -> %lu\n",
+	       written >> 10, err_name(-ERR_NOMEM), full.heap_free >> 10, shrinks,
+	       before.log_size >> 10, before.heap_used, full.heap_used, after.heap_used);
+	r = OK(fe_spawn_program("hello", NULL));
+	EQ(wait_for(r).status, 0);
+	EQ(fe_kill(child_pid(child)), 0);
+	EQ(wait_for(child).reason, FE_EXIT_KILLED);
+	EQ(fe_close(board), 0);
+}
+
+/* run_ticker_child -- "usertest tick": count, in the granted blob's first
+ * word (mapped), one tick per millisecond, until killed */
+static int run_ticker_child(void)
+{
+	long a = fe_map(FE_INHERITED_HANDLE(0), 0, PAGE,
+			FE_PROT_READ | FE_PROT_WRITE | FE_MAP_SHARED, 0);
+	volatile uint64_t *count = (volatile uint64_t *)(uintptr_t)a;
+
+	if (a < 0)
+		return 1;
+	for (;;) {
+		(*count)++;
+		fe_sleep_ms(1);
+	}
+}
+
+/* run_grower_child -- "usertest grow": map fresh anonymous memory, say
+ * so on the board, wait for the go, then touch it (a page never made) */
+static int run_grower_child(void)
+{
+	int32_t board = FE_INHERITED_HANDLE(0);
+	long h = fe_obj_create(FE_TYPE_ANON, 64 * PAGE), a;
+	uint64_t one = 1;
+
+	if (h < 0)
+		return 1;
+	a = fe_map((int32_t)h, 0, 64 * PAGE, FE_PROT_READ | FE_PROT_WRITE | FE_MAP_SHARED, 0);
+	if (a < 0)
+		return 2;
+	fe_obj_write(board, BOARD_GROWER_READY * 8, &one, sizeof(one));
+	while (board_word(board, BOARD_GROWER_GO) == 0)
+		fe_sleep_ms(1);
+	for (uint64_t off = 0; off < 64 * PAGE; off += PAGE)
+		*(volatile char *)(uintptr_t)(a + off) = 1;
+	return 0;
+}
+
+static const struct test exhaust_tests[] = {
+	{"too many handles", test_too_many_handles},
+	{"too many processes", test_too_many_processes},
+	{"channel queue full", test_queue_full},
+	{"heap full", test_heap_full},
+};
+
 /* --- children and main ----------------------------------------------------- */
 
 /* run_child_handle -- "usertest child-handle": check the granted blob */
@@ -1418,13 +2006,26 @@ static int run_child(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "child-handle") == 0)
 		return run_child_handle();
+	if (strcmp(argv[1], "forge") == 0)
+		return run_forge_child(argc, argv);
+	if (argc == 2 && strcmp(argv[1], "close-inherited") == 0)
+		return run_close_inherited_child();
+	if (argc == 3 && strcmp(argv[1], "peek") == 0) {
+		touch_read(strtoull(argv[2], NULL, 10));
+		return 100;
+	}
+	if (argc == 2 && strcmp(argv[1], "secret") == 0)
+		return data_secret;
+	if (argc == 2 && strcmp(argv[1], "private-view") == 0)
+		return run_private_view_child();
+	if (argc == 3 && strcmp(argv[1], "others") == 0)
+		return run_others_child(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "tick") == 0)
+		return run_ticker_child();
+	if (argc == 2 && strcmp(argv[1], "grow") == 0)
+		return run_grower_child();
 	return -1;
 }
-
-struct test {
-	const char *name;
-	void (*run)(void);
-};
 
 static const struct test tests[] = {
 	{"null", test_null},
@@ -1451,21 +2052,45 @@ static const struct test tests[] = {
 	{"channel messages", test_channel_messages},
 	{"channel handles", test_channel_handles},
 	{"channel end in flight", test_channel_end_in_flight},
+	{"forged handles", test_forged_handles},
+	{"passed then closed", test_passed_then_closed},
+	{"open by id sweep", test_open_id_sweep},
+	{"private memory", test_private_memory},
+	{"other processes", test_other_processes},
 };
+
+/* run_tests -- a table of checks */
+static void run_tests(const struct test *t, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		group = t[i].name;
+		t[i].run();
+	}
+}
+
+/* summary -- the summary line; 1 if any check failed */
+static int summary(void)
+{
+	printf("usertest: %u passed, %u failed\n", passed, failed);
+	return failed != 0;
+}
 
 /* run_all -- every check; the summary line; 1 if any failed */
 static int run_all(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		group = tests[i].name;
-		tests[i].run();
-	}
+	run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 	for (i = 0; i < FAULT_KIND_COUNT; i++)
 		test_fault(&fault_kinds[i]);
-	printf("usertest: %u passed, %u failed\n", passed, failed);
-	return failed != 0;
+	return summary();
+}
+
+/* run_exhaust -- "usertest exhaust": every limit reached, then recovered */
+static int run_exhaust(void)
+{
+	run_tests(exhaust_tests, sizeof(exhaust_tests) / sizeof(exhaust_tests[0]));
+	return summary();
 }
 
 /* main -- run the checks, a stress mode, or a child's part */
@@ -1477,12 +2102,17 @@ int main(int argc, char **argv)
 	self_pid = fe_getpid();
 	if (argc == 1)
 		return run_all();
+	if (strcmp(argv[1], "exhaust") == 0 &&
+	    (argc == 2 || (argc == 3 && strcmp(argv[2], "hold") == 0))) {
+		exhaust_hold = argc == 3;
+		return run_exhaust();
+	}
 	r = run_child(argc, argv);
 	if (r >= 0)
 		return r;
 	for (i = 0; i < sizeof(stress_modes) / sizeof(stress_modes[0]); i++)
 		if (argc == 3 && strcmp(argv[1], stress_modes[i].name) == 0)
 			return run_stress(&stress_modes[i], argv[2]);
-	printf("usage: usertest [many N | churn N | objects N]\n");
+	printf("usage: usertest [exhaust [hold] | many N | churn N | objects N]\n");
 	return 2;
 }

@@ -23,14 +23,24 @@
  *
  * Invariant: the kernel stack holds nothing between two entries from user
  * mode; every entry starts at its top.
+ *
+ * For debuggers, syscall_entry is the outermost kernel frame: its call
+ * frame information (in .debug_frame, which the kernel does not load)
+ * says the return address is undefined, so gdb's `bt` in a system call
+ * stops here instead of reading the user's registers as kernel frames.
+ * A user thread's own stack is fe-bt's (tools/gdb/ferrite.py).
  */
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/user.h"
 
+	.cfi_sections .debug_frame
 	.text
 	.balign 16
 	.globl syscall_entry
 syscall_entry:
+	.cfi_startproc simple
+	.cfi_def_cfa rsp, 0      /* any rule: gdb needs one */
+	.cfi_undefined rip
 	movq %rsp, cpu_local+CPU_USER_RSP(%rip)
 	movq cpu_local+CPU_KERNEL_STACK_TOP(%rip), %rsp
 	pushq $USER_SS
@@ -72,6 +82,7 @@ syscall_entry:
 	orq $(RFLAGS_IF | RFLAGS_FIXED), %r11
 	movq TF_RSP-TF_VECTOR(%rsp), %rsp
 	sysretq
+	.cfi_endproc
 
 /*
  * arch_user_start -- leave the boot stack for the kernel stack and enter

@@ -46,6 +46,10 @@ int os_obj_create(struct objstore *os, uint16_t type, uint64_t size,
  * -ERR_CORRUPT if its header fails its checksum */
 int os_obj_stat(const struct objstore *os, uint64_t id, struct os_obj_info *out);
 
+/* os_obj_head -- os_obj_stat without counting the data pages (pages = 0):
+ * its cost is the id index's depth, whatever the object's size */
+int os_obj_head(const struct objstore *os, uint64_t id, struct os_obj_info *out);
+
 /* os_obj_delete -- free the object, its pages and its index entry,
  * whatever its refcount (the caller decides when; see os_obj_unref) */
 int os_obj_delete(struct objstore *os, uint64_t id);

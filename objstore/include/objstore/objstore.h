@@ -66,6 +66,8 @@ struct objstore {
 	bool root_logged;              /* the root block is in this transaction's log */
 	uint64_t rolled_back;          /* records undone by the last open or abort */
 	uint64_t rolled_back_bytes;    /* bytes they restored */
+	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
+	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
 };
 
 /* Creation options; zero fields take defaults. */
@@ -89,6 +91,41 @@ int os_open(struct objstore *os, void *base, uint64_t size,
 
 /* os_probe -- the same checks as os_open, writing nothing: 0 or its error */
 int os_probe(const void *base, uint64_t size);
+
+/* What os_diagnose found. */
+#define OS_WHY_MAX 192
+struct os_diagnosis {
+	uint64_t records;              /* records of an unfinished transaction */
+	uint64_t undo_bytes;           /* bytes their rollback restores */
+	char why[OS_WHY_MAX];          /* what is wrong, "" if nothing */
+};
+
+/* os_diagnose -- os_probe, saying what is wrong: the superblock (magic,
+ * version, checksum, geometry), every record of an unfinished transaction
+ * (os_open refuses a log with an intact but unsound record, naming it),
+ * then the root block as the rollback would leave it. Messages start with
+ * the structure ("superblock: ", "log: record N at log offset X ...",
+ * "root block: "), the words objtool check uses. Writes nothing. */
+int os_diagnose(const void *base, uint64_t size, struct os_diagnosis *d);
+
+/* os_open_tentative -- os_open, but the rollback stays pending: its bytes
+ * are restored, its records stay valid and the epoch does not advance, so
+ * a power cut now rolls back again. Before restoring, the bytes it
+ * overwrites are saved in `save` (d.undo_bytes of os_diagnose; NULL: no
+ * retract possible). The caller then validates what it reads and ends the
+ * rollback with os_open_confirm or os_open_retract; no transaction can
+ * begin before. */
+int os_open_tentative(struct objstore *os, void *base, uint64_t size,
+		      const struct os_platform *pf, void *save);
+
+/* os_open_confirm -- commit the pending rollback (nothing if none) */
+void os_open_confirm(struct objstore *os);
+
+/* os_open_retract -- copy back the bytes the pending rollback overwrote:
+ * the image is byte for byte as before the open. -ERR_INVAL if they were
+ * not saved (the rollback then stays pending, the image keeps the
+ * rolled-back bytes, and the next open rolls back again). */
+int os_open_retract(struct objstore *os);
 
 /* --- transactions ----------------------------------------------------- */
 
@@ -162,6 +199,8 @@ struct os_stats {
 	uint64_t log_size, log_used, log_high_water;
 	uint64_t rolled_back;          /* records undone by the last open or abort */
 	uint64_t rolled_back_bytes;    /* bytes they restored */
+	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
+	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
 };
 
 /* os_stats -- counts from the root block and the running transaction */

@@ -18,8 +18,10 @@
  * history; Ctrl-U erases before the cursor, Ctrl-K from it, Ctrl-W the
  * word before it; Ctrl-L clears the screen; Tab completes (complete.c);
  * Ctrl-C abandons the line. Other control bytes and unknown sequences are
- * ignored. A line is at most OSH_LINE_MAX bytes: typing past that says so
- * once and drops the bytes.
+ * ignored. A control byte (ESC included) inside an unfinished sequence
+ * ends it and acts as itself, so a broken sequence costs at most the
+ * printable bytes that follow it up to a final byte. A line is at most
+ * OSH_LINE_MAX bytes: typing past that says so once and drops the bytes.
  *
  * Persistence: the line, the cursor, the decoder's state and the history
  * are globals and heap blocks, so they are committed with the epoch that
@@ -335,7 +337,10 @@ static void escape(char c)
 		key(csi_key("", c));
 		break;
 	case ESC_CSI:
-		if ((c >= '0' && c <= '9') || c == ';') {
+		/* Parameter (0x30-0x3f) and intermediate (0x20-0x2f) bytes go
+		 * on; a final byte (0x40-0x7e) ends it. Parameters past
+		 * PARAM_MAX bytes are not kept (CSI 99999...9 A is still Up). */
+		if (c >= 0x20 && c <= 0x3f) {
 			if (ed.param_len < PARAM_MAX) {
 				ed.param[ed.param_len++] = c;
 				ed.param[ed.param_len] = '\0';
@@ -393,8 +398,13 @@ static int feed(char c)
 	ed.last_was_tab = c == '\t';
 	ed.last_was_cr = c == '\r';
 	if (ed.esc != ESC_NONE) {
-		escape(c);
-		return 0;
+		if ((unsigned char)c >= ' ' && c != DEL) {
+			escape(c);
+			return 0;
+		}
+		/* A control byte ends an unfinished sequence and acts as itself,
+		 * so a broken sequence never eats an Enter, Ctrl-U or Ctrl-C. */
+		ed.esc = ESC_NONE;
 	}
 	if (c == '\r' || (c == '\n' && !was_cr)) {
 		out_bytes("\n", 1);

@@ -1,0 +1,400 @@
+/*
+ * kcheck.c -- the kernel objects a power-on reads, validated before use.
+ *
+ * The kernel trusts its own objects once they are in memory: a process
+ * table slot names a process, a process names its thread, a mapping names
+ * an object it can map, a handle names a live object. A damaged or forged
+ * image must never turn that trust into a fault, so before the kernel
+ * reads any of them (and before it writes a byte: the heap's rollback is
+ * still pending, core/heap.c) this file walks what power-on and the first
+ * moments of every process will use and checks each field:
+ *
+ *  - every object: the id names a live object (objstore checks its
+ *    header's crc) of the expected type, small, of the layout's size, with
+ *    the layout's magic;
+ *  - every stored id: of the expected type (a mapping's object mappable, a
+ *    queue anonymous, a thread's process its own);
+ *  - every enum, count and index: in range; every ring cursor: within its
+ *    invariants (kobj.h);
+ *  - a thread's saved user registers are not checked here: arch_frame_load
+ *    makes any register file safe to enter (user CS/SS, RFLAGS reduced to
+ *    the arithmetic flags plus IF with IOPL 0, RIP/RSP/FS base inside the
+ *    user half, MXCSR masked), so a forged one can only fault in user mode.
+ *
+ * What is read later -- catalogue nodes, object pages, queued messages --
+ * is checked where it is used, by objstore (-ERR_CORRUPT) or by the kernel
+ * code that reads it. Problems are reported as "kernel objects: #ID (what):
+ * problem", the same words in the kernel and in objtool check.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "objstore/object.h"
+#include "proc/kcheck.h"
+#include "proc/kobj.h"
+
+#define KCHECK_MESSAGE_MAX 200
+
+struct kcheck {
+	const struct objstore *os;
+	const struct kcheck_report *report;
+	unsigned problems;
+};
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* problem -- report one problem (printf-style) and count it */
+static __attribute__((format(printf, 2, 3))) void
+problem(struct kcheck *k, const char *fmt, ...)
+{
+	char message[KCHECK_MESSAGE_MAX];
+	int n = snprintf(message, sizeof(message), "kernel objects: ");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message + n, sizeof(message) - (size_t)n, fmt, ap);
+	va_end(ap);
+	k->problems++;
+	if (k->report && k->report->problem)
+		k->report->problem(k->report->ctx, message);
+}
+
+/* head -- the header of object `id` of `type`; false (reported as `what`) if it is not one */
+static bool head(struct kcheck *k, uint64_t id, uint16_t type, const char *what,
+		 struct os_obj_info *info)
+{
+	int err;
+
+	if (!id) {
+		problem(k, "%s: object id is 0", what);
+		return false;
+	}
+	err = os_obj_head(k->os, id, info);
+	if (err == -ERR_CORRUPT) {
+		problem(k, "%s: #%llu: its object header or id index entry is damaged",
+			what, ULL(id));
+		return false;
+	}
+	if (err) {
+		problem(k, "%s: #%llu is not a live object", what, ULL(id));
+		return false;
+	}
+	if (info->refcount == 0) {
+		problem(k, "%s: #%llu has a refcount of 0", what, ULL(id));
+		return false;
+	}
+	if (type && info->type != type) {
+		problem(k, "%s: #%llu has type %s, not %s", what, ULL(id),
+			os_obj_type_name(info->type), os_obj_type_name(type));
+		return false;
+	}
+	return true;
+}
+
+/* kobj_bytes -- the bytes of kernel object `id`: its type, size and magic checked */
+static const void *kobj_bytes(struct kcheck *k, uint64_t id, uint16_t type,
+			uint64_t size, uint32_t magic, const char *what)
+{
+	struct os_obj_info info;
+	const uint32_t *bytes;
+
+	if (!head(k, id, type, what, &info))
+		return NULL;
+	if (info.placement != OS_PLACE_SMALL || info.size != size) {
+		problem(k, "%s: #%llu has %llu bytes, its layout %llu", what, ULL(id),
+			ULL(info.size), ULL(size));
+		return NULL;
+	}
+	bytes = os_obj_data(k->os, id);
+	if (!bytes || bytes[0] != magic) {
+		problem(k, "%s: #%llu has magic %#x, not %#x", what, ULL(id),
+			bytes ? bytes[0] : 0, magic);
+		return NULL;
+	}
+	return bytes;
+}
+
+/* anon -- whether `id` is an anonymous object of `size` bytes, every page made if `full` */
+static bool anon(struct kcheck *k, uint64_t id, uint64_t size, bool full,
+		 const char *what)
+{
+	struct os_obj_info info;
+	int err;
+
+	if (!head(k, id, OS_TYPE_ANON, what, &info))
+		return false;
+	if (info.size != size) {
+		problem(k, "%s: #%llu has %llu bytes, not %llu", what, ULL(id),
+			ULL(info.size), ULL(size));
+		return false;
+	}
+	if (!full)
+		return true;
+	err = os_obj_stat(k->os, id, &info); /* counts its pages: a few */
+	if (err || info.pages != size / OS_PAGE_SIZE) {
+		problem(k, "%s: #%llu lacks some of its %llu pages", what, ULL(id),
+			ULL(size / OS_PAGE_SIZE));
+		return false;
+	}
+	return true;
+}
+
+/* check_channel -- a channel a handle (or the reap queue) names */
+static void check_channel(struct kcheck *k, uint64_t id, const char *what)
+{
+	const struct kchannel *c = kobj_bytes(k, id, OS_TYPE_CHANNEL, sizeof(*c),
+					KCHANNEL_MAGIC, what);
+
+	if (!c)
+		return;
+	for (int e = 0; e < 2; e++) {
+		const struct kchan_queue *q = &c->queue[e];
+
+		if (q->head >= FE_CHAN_QUEUE || q->count > FE_CHAN_QUEUE)
+			problem(k, "channel #%llu: queue %d: head %u or count %u beyond %u slots",
+				ULL(id), e, q->head, q->count, FE_CHAN_QUEUE);
+		else if (!q->object && q->count)
+			problem(k, "channel #%llu: queue %d holds %u messages but has no queue object",
+				ULL(id), e, q->count);
+		else if (q->object)
+			anon(k, q->object, (uint64_t)FE_CHAN_QUEUE * FE_PAGE_SIZE, false,
+			     e ? "channel queue 1" : "channel queue 0");
+	}
+}
+
+/* check_handles -- a process's handle table; every handle names a live object */
+static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid,
+			  const char *owner)
+{
+	const struct khandles *t = kobj_bytes(k, id, OS_TYPE_HANDLES, sizeof(*t),
+					      KHANDLES_MAGIC, owner);
+	struct os_obj_info info;
+	unsigned used = 0;
+	char what[96];
+
+	if (!t)
+		return;
+	for (unsigned i = 0; i < FE_HANDLE_SLOTS; i++) {
+		const struct khandle *h = &t->slot[i];
+
+		if (h->gen > KHANDLE_GEN_MAX || (h->object && h->gen == 0))
+			problem(k, "handle table #%llu (pid %llu): slot %u: generation %u out of range",
+				ULL(id), ULL(pid), i, h->gen);
+		if (!h->object)
+			continue;
+		used++;
+		if (h->rights & ~FE_RIGHTS_ALL || h->end > 1 || h->reserved) {
+			problem(k, "handle table #%llu (pid %llu): slot %u: rights %#x or end %u out of range",
+				ULL(id), ULL(pid), i, h->rights, h->end);
+			continue;
+		}
+		snprintf(what, sizeof(what), "handle table #%llu (pid %llu): slot %u",
+			 ULL(id), ULL(pid), i);
+		if (!head(k, h->object, 0, what, &info))
+			continue;
+		if (info.type == OS_TYPE_CHANNEL)
+			check_channel(k, h->object, what);
+		else if (info.type == OS_TYPE_PROCESS)
+			(void)kobj_bytes(k, h->object, OS_TYPE_PROCESS,
+					 sizeof(struct kproc), KPROC_MAGIC, what);
+	}
+	if (used != t->count)
+		problem(k, "handle table #%llu (pid %llu): count %u, but %u slots in use",
+			ULL(id), ULL(pid), t->count, used);
+}
+
+/* mappable -- whether objects of `type` may be mapped */
+static bool mappable(uint16_t type)
+{
+	return type == OS_TYPE_BLOB || type == OS_TYPE_CODE || type == OS_TYPE_ANON;
+}
+
+/* mapping_problem -- what is wrong with mapping m (after `prev_end`), NULL if nothing */
+static const char *mapping_problem(const struct kmapping *m, uint64_t prev_end)
+{
+	if (m->start % FE_PAGE_SIZE || m->end % FE_PAGE_SIZE || m->offset % FE_PAGE_SIZE)
+		return "not page aligned";
+	if (m->start < FE_USER_BASE || m->end > FE_USER_TOP || m->start >= m->end)
+		return "outside the user half, or empty";
+	if (m->start < prev_end)
+		return "overlaps or precedes the mapping before it";
+	if (m->offset + (m->end - m->start) < m->offset)
+		return "object offset wraps around";
+	if (m->prot & ~FE_PROT_MASK || m->maxprot & ~FE_PROT_MASK ||
+	    m->prot & ~m->maxprot)
+		return "protection out of range";
+	if (m->flags != FE_MAP_SHARED && m->flags != FE_MAP_PRIVATE)
+		return "neither shared nor private";
+	if (m->flags == FE_MAP_SHARED && m->shadow)
+		return "a shared mapping with a private shadow";
+	return NULL;
+}
+
+/* check_aspace -- an address space: sorted, disjoint mappings of mappable objects */
+static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid,
+			 const char *owner)
+{
+	const struct kaspace *as = kobj_bytes(k, id, OS_TYPE_ASPACE, sizeof(*as),
+					      KASPACE_MAGIC, owner);
+	struct os_obj_info info;
+	uint64_t prev_end = 0;
+	char what[96];
+
+	if (!as)
+		return;
+	if (as->count > KASPACE_MAX_MAPS) {
+		problem(k, "address space #%llu (pid %llu): %u mappings, at most %u",
+			ULL(id), ULL(pid), as->count, KASPACE_MAX_MAPS);
+		return;
+	}
+	for (unsigned i = 0; i < as->count; i++) {
+		const struct kmapping *m = &as->map[i];
+		const char *why = mapping_problem(m, prev_end);
+
+		prev_end = m->end;
+		if (why) {
+			problem(k, "address space #%llu (pid %llu): mapping %u [%#llx, %#llx): %s",
+				ULL(id), ULL(pid), i, ULL(m->start), ULL(m->end), why);
+			continue;
+		}
+		snprintf(what, sizeof(what), "address space #%llu (pid %llu): mapping %u",
+			 ULL(id), ULL(pid), i);
+		if (head(k, m->object, 0, what, &info) && !mappable(info.type))
+			problem(k, "%s: shows #%llu, of type %s, which cannot be mapped",
+				what, ULL(m->object), os_obj_type_name(info.type));
+		if (m->shadow)
+			(void)head(k, m->shadow, OS_TYPE_ANON, what, &info);
+	}
+}
+
+/* check_thread -- a thread: its process, state and wait */
+static void check_thread(struct kcheck *k, uint64_t id, uint64_t proc_id,
+			 uint64_t pid, const char *owner)
+{
+	const struct kthread *t = kobj_bytes(k, id, OS_TYPE_THREAD, sizeof(*t),
+					     KTHREAD_MAGIC, owner);
+
+	if (!t)
+		return;
+	if (t->proc != proc_id)
+		problem(k, "thread #%llu (pid %llu): belongs to #%llu, not its process #%llu",
+			ULL(id), ULL(pid), ULL(t->proc), ULL(proc_id));
+	if (t->state != KTHREAD_RUNNABLE && t->state != KTHREAD_BLOCKED)
+		problem(k, "thread #%llu (pid %llu): state %u out of range",
+			ULL(id), ULL(pid), t->state);
+	else if (t->state == KTHREAD_BLOCKED &&
+		 (t->wait == KWAIT_NONE || t->wait > KWAIT_CONSOLE_OUT))
+		problem(k, "thread #%llu (pid %llu): blocked on wait kind %u, out of range",
+			ULL(id), ULL(pid), t->wait);
+}
+
+/* check_process -- a live process in table slot `slot`, and what it holds */
+static void check_process(struct kcheck *k, const struct kroot *r,
+			  unsigned slot, uint64_t id)
+{
+	struct os_obj_info info;
+	char what[80];
+	const struct kproc *p;
+
+	snprintf(what, sizeof(what), "process table slot %u", slot);
+	p = kobj_bytes(k, id, OS_TYPE_PROCESS, sizeof(*p), KPROC_MAGIC, what);
+	if (!p)
+		return;
+	if (p->state != KPROC_ALIVE || p->slot != slot) {
+		problem(k, "process #%llu: state %u, slot %u; the table has it alive in slot %u",
+			ULL(id), p->state, p->slot, slot);
+		return;
+	}
+	if (p->pid == 0 || p->pid >= r->next_pid || p->parent_pid >= p->pid)
+		problem(k, "process #%llu: pid %llu or parent %llu out of range (next pid %llu)",
+			ULL(id), ULL(p->pid), ULL(p->parent_pid), ULL(r->next_pid));
+	if (!memchr(p->name, 0, sizeof(p->name)))
+		problem(k, "process #%llu (pid %llu): name is not terminated",
+			ULL(id), ULL(p->pid));
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): thread", ULL(id), ULL(p->pid));
+	check_thread(k, p->thread, id, p->pid, what);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): address space", ULL(id), ULL(p->pid));
+	check_aspace(k, p->aspace, p->pid, what);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): handle table", ULL(id), ULL(p->pid));
+	check_handles(k, p->handles, p->pid, what);
+	snprintf(what, sizeof(what), "process #%llu (pid %llu): code", ULL(id), ULL(p->pid));
+	(void)head(k, p->code, OS_TYPE_CODE, what, &info);
+}
+
+/* check_console -- the console object and its two rings */
+static void check_console(struct kcheck *k, uint64_t id)
+{
+	const struct kconsole *c = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*c),
+					KCONSOLE_MAGIC, "console");
+
+	if (!c)
+		return;
+	anon(k, c->out_ring, KCONSOLE_OUT_BYTES, true, "console output ring");
+	anon(k, c->in_ring, KCONSOLE_IN_BYTES, true, "console input ring");
+	if (c->out_sent > c->out_queued ||
+	    c->out_queued - c->out_sent > KCONSOLE_OUT_BYTES ||
+	    c->in_read > c->in_queued ||
+	    c->in_queued - c->in_read > KCONSOLE_IN_BYTES)
+		problem(k, "console #%llu: cursors out of order (output %llu sent of %llu, input %llu read of %llu)",
+			ULL(id), ULL(c->out_sent), ULL(c->out_queued),
+			ULL(c->in_read), ULL(c->in_queued));
+}
+
+/* check_reap_queue -- the queue and every object waiting in it */
+static void check_reap_queue(struct kcheck *k, const struct kroot *r)
+{
+	struct os_obj_info info;
+
+	if (!anon(k, r->reap_queue, KREAP_CAPACITY * 8ull, false, "reap queue"))
+		return;
+	if (r->reap_head >= KREAP_CAPACITY || r->reap_count > KREAP_CAPACITY) {
+		problem(k, "kernel root: reap queue head %llu or count %llu beyond %u",
+			ULL(r->reap_head), ULL(r->reap_count), KREAP_CAPACITY);
+		return;
+	}
+	for (uint64_t i = 0; i < r->reap_count; i++) {
+		uint64_t id = 0;
+
+		if (os_obj_read(k->os, r->reap_queue,
+				(r->reap_head + i) % KREAP_CAPACITY * 8, &id, 8) != 8) {
+			problem(k, "reap queue #%llu: entry %llu is unreadable",
+				ULL(r->reap_queue), ULL(i));
+			return;
+		}
+		if (head(k, id, 0, "reap queue entry", &info) &&
+		    info.type == OS_TYPE_CHANNEL)
+			check_channel(k, id, "reap queue's channel");
+	}
+}
+
+/* kcheck_image -- check the kernel objects of `os`; the problems found */
+unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *report)
+{
+	struct kcheck k = { .os = os, .report = report };
+	uint64_t id = os_app_root(os, OS_APP_ROOT_KERNEL);
+	const struct kroot *r;
+
+	if (!id)
+		return 0; /* genesis is not finished: nothing to check */
+	r = kobj_bytes(&k, id, OS_TYPE_KERNEL, sizeof(*r), KROOT_MAGIC, "kernel root (app root 0)");
+	if (!r)
+		return k.problems;
+	if (r->version != KROOT_VERSION) {
+		problem(&k, "kernel root #%llu: version %u; this kernel knows version %u",
+			ULL(id), r->version, KROOT_VERSION);
+		return k.problems;
+	}
+	if (r->line_len > KCONSOLE_LINE_MAX || r->line_ready > 1 ||
+	    r->running_slot >= KROOT_MAX_PROCS)
+		problem(&k, "kernel root #%llu: line length %u, line ready %u or running slot %u out of range",
+			ULL(id), r->line_len, r->line_ready, r->running_slot);
+	if (r->console)
+		check_console(&k, r->console);
+	check_reap_queue(&k, r);
+	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++)
+		if (r->procs[slot])
+			check_process(&k, r, slot, r->procs[slot]);
+	return k.problems;
+}

@@ -1,0 +1,136 @@
+"""test_bench_report.py -- the benchmark report generator (tests/bench/report)
+on a small made-up data set: every section, table and plot it should write,
+and what it says when a benchmark, the Linux kernel or gnuplot is missing.
+
+No benchmark runs and no QEMU starts: the data set is written here with
+tests/bench/benchdata.py, the module the benchmark scripts write theirs with.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ferrite import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "bench"))
+from benchdata import Results  # noqa: E402
+
+REPORT = os.path.join(ROOT, "tests", "bench", "report")
+PLOTS = ("objstore-pmdk.svg", "pause.svg", "resume-heap.svg", "resume-objects.svg")
+
+
+def write_fixture(directory, linux=True):
+    """A small data set of every benchmark, in the scripts' own format."""
+    objstore = Results("objstore", "objstore against PMDK's libpmemobj")
+    objstore.figure("per-op", "objstore against PMDK, time per operation", "same ops")
+    for op, os_ns, pmdk_ns in (("tx_alloc_64", [750, 800, 700], [1000, 1100, 1050]),
+                               ("open_full", [6000, 6100, 5900], [1.3e6, 1.2e6, 1.4e6])):
+        objstore.add("per-op", op, "ns/op", "host", os_ns, side="objstore", target=">= 2x")
+        objstore.add("per-op", op, "ns/op", "host", pmdk_ns, side="pmdk", target=">= 2x")
+    objstore.write(directory)
+
+    kernel = Results("kernel", "Inside Ferrite")
+    kernel.figure("kernel-ops", "Kernel operations seen from user mode", "bin/bench")
+    kernel.add("kernel-ops", "null-syscall", "TSC cycles/op", "tcg", runs=7, median=2292,
+               what="SYS_NULL round trip")
+    kernel.add("kernel-ops", "null-syscall", "TSC cycles/op", "kvm", runs=7, median=2353859,
+               what="SYS_NULL round trip")
+    kernel.data["machine"]["kvm"] = "kvm (PVM, a software hypervisor)"
+    kernel.write(directory)
+
+    boot = Results("boot", "Power-on time")
+    boot.figure("boot-to-nvm", "Launch to the end of the kernel's power-on", "launch to line")
+    boot.add("boot-to-nvm", "--boot kernel", "s", "tcg", [0.148, 0.136, 0.192])
+    boot.write(directory)
+
+    ckpt = Results("ckpt", "Resume and checkpoints")
+    ckpt.figure("resume-heap", "Resume time against heap size", "entry to user", x="bytes")
+    ckpt.figure("resume-objects", "Resume time against object count", "entry to user",
+                x="objects")
+    profile = {"boot": 480000, "heap": 2000000, "total": 25000000}
+    for label, size, us in (("16 MiB", 16 << 20, [11500, 12000, 13000]),
+                            ("4 GiB", 4 << 30, [11400, 12100, 20000])):
+        ckpt.add("resume-heap", label, "us", "tcg", us, x=size, objects=0, profile=profile)
+    for n, us in ((0, [11000, 11500, 12000]), (1000000, [11200, 11600, 30000])):
+        ckpt.add("resume-objects", "4 GiB + %d objects" % n, "us", "tcg", us, x=n,
+                 objects=n, profile=profile)
+    ckpt.figure("wall", "Wall time from launch to a resumed program", "launch to line")
+    ckpt.add("wall", "first console byte", "s", "tcg", [0.28, 0.26, 0.58])
+    ckpt.add("wall", "first line of the resumed counter", "s", "tcg", [0.31, 0.27, 0.58])
+    ckpt.figure("pause", "Commit pause against dirty pages", "ckptbench pause", x="pages")
+    for pages, us in ((1, 8.4), (64, 57.8), (1024, 813.3)):
+        ckpt.add("pause", "%d pages" % pages, "us", "tcg", runs=7, median=us, lo=us * 0.9,
+                 hi=us * 1.5, x=pages, logged=pages + 1)
+    ckpt.figure("overhead", "Checkpoint overhead", "ckpt=1000 against ckpt=0")
+    ckpt.add("overhead", "malloc ckpt=0", "cycles/op", "tcg", [759, 760, 770],
+             workload="malloc", ckpt=0, what="malloc/free")
+    ckpt.add("overhead", "malloc ckpt=1000", "cycles/op", "tcg", [1267, 1200, 1300],
+             workload="malloc", ckpt=1000, what="malloc/free")
+    ckpt.write(directory)
+
+    linux_data = Results("linux", "Linux + busybox boot")
+    linux_data.figure("linux-boot", "Launch to the first line of Linux + busybox", "qemu")
+    if linux:
+        linux_data.add("linux-boot", "Linux + busybox: launch to /init's line", "s", "tcg",
+                       [5.3, 5.2, 5.6])
+    else:
+        linux_data.note("skipped: no Debian kernel")
+    linux_data.write(directory)
+
+
+def make_report(tmp_path, env=None):
+    """Run the generator on tmp_path/data; the report's text and its plot directory."""
+    out = tmp_path / "out" / "report.md"
+    p = subprocess.run([sys.executable, REPORT, "--data", str(tmp_path / "data"),
+                        "--out", str(out)], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return out.read_text(), tmp_path / "out" / "plots"
+
+
+@pytest.mark.skipif(not shutil.which("gnuplot"), reason="gnuplot-nox (tools/deps.sh) missing")
+def test_report_has_every_section_table_and_plot(tmp_path):
+    write_fixture(str(tmp_path / "data"))
+    text, plots = make_report(tmp_path)
+    for heading in ("## The machine", "## objstore against PMDK", "## Inside Ferrite",
+                    "## Power-on time",
+                    "### Resume time against heap size", "### Resume time against object count",
+                    "### Wall time to a resumed program", "### Commit pause against dirty pages",
+                    "### Checkpoint overhead", "## Linux + busybox boot"):
+        assert heading in text, heading
+    # what was measured, where, median of how many runs, the spread
+    assert "accelerator: tcg; median of 3 runs" in text
+    assert "kvm (PVM, a software hypervisor)" in text
+    assert "| `tx_alloc_64` | 750.0 ns | 700.0 ns – 800.0 ns | 1050.0 ns |" in text
+    assert "| `null-syscall` | SYS_NULL round trip | 2,292 | 2,353,859 |" in text
+    assert "| 4 GiB | 0 | 12,100 us | 11,400 us – 20,000 us | 3 |" in text
+    assert "| 1,024 | 813 us | 732 us – 1,220 us | 1,025 | 0.79 us |" in text
+    assert "| malloc/free | 760 | 759 – 770 | 1,267 | 1,200 – 1,300 | +66.7 % |" in text
+    assert "| --boot kernel | 0.148 s | 0.136 s – 0.192 s | 3 |" in text
+    assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
+    assert "Not run" not in text
+    for plot in PLOTS:
+        svg = (plots / plot).read_text()
+        assert svg.startswith("<?xml") and "</svg>" in svg, plot
+        assert "](plots/%s)" % plot in text
+
+
+def test_report_says_what_is_missing(tmp_path):
+    """No kernel benchmark, no Linux kernel, no gnuplot: each said, nothing fails."""
+    write_fixture(str(tmp_path / "data"), linux=False)
+    os.unlink(tmp_path / "data" / "kernel.json")
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    text, plots = make_report(tmp_path, env=dict(os.environ, PATH=str(empty)))
+    assert "Not run: no kernel.json (`make bench-kernel`)." in text
+    assert "Linux + busybox: not measured: skipped: no Debian kernel." in text
+    assert text.count("no plot: gnuplot is not installed") == len(PLOTS)
+    assert not plots.exists()
+
+
+def test_report_without_data(tmp_path):
+    (tmp_path / "data").mkdir()
+    text, _ = make_report(tmp_path)
+    assert "No benchmark has run" in text
