@@ -7,7 +7,11 @@
 #                   IMAGE=PATH, ACCEL=kvm, GDB_PORT=N, DEBUG_ARGS='--boot
 #                   kernel --append crash=panic' (more run-qemu options)
 #   make test       build, then run every test; ends with one summary line
-#   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...)
+#   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
+#                   with sysfuzz in the workload
+#   make fuzz       the fuzzing campaigns: fuzz-images (hostile images,
+#                   TRIALS=..., SEED=...) and fuzz-calls (sysfuzz, >= 1,000,000
+#                   random system calls, FUZZ_CALLS=..., FUZZ_SEED=...)
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
@@ -133,6 +137,16 @@ TRIALS := 1000
 fuzz: fuzz-images
 fuzz-images: deps all
 	@$(PYTHON) tests/system/hostile.py --trials $(TRIALS) $(if $(SEED),--seed $(SEED))
+
+# The system-call fuzzer's campaign (docs/fuzzing.md): sysfuzz with seeds
+# FUZZ_SEED, FUZZ_SEED+1, ... until FUZZ_CALLS calls (default 1,000,000),
+# under the log checker; no panic, no hang, no leak, a clean image. The
+# image and the console log are left in build/fuzz/.
+.PHONY: fuzz fuzz-calls
+fuzz: fuzz-calls
+fuzz-calls: deps all
+	@$(PYTHON) tests/system/sysfuzz.py $(if $(FUZZ_CALLS),--calls $(FUZZ_CALLS)) \
+		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 clean:
 	rm -rf $(BUILD)

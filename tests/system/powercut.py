@@ -87,8 +87,12 @@ GENESIS = re.compile(r"^heap: genesis: formatted", re.M)
 POWER_ON = re.compile(r"^ferrite: power-on (\d+), (\d+) processes$", re.M)
 FIRST_BYTE = re.compile(r"\S")
 NVM = re.compile(r"^nvm: ", re.M)
-# Lines that are always a failure, wherever they appear.
-FAILURES = re.compile(r"^.*(?:FAIL|killed:|\] done, status|panic).*$", re.M)
+# Lines that are always a failure, wherever they appear -- except the fault
+# of a process sysfuzz started (its workers "sysfuzz-w" touch wild addresses
+# on purpose, and the children of its fuzzed spawns "sysfuzz-x" may fault by
+# design); sysfuzz itself is named "sysfuzz", and its death is a failure.
+FAILURES = re.compile(r"^(?!\[\d+ sysfuzz-[wx]\] killed: )"
+                      r".*(?:FAIL|killed:|\] done, status|panic).*$", re.M)
 
 
 class Program:
@@ -125,11 +129,15 @@ WORKLOAD = [
             "spawner: round %d ok"),
     Program("memtest", "memtest 2048 0 &", r"memtest: pass (\d+) ok", 1,
             "memtest: pass %d ok"),
+    Program("sysfuzz", "sysfuzz {seed} 0 3 &", r"sysfuzz: round (\d+) ok", 1,
+            "sysfuzz: round %d ok"),
 ]
 # osh, and one process per program; spawner may have a child as well.
 WORKLOAD_PROCESSES = 1 + len(WORKLOAD)
 # Lines of the programs that carry no number (the start-up ones).
 PROGRAM_NOTES = re.compile(r"(?:churn: seed \d+, objects under churn/\d+/|"
+                           r"sysfuzz \d+: 0 calls in \d+ processes, names "
+                           r"under fuzz/|"
                            r"memtest: \d+ pages of memtest/\d+ at 0x[0-9a-f]+)")
 
 
@@ -226,7 +234,8 @@ class LineChecker:
             if found is not None:
                 numbered.append(found)
             elif re.fullmatch(r"\d+", text) or (
-                    re.match(r"(?:churn|spawner|memtest):", text)
+                    re.match(r"(?:churn|spawner|memtest|sysfuzz):|sysfuzz \d+: ",
+                             text)
                     and not PROGRAM_NOTES.fullmatch(text)):
                 problems.append(where + "a line no program of the workload "
                                 "prints: %r" % text)

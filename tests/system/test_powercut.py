@@ -44,6 +44,11 @@ def problems(*outputs):
     # A power-on cut before the programs ran carries nothing over.
     ("100000\n", "Ferrite 0.1-dev", "", "100001\n"),
     ("memtest: 16 pages of memtest/8 at 0x100000000000\nmemtest: pass 1 ok\n",),
+    # sysfuzz's start note, and the faults of the processes it started.
+    ("sysfuzz 7: 0 calls in 3 processes, names under fuzz/\n"
+     "sysfuzz: round 1 ok\n[12 sysfuzz-w] killed: page fault at 0x0 (read, "
+     "not mapped), rip 0x4003dc\n[13 sysfuzz-x] killed: page fault at 0x8 "
+     "(write, not mapped), rip 0x4001b0\nsysfuzz: round 2 ok\n",),
 ])
 def test_checker_accepts(outputs):
     assert problems(*outputs) == []
@@ -69,6 +74,11 @@ def test_checker_accepts(outputs):
     (("panic: heap corrupt\n",), r"panic: heap corrupt"),
     (("100000\n12\n",), r"no program of the workload prints: '12'"),
     (("spawner: round one\n",), r"no program of the workload prints"),
+    # sysfuzz itself must not die, nor find a broken promise.
+    (("[5 sysfuzz] killed: page fault at 0x0\n",), r"\[5 sysfuzz\] killed"),
+    (("sysfuzz: FAIL pid 5 (seed 1, call 9): SYS_NULL returned 1\n",),
+     r"sysfuzz: FAIL pid 5"),
+    (("sysfuzz 1: 9 calls\n",), r"no program of the workload prints"),
 ])
 def test_checker_refuses(outputs, problem):
     found = problems(*outputs)

@@ -157,6 +157,13 @@ long fe_getpid(void);
 /* fe_poweroff -- commit everything, then power the machine off */
 long fe_poweroff(void);
 
+/*
+ * fe_syscall -- any call number (even one outside enum fe_syscall) with six
+ * raw 64-bit arguments, for programs that test the kernel's checks (sysfuzz)
+ */
+long fe_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
+		uint64_t a3, uint64_t a4, uint64_t a5);
+
 /* --- conveniences (fe.c) -------------------------------------------------- */
 
 /* fe_open -- fe_obj_open with a C string */

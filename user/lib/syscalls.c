@@ -233,3 +233,10 @@ long fe_poweroff(void)
 {
 	return sys0(SYS_POWEROFF);
 }
+
+/* fe_syscall -- system call nr with six raw 64-bit arguments */
+long fe_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
+		uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return sys6((long)nr, a0, a1, a2, a3, a4, a5);
+}
