@@ -25,8 +25,8 @@ static unsigned word_count;
 
 /* Every key the kernel reads; see docs/cmdline.md. */
 static const char *const known_keys[] = {
-	"panic", "loglevel", "flush", "selftest", "crash", "nvm.min", "import", "ckpt",
-	"logcheck",
+	"panic", "loglevel", "earlyprintk", "flush", "selftest", "crash",
+	"nvm.min", "import", "ckpt", "logcheck",
 };
 
 /* cmdline_init -- keep a copy of the loader's command line and parse it */

@@ -117,6 +117,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		halt_forever();
 	}
 	cmdline_init(boot_info.cmdline);
+	if (cmdline_has("earlyprintk"))
+		printk_flush(); /* every line to the UART as it is printed */
 	apply_loglevel();
 	pr_info("Ferrite %s, a persistent-object microkernel (%s)\n",
 		FERRITE_VERSION, boot_info.loader);

@@ -20,7 +20,9 @@ Some cuts come before the kernel's resume line, so the power fails while
 the kernel is still powering on -- during the rollback of the epoch the
 previous cut interrupted, or before -- and the next power-on has to roll
 back again. The harness notes when each power-on's marks appear (the first
-console byte, the nvm line, the resume line) and aims every EARLY_EVERY-th
+console byte, the nvm line, the resume line: the kernel runs with
+`earlyprintk`, so power-on lines leave as they are printed instead of all
+at once after the resume) and aims every EARLY_EVERY-th
 cut at a random instant between the first byte or the nvm line and where
 the resume line is expected; the others fall after the resume line, while
 the programs run. The summary says where the early cuts landed.
@@ -306,7 +308,8 @@ class Campaign:
     def _start(self):
         """Power on: a Machine on the campaign's image."""
         self.poweron += 1
-        return Machine(image=self.image, size=IMAGE_SIZE, boot="kernel")
+        return Machine(image=self.image, size=IMAGE_SIZE, boot="kernel",
+                       append="earlyprintk")
 
     def _genesis(self):
         """The first power-on: type the workload, wait for every first line.
