@@ -57,6 +57,19 @@ def says(m, keys, expected):
     assert out == expected, "%r -> %r, not %r" % (keys, out, expected)
 
 
+def start_quiet_counter(m):
+    """`counter 1 100000 &`: its pid, once it has printed its one line for
+    the next 100 s (the "1" comes before or after osh's prompt: waiting for
+    both keeps it out of the next command's reply)."""
+    start = len(m.output)
+    m.send("counter 1 100000 &\n")
+    pid = m.expect(r"\[(\d+)\] started\n", timeout=STEP_TIMEOUT,
+                   start=start).group(1)
+    m.expect(r"(^|\n|> )1\n", timeout=STEP_TIMEOUT, start=start)
+    m.expect(PROMPT, timeout=STEP_TIMEOUT, start=start)
+    return pid
+
+
 def status(m):
     """$? after the last command."""
     return int(cmd(m, "echo $?"))
@@ -199,8 +212,7 @@ def test_programs_and_status(osh):
 
 
 def test_background_ps_kill_jobs_wait(osh):
-    out = cmd(osh, "counter 1 100000 &")
-    pid = re.match(r"\[(\d+)\] started\n", out).group(1)
+    pid = start_quiet_counter(osh)
     ps = cmd(osh, "ps")
     assert ps.splitlines()[0].split() == ["PID", "PARENT", "STATE", "CPU_MS", "PAGES", "NAME"]
     assert re.search(r"^\s*%s\s+\d+\s+(runnable|blocked)\s+\d+\s+\d+\s+counter$" % pid, ps, re.M), ps
@@ -244,7 +256,7 @@ def test_ctrl_c_ends_the_foreground_program_and_fg(osh):
 
 
 def test_ctrl_c_stops_wait_not_the_job(osh):
-    pid = re.search(r"\[(\d+)\] started", cmd(osh, "counter 1 100000 &")).group(1)
+    pid = start_quiet_counter(osh)
     start = len(osh.output)
     osh.send("wait\n")
     time.sleep(0.5)
