@@ -32,6 +32,20 @@ def accel():
     return os.environ.get("FERRITE_ACCEL", "tcg")
 
 
+def time_scale():
+    """How much longer than under TCG a bound may need: $FERRITE_TIME_SCALE,
+    else 10 for KVM driven by PVM (a software hypervisor: every VM exit and
+    first touch of a page trapped by the outer one, boots and heap work up
+    to ~100x slower than under TCG), else 1. Bounds only catch hangs, so
+    scaling them never lets a wrong result pass."""
+    given = os.environ.get("FERRITE_TIME_SCALE")
+    if given:
+        return float(given)
+    if accel() == "kvm" and os.path.isdir("/sys/module/kvm_pvm"):
+        return 10.0
+    return 1.0
+
+
 def kvm_usable():
     """Whether /dev/kvm can be opened read-write."""
     try:
@@ -97,7 +111,7 @@ class Machine:
     def expect(self, pattern, timeout=DEFAULT_TIMEOUT, start=0):
         """Wait until the output (from offset `start`) matches `pattern`; the match."""
         regex = re.compile(pattern, re.M)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * time_scale()
         with self._cond:
             while True:
                 m = regex.search(self.output, start)
@@ -118,7 +132,7 @@ class Machine:
     def wait_exit(self, timeout=DEFAULT_TIMEOUT):
         """Wait for QEMU to exit by itself; its exit status."""
         try:
-            status = self.proc.wait(timeout)
+            status = self.proc.wait(timeout * time_scale())
         except subprocess.TimeoutExpired:
             self.power_cut()
             raise AssertionError(self._explain("QEMU did not exit"))

@@ -62,7 +62,7 @@ def start_kvd(m):
 
 def wait_jobs_done(m, pids, start):
     """Press Enter until osh has reported every job in pids done, status 0."""
-    deadline = time.monotonic() + STEP_TIMEOUT
+    deadline = time.monotonic() + STEP_TIMEOUT * ferrite.time_scale()
     while not all(re.search(r"\[%s\] done, status 0\n" % p, m.output[start:])
                   for p in pids):
         if time.monotonic() > deadline:
@@ -73,7 +73,7 @@ def wait_jobs_done(m, pids, start):
 
 def wait_blocked(m, pids):
     """Wait until ps shows every pid in pids blocked."""
-    deadline = time.monotonic() + STEP_TIMEOUT
+    deadline = time.monotonic() + STEP_TIMEOUT * ferrite.time_scale()
     while time.monotonic() < deadline:
         start = len(m.output)
         run(m, "ps")
