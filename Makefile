@@ -12,6 +12,8 @@
 #   make fuzz       the fuzzing campaigns: fuzz-images (hostile images,
 #                   TRIALS=..., SEED=...) and fuzz-calls (sysfuzz, >= 1,000,000
 #                   random system calls, FUZZ_CALLS=..., FUZZ_SEED=...)
+#   make bench      every benchmark, then build/bench/report.md with plots
+#                   (tests/bench/bench.mk, docs/performance.md)
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
