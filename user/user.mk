@@ -38,6 +38,13 @@ USER_CRT0 := $(USER_DIR)/obj/user/crt0.S.o
 USER_PROGRAM_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,\
 	$(wildcard user/bin/*.c user/bin/*/*.c))
 
+# The flags user space was last built with, rewritten only when they change:
+# every object depends on it, so a changed flag rebuilds user space.
+USER_FLAGS := $(USER_DIR)/flags
+USER_FLAGS_NOW := $(USER_CFLAGS) $(USER_LDFLAGS)
+$(shell mkdir -p $(USER_DIR) && echo '$(USER_FLAGS_NOW)' | \
+	cmp -s - $(USER_FLAGS) || echo '$(USER_FLAGS_NOW)' > $(USER_FLAGS))
+
 # Keep the objects of the programs (make would delete them as intermediates).
 .SECONDARY: $(USER_CRT0) $(USER_PROGRAM_OBJS)
 
@@ -45,11 +52,11 @@ USER_PROGRAM_OBJS := $(patsubst %,$(USER_DIR)/obj/%.o,\
 all: user
 user: $(USER_PROGRAMS)
 
-$(USER_DIR)/obj/%.c.o: %.c
+$(USER_DIR)/obj/%.c.o: %.c $(USER_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
-$(USER_DIR)/obj/%.S.o: %.S
+$(USER_DIR)/obj/%.S.o: %.S $(USER_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
 
