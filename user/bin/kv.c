@@ -157,18 +157,25 @@ static bool cmd_put(int argc, char **argv, struct kv_answer *a)
 	return a->reply.status == 0 || status_error("put", argv[2], a->reply.status);
 }
 
-/* cmd_get -- kv get KEY */
-static bool cmd_get(char **argv, struct kv_answer *a)
+/* key_call -- one request on a checked KEY (get, del); true if kvd said yes */
+static bool key_call(uint32_t op, const char *what, const char *key,
+		     struct kv_answer *a)
 {
 	long err;
 
-	if (!check_key(argv[2]))
+	if (!check_key(key))
 		return false;
-	err = kv_call(KV_SERVICE, KV_GET, argv[2], NULL, 0, a);
+	err = kv_call(KV_SERVICE, op, key, NULL, 0, a);
 	if (err < 0)
-		return call_error("get", err);
-	if (a->reply.status != 0)
-		return status_error("get", argv[2], a->reply.status);
+		return call_error(what, err);
+	return a->reply.status == 0 || status_error(what, key, a->reply.status);
+}
+
+/* cmd_get -- kv get KEY */
+static bool cmd_get(char **argv, struct kv_answer *a)
+{
+	if (!key_call(KV_GET, "get", argv[2], a))
+		return false;
 	fe_write_all(a->payload, a->reply.len);
 	putchar('\n');
 	return true;
@@ -177,14 +184,7 @@ static bool cmd_get(char **argv, struct kv_answer *a)
 /* cmd_del -- kv del KEY */
 static bool cmd_del(char **argv, struct kv_answer *a)
 {
-	long err;
-
-	if (!check_key(argv[2]))
-		return false;
-	err = kv_call(KV_SERVICE, KV_DEL, argv[2], NULL, 0, a);
-	if (err < 0)
-		return call_error("del", err);
-	return a->reply.status == 0 || status_error("del", argv[2], a->reply.status);
+	return key_call(KV_DEL, "del", argv[2], a);
 }
 
 /* cmd_ls -- kv ls: every key, one a line, a reply-full of names at a time */
