@@ -41,7 +41,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-builtin \
 	$(KERNEL_DEFS)
 KERNEL_ASFLAGS := $(KERNEL_CFLAGS) -D__ASSEMBLY__
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
-	--no-warn-rwx-segments -T boot/linker.ld
+	--no-warn-rwx-segments -T linker.ld
 
 KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
@@ -61,7 +61,7 @@ $(BUILD)/kernel-obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/ferrite.elf: $(KERNEL_OBJS) boot/linker.ld
+$(BUILD)/ferrite.elf: $(KERNEL_OBJS) linker.ld
 	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 
 # --- the GRUB rescue ISO (multiboot2) ----------------------------------------
