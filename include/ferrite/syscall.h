@@ -183,6 +183,16 @@ struct fe_exit_info {
 	uint64_t fault_rip;
 	char detail[96];         /* e.g. "page fault at 0x0 (read, not present), rip 0x401023" */
 };
+/* Part of the heap format too: the kernel keeps it in every ended process
+ * object (struct kproc, kernel/kformat/kformat.h). Pinned: an edit here must
+ * not silently move the bytes of a persistent structure. */
+_Static_assert(sizeof(struct fe_exit_info) == 136, "fe_exit_info is persistent");
+_Static_assert(__builtin_offsetof(struct fe_exit_info, status) == 8, "fe_exit_info is persistent");
+_Static_assert(__builtin_offsetof(struct fe_exit_info, reason) == 16, "fe_exit_info is persistent");
+_Static_assert(__builtin_offsetof(struct fe_exit_info, vector) == 20, "fe_exit_info is persistent");
+_Static_assert(__builtin_offsetof(struct fe_exit_info, fault_addr) == 24, "fe_exit_info is persistent");
+_Static_assert(__builtin_offsetof(struct fe_exit_info, fault_rip) == 32, "fe_exit_info is persistent");
+_Static_assert(__builtin_offsetof(struct fe_exit_info, detail) == 40, "fe_exit_info is persistent");
 
 enum fe_proc_state {
 	FE_PROC_RUNNABLE = 1,

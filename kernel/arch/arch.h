@@ -130,9 +130,34 @@ struct arch_user_regs {
 	uint64_t rip, rflags, fs_base, reserved;
 	uint8_t fpu[512] __attribute__((aligned(16)));
 };
+/* Pinned: it is part of struct kthread (kernel/kformat/kformat.h), and the
+ * gdb helpers and tests/system/heapimage.py read rip, rsp, rbp, rflags,
+ * fs_base and the FXSAVE image at these offsets. */
+#define ARCH_USER_REGS_AT(f, at)                                              \
+	_Static_assert(__builtin_offsetof(struct arch_user_regs, f) == (at), \
+		       "arch_user_regs." #f " is persistent")
 _Static_assert(sizeof(struct arch_user_regs) == 672, "arch_user_regs is persistent");
-_Static_assert(__builtin_offsetof(struct arch_user_regs, fpu) == 160,
-	       "arch_user_regs is persistent");
+ARCH_USER_REGS_AT(rax, 0);
+ARCH_USER_REGS_AT(rbx, 8);
+ARCH_USER_REGS_AT(rcx, 16);
+ARCH_USER_REGS_AT(rdx, 24);
+ARCH_USER_REGS_AT(rsi, 32);
+ARCH_USER_REGS_AT(rdi, 40);
+ARCH_USER_REGS_AT(rbp, 48);
+ARCH_USER_REGS_AT(rsp, 56);
+ARCH_USER_REGS_AT(r8, 64);
+ARCH_USER_REGS_AT(r9, 72);
+ARCH_USER_REGS_AT(r10, 80);
+ARCH_USER_REGS_AT(r11, 88);
+ARCH_USER_REGS_AT(r12, 96);
+ARCH_USER_REGS_AT(r13, 104);
+ARCH_USER_REGS_AT(r14, 112);
+ARCH_USER_REGS_AT(r15, 120);
+ARCH_USER_REGS_AT(rip, 128);
+ARCH_USER_REGS_AT(rflags, 136);
+ARCH_USER_REGS_AT(fs_base, 144);
+ARCH_USER_REGS_AT(reserved, 152);
+ARCH_USER_REGS_AT(fpu, 160);
 
 /* arch_user_regs_init -- a fresh thread: rip=entry, rsp, rdi/rsi/rdx = the
  * args, rflags = IF only, the default FPU state (FCW 0x37f, MXCSR 0x1f80),

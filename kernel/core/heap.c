@@ -58,7 +58,7 @@
 #include "mm/phys.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
-#include "proc/kcheck.h"
+#include "kformat/kcheck.h"
 
 #define BLANK_PROBE_BYTES 4096
 #define PROGRAM_DIR "bin/"

@@ -8,7 +8,7 @@
  * The rates. Measuring them against the PIT takes 30 ms of busy waiting
  * (arch_timer_calibrate), far more than everything else a power-on does.
  * So the heap remembers them: a small kernel object named by
- * app_roots[OS_APP_ROOT_MACHINE] holds the machine's fingerprint (CPUID:
+ * app_roots[OS_APP_ROOT_MACHINE] (struct kclock, kformat/kformat.h) holds the machine's fingerprint (CPUID:
  * vendor, signature, brand, hypervisor) and the rates measured on it. A
  * power-on whose fingerprint matches uses them at once; any other
  * calibrates and stores its own rates in the running epoch.
@@ -37,10 +37,9 @@
 #include "core/heap.h"
 #include "core/printk.h"
 #include "core/time.h"
+#include "kformat/kformat.h"
 #include "objstore/object.h"
-#include "proc/proc.h"
 
-#define CLOCK_MAGIC 0x4b434c43u      /* "CLCK" */
 #define CHECK_CONFIRMED_PPM 20000   /* bounds this close (2 %) confirm a rate */
 #define CHECK_MARGIN_PPM 1000       /* slack on the bounds before calling a rate wrong */
 #define CHECK_TRIES 20              /* inconclusive checks before giving up */
@@ -49,22 +48,13 @@
 #define LAPIC_HZ_MIN 100000ull       /* 100 kHz */
 #define RATE_HZ_MAX 1000000000000ull /* 1 THz */
 
-/* The machine object (app_roots[OS_APP_ROOT_MACHINE]). Persistent: logged
- * before every write; part of the heap format (docs/format.md). */
-struct kclock {
-	uint32_t magic;              /* CLOCK_MAGIC */
-	uint32_t version;            /* 1 */
-	uint8_t fingerprint[ARCH_FINGERPRINT_SIZE];
-	uint64_t tsc_hz;
-	uint64_t lapic_hz;
-};
-
 /* Volatile: rebuilt at every power-on. */
 static uint64_t tsc_start;           /* the TSC when base_ns was reached */
 static uint64_t base_ns;             /* time_ns at tsc_start */
 static uint64_t ns_per_cycle_32_32;  /* (10^9 << 32) / tsc_hz */
 static volatile uint64_t ticks;
 static bool checking;                /* the rates in force await the background check */
+static void (*tick_hook)(void);      /* the scheduler's part of each tick */
 static unsigned check_tries;
 
 /* set_rate -- convert TSC deltas at `tsc_hz` from now on, time_ns going on */
@@ -89,7 +79,7 @@ static struct kclock *clock_find(void)
 	    info.size != sizeof(*c))
 		return NULL;
 	c = os_obj_data(&kheap, id);
-	return c && c->magic == CLOCK_MAGIC && c->version == 1 ? c : NULL;
+	return c && c->magic == KCLOCK_MAGIC && c->version == KCLOCK_VERSION ? c : NULL;
 }
 
 /* clock_store -- remember `r` for this machine in the running epoch; 0 or an error */
@@ -114,8 +104,8 @@ static int clock_store(const struct arch_clock_rates *r)
 		if (err)
 			return err;
 	}
-	c->magic = CLOCK_MAGIC;
-	c->version = 1;
+	c->magic = KCLOCK_MAGIC;
+	c->version = KCLOCK_VERSION;
 	arch_machine_fingerprint(c->fingerprint);
 	c->tsc_hz = r->tsc_hz;
 	c->lapic_hz = r->lapic_hz;
@@ -195,12 +185,13 @@ static void time_tick(void)
 	ticks++;
 	if (checking)
 		check_poll();
-	sched_tick();
+	tick_hook();
 }
 
 /* time_init -- the rates (remembered, or calibrated and stored), then the
- * periodic tick; time_ns counts from here */
-void time_init(void)
+ * periodic tick, which calls `on_tick` after its own work; time_ns counts
+ * from here */
+void time_init(void (*on_tick)(void))
 {
 	struct arch_clock_rates r;
 	bool known = remembered(&r);
@@ -211,6 +202,7 @@ void time_init(void)
 		err = clock_store(&r);
 	}
 	set_rate(r.tsc_hz);
+	tick_hook = on_tick;
 	arch_timer_start(TICK_HZ, time_tick, &r);
 	print_rates(&r, known ? "remembered" : "calibrated");
 	if (err)

@@ -13,9 +13,10 @@
 extern uint64_t kernel_entry_tsc;
 
 /* time_init -- the clock rates (remembered in the heap when heap_init
- * succeeded before, else calibrated and stored), then the periodic tick;
+ * succeeded before, else calibrated and stored), then the periodic tick,
+ * which calls `on_tick` (the scheduler's sched_tick) after its own work;
  * time_ns counts from here */
-void time_init(void);
+void time_init(void (*on_tick)(void));
 
 /* time_check_start -- power-on is over: remembered rates are checked in
  * the background from now on (time.c) */

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "proc/kobj.h"
+#include "kformat/kformat.h"
 
 int channel_create(uint64_t *id);
 void channel_end_opened(uint64_t id, uint8_t end);

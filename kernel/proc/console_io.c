@@ -2,7 +2,7 @@
  * console_io.c -- the console for programs: persistent input and output
  * queues, output commit, line editing.
  *
- * Both queues live in the heap (struct kconsole, kobj.h), so they are part
+ * Both queues live in the heap (struct kconsole, kformat/kformat.h), so they are part
  * of the epoch like everything else:
  *
  *  - Output commit. Whatever a program writes, and whatever the kernel says
@@ -114,7 +114,7 @@ void console_init(void)
 	    con->in_queued - con->in_read > KCONSOLE_IN_BYTES)
 		panic("console: the heap's console object (%llu) is missing or damaged",
 		      (unsigned long long)kroot->console);
-	/* The one word written outside the log (kobj.h, struct kconsole). */
+	/* The one word written outside the log (kformat/kformat.h, struct kconsole). */
 	logcheck_exempt(&con->out_sent, sizeof(con->out_sent));
 }
 

@@ -2,7 +2,7 @@
  * kobj.c -- typed access to the kernel's objects in the heap.
  *
  * Every kernel object is a small objstore object whose bytes start with a
- * magic (kobj.h). kobj_data hands out a pointer only when the id exists,
+ * magic (kformat/kformat.h). kobj_data hands out a pointer only when the id exists,
  * has the expected type and its bytes carry the expected magic, so a stale
  * or forged id can never be mistaken for another kind of object.
  *

@@ -2,7 +2,7 @@
  * proc.h -- processes, threads, address spaces, handles and channels: the
  * interface between the files of kernel/proc.
  *
- * Persistent state is in kobj.h. This header adds the volatile side: a
+ * Persistent state is in kformat/kformat.h. This header adds the volatile side: a
  * cache per process-table slot (struct pctx) of where its objects' bytes
  * are and of its page tables. The cache is derived from the heap and can
  * be dropped at any time (it is empty after every power-on).
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "core/heap.h"
-#include "proc/kobj.h"
+#include "kformat/kformat.h"
 
 struct trap_frame;
 

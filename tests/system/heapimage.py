@@ -1,7 +1,7 @@
 """heapimage.py -- reading and forging a Ferrite heap image from a test.
 
 The structures are read with struct, as objstore/include/objstore/format.h
-and kernel/proc/kobj.h lay them out, so a test can find every metadata
+and kernel/kformat/kformat.h lay them out, so a test can find every metadata
 byte (metadata_ranges), the kernel's objects (kernel_objects), the records
 of an unfinished transaction (log_records), and change any of them with
 its checksum made good again (the fix_* functions): a forgery that only
@@ -256,7 +256,7 @@ def metadata_ranges(img):
     return kinds
 
 
-# --- the kernel's objects (kernel/proc/kobj.h) --------------------------------
+# --- the kernel's objects (kernel/kformat/kformat.h) --------------------------------
 
 # Field offsets of the kernel objects: {name: (offset, struct format)}.
 KROOT = {"magic": (0, "I"), "version": (4, "I"), "next_pid": (8, "Q"),

@@ -8,7 +8,7 @@
  * the superblock or root block is refused, the heap cannot be opened, and
  * os_check runs on the raw read-only view to say precisely what is wrong.
  * A heap the checker finds clean then has its kernel objects checked as a
- * power-on checks them (kernel/proc/kcheck.h, the kernel's own code), so
+ * power-on checks them (kernel/kformat/kcheck.h, the kernel's own code), so
  * both name the same problems in the same words.
  *
  * Output: each problem on a line of its own on stdout, then one summary
@@ -24,7 +24,7 @@
 
 #include "objstore/check.h"
 #include "objtool.h"
-#include "proc/kcheck.h"
+#include "kformat/kcheck.h"
 
 struct check_view {
 	bool tty;                   /* stderr is a terminal */

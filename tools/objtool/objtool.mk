@@ -1,7 +1,7 @@
 # objtool.mk -- build/objtool, the offline host tool for Ferrite images
 # (docs/objtool.md), and nothing else.
 #
-# Every tools/objtool/*.c (and kernel/proc/kcheck.c), compiled for the host by objstore.mk's
+# Every tools/objtool/*.c (and kernel/kformat/kcheck.c), compiled for the host by objstore.mk's
 # $(BUILD)/host/%.o rule (HOST_CFLAGS: -O2 -g $(WARN) and the objstore
 # include path), linked with the host's libc and build/host/libobjstore.a,
 # which carries tools/host/host_platform.o. Uses BUILD, CC, WARN from the
@@ -10,11 +10,11 @@
 OBJTOOL_SRCS := $(sort $(wildcard tools/objtool/*.c))
 OBJTOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(OBJTOOL_SRCS))
 
-# The kernel's own checker of its objects (kernel/proc/kcheck.h), so that
+# The kernel's own checker of its objects (kernel/kformat/kcheck.h), so that
 # `objtool check` and a power-on name the same problems: it uses only
-# objstore's interface and the layouts of kernel/proc/kobj.h.
-OBJTOOL_OBJS += $(BUILD)/host/kernel/proc/kcheck.o
-$(BUILD)/host/kernel/proc/kcheck.o $(BUILD)/host/tools/objtool/cmd_check.o: HOST_CFLAGS += -Ikernel
+# objstore's interface and the layouts of kernel/kformat/kformat.h.
+OBJTOOL_OBJS += $(BUILD)/host/kernel/kformat/kcheck.o
+$(BUILD)/host/kernel/kformat/kcheck.o $(BUILD)/host/tools/objtool/cmd_check.o: HOST_CFLAGS += -Ikernel
 
 $(BUILD)/objtool: $(OBJTOOL_OBJS) $(BUILD)/host/libobjstore.a
 	$(CC) -O2 -g -o $@ $(OBJTOOL_OBJS) $(BUILD)/host/libobjstore.a

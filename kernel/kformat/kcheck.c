@@ -15,7 +15,7 @@
  *  - every stored id: of the expected type (a mapping's object mappable, a
  *    queue anonymous, a thread's process its own);
  *  - every enum, count and index: in range; every ring cursor: within its
- *    invariants (kobj.h);
+ *    invariants (kformat.h);
  *  - a thread's saved user registers are not checked here: arch_frame_load
  *    makes any register file safe to enter (user CS/SS, RFLAGS reduced to
  *    the arithmetic flags plus IF with IOPL 0, RIP/RSP/FS base inside the
@@ -32,8 +32,8 @@
 #include <string.h>
 
 #include "objstore/object.h"
-#include "proc/kcheck.h"
-#include "proc/kobj.h"
+#include "kformat/kcheck.h"
+#include "kformat/kformat.h"
 
 #define KCHECK_MESSAGE_MAX 200
 

@@ -1,5 +1,18 @@
 /*
- * kobj.h -- the kernel's persistent objects: their layouts in the heap.
+ * kformat.h -- the kernel's persistent format: the layouts of its objects
+ * in the heap.
+ *
+ * This is the kernel's half of the heap format, as objstore's format.h is
+ * the heap's own: the kernel (core/, proc/), its power-on checker (kcheck.c,
+ * beside this header) and objtool all read these layouts, and the gdb
+ * helpers and the tests' image reader (tests/system/heapimage.py) rely on
+ * the offsets. So every structure's size and every field's offset is pinned
+ * below with an exact _Static_assert (KFORMAT_SIZE, KFORMAT_AT): a change
+ * to a layout fails to compile until the assert, docs/format.md ("Kernel
+ * objects") and KROOT_VERSION are changed with it. The ABI structures
+ * embedded here (struct fe_exit_info, struct arch_user_regs) are pinned
+ * where they are defined. This module depends on nothing of the kernel but
+ * those two headers: it builds for the host too.
  *
  * Every piece of kernel state that must survive a power cut is one of these
  * structures, stored as the data of a small objstore object (object.h) of
@@ -14,6 +27,8 @@
  *
  *   kroot     OS_TYPE_KERNEL, app root 0: the process table, clocks, console
  *   kconsole  OS_TYPE_KERNEL: the console's persistent output and input queues
+ *   kclock    OS_TYPE_KERNEL, app root OS_APP_ROOT_MACHINE: the clock rates
+ *             measured on this kind of machine (core/time.c)
  *   kproc     OS_TYPE_PROCESS: identity, links to its thread, address space,
  *             handle table and code object, and how it ended
  *   kthread   OS_TYPE_THREAD: the user register file and FPU state, and
@@ -32,13 +47,22 @@
  * (kobj_reap), a step at a time: deleting a large object may take more log
  * than one epoch allows. So no object ever has a refcount of 0.
  */
-#ifndef PROC_KOBJ_H
-#define PROC_KOBJ_H
+#ifndef KFORMAT_KFORMAT_H
+#define KFORMAT_KFORMAT_H
 
 #include <stdint.h>
 
 #include "arch/arch.h"
 #include "ferrite/syscall.h"
+#include "objstore/format.h"
+
+/* Pin the layouts (see above): the size of struct s, the offset of field f. */
+#define KFORMAT_SIZE(s, n) \
+	_Static_assert(sizeof(struct s) == (n), "struct " #s " is " #n " bytes")
+#define KFORMAT_AT(s, f, at) \
+	_Static_assert(__builtin_offsetof(struct s, f) == (at), #s "." #f " is at " #at)
+/* Every kernel object is a small objstore object: at most one 2 KiB block. */
+#define KFORMAT_SMALL_MAX OS_LARGEST_SMALL
 
 #define KROOT_MAGIC 0x544f4f52u    /* "ROOT" */
 #define KPROC_MAGIC 0x434f5250u    /* "PROC" */
@@ -47,6 +71,7 @@
 #define KHANDLES_MAGIC 0x534c4448u /* "HDLS" */
 #define KCHANNEL_MAGIC 0x4e414843u /* "CHAN" */
 #define KCONSOLE_MAGIC 0x534e4f43u /* "CONS" */
+#define KCLOCK_MAGIC 0x4b434c43u   /* "CLCK" */
 
 #define KROOT_VERSION 2
 
@@ -72,6 +97,25 @@ struct kroot {
 	uint32_t running_slot;         /* the slot running at the last commit; it runs first after a power-on */
 	uint32_t reserved;
 };
+KFORMAT_SIZE(kroot, 1880);
+KFORMAT_AT(kroot, magic, 0);
+KFORMAT_AT(kroot, version, 4);
+KFORMAT_AT(kroot, next_pid, 8);
+KFORMAT_AT(kroot, power_ons, 16);
+KFORMAT_AT(kroot, commits, 24);
+KFORMAT_AT(kroot, mono_ns, 32);
+KFORMAT_AT(kroot, console_fg_pid, 40);
+KFORMAT_AT(kroot, line_len, 48);
+KFORMAT_AT(kroot, line_ready, 50);
+KFORMAT_AT(kroot, line, 51);
+KFORMAT_AT(kroot, reap_queue, 304);
+KFORMAT_AT(kroot, reap_head, 312);
+KFORMAT_AT(kroot, reap_count, 320);
+KFORMAT_AT(kroot, procs, 328);
+KFORMAT_AT(kroot, console, 1864);
+KFORMAT_AT(kroot, running_slot, 1872);
+KFORMAT_AT(kroot, reserved, 1876);
+_Static_assert(sizeof(struct kroot) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
  * The console's queues (console_io.c): two rings in anonymous objects,
@@ -104,6 +148,38 @@ struct kconsole {
 	uint64_t in_read;              /* bytes ever consumed */
 	uint64_t out_sent;             /* durable, never logged */
 };
+KFORMAT_SIZE(kconsole, 56);
+KFORMAT_AT(kconsole, magic, 0);
+KFORMAT_AT(kconsole, reserved, 4);
+KFORMAT_AT(kconsole, out_ring, 8);
+KFORMAT_AT(kconsole, in_ring, 16);
+KFORMAT_AT(kconsole, out_queued, 24);
+KFORMAT_AT(kconsole, in_queued, 32);
+KFORMAT_AT(kconsole, in_read, 40);
+KFORMAT_AT(kconsole, out_sent, 48);
+_Static_assert(sizeof(struct kconsole) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * The machine object (core/time.c): the fingerprint of the machine whose
+ * clock rates were measured, and the rates, so that a power-on on the same
+ * kind of machine need not calibrate. Logged before every write.
+ */
+#define KCLOCK_VERSION 1
+
+struct kclock {
+	uint32_t magic;                /* KCLOCK_MAGIC */
+	uint32_t version;              /* KCLOCK_VERSION */
+	uint8_t fingerprint[ARCH_FINGERPRINT_SIZE];
+	uint64_t tsc_hz;
+	uint64_t lapic_hz;
+};
+KFORMAT_SIZE(kclock, 120);
+KFORMAT_AT(kclock, magic, 0);
+KFORMAT_AT(kclock, version, 4);
+KFORMAT_AT(kclock, fingerprint, 8);
+KFORMAT_AT(kclock, tsc_hz, 104);
+KFORMAT_AT(kclock, lapic_hz, 112);
+_Static_assert(sizeof(struct kclock) <= KFORMAT_SMALL_MAX, "a small object");
 
 /* Objects whose last reference went wait in the reap queue until deleted
  * (kobj_reap) at a safe point. One kernel entry releases at most a few
@@ -131,6 +207,21 @@ struct kproc {
 	char name[32];                 /* argv[0], NUL-terminated */
 	struct fe_exit_info exit;      /* valid once KPROC_EXITED */
 };
+KFORMAT_SIZE(kproc, 240);
+KFORMAT_AT(kproc, magic, 0);
+KFORMAT_AT(kproc, state, 4);
+KFORMAT_AT(kproc, pid, 8);
+KFORMAT_AT(kproc, parent_pid, 16);
+KFORMAT_AT(kproc, thread, 24);
+KFORMAT_AT(kproc, aspace, 32);
+KFORMAT_AT(kproc, handles, 40);
+KFORMAT_AT(kproc, code, 48);
+KFORMAT_AT(kproc, slot, 56);
+KFORMAT_AT(kproc, reserved, 60);
+KFORMAT_AT(kproc, cpu_ns, 64);
+KFORMAT_AT(kproc, name, 72);
+KFORMAT_AT(kproc, exit, 104);
+_Static_assert(sizeof(struct kproc) <= KFORMAT_SMALL_MAX, "a small object");
 
 enum kthread_state {
 	KTHREAD_RUNNABLE = 1,
@@ -157,6 +248,17 @@ struct kthread {
 	uint64_t reserved[3];
 	struct arch_user_regs regs;    /* saved when the thread is switched out */
 };
+KFORMAT_SIZE(kthread, 736);
+KFORMAT_AT(kthread, magic, 0);
+KFORMAT_AT(kthread, state, 4);
+KFORMAT_AT(kthread, proc, 8);
+KFORMAT_AT(kthread, wait, 16);
+KFORMAT_AT(kthread, blocked_call, 20);
+KFORMAT_AT(kthread, wait_obj, 24);
+KFORMAT_AT(kthread, wake_ns, 32);
+KFORMAT_AT(kthread, reserved, 40);
+KFORMAT_AT(kthread, regs, 64);
+_Static_assert(sizeof(struct kthread) <= KFORMAT_SMALL_MAX, "a small object");
 
 /* One mapping: [start, end) shows the object from byte `offset`. */
 struct kmapping {
@@ -169,6 +271,16 @@ struct kmapping {
 	uint16_t flags;                /* FE_MAP_SHARED or FE_MAP_PRIVATE */
 	uint16_t maxprot;              /* what protect may grant */
 };
+KFORMAT_SIZE(kmapping, 56);
+KFORMAT_AT(kmapping, start, 0);
+KFORMAT_AT(kmapping, end, 8);
+KFORMAT_AT(kmapping, object, 16);
+KFORMAT_AT(kmapping, offset, 24);
+KFORMAT_AT(kmapping, limit, 32);
+KFORMAT_AT(kmapping, shadow, 40);
+KFORMAT_AT(kmapping, prot, 48);
+KFORMAT_AT(kmapping, flags, 52);
+KFORMAT_AT(kmapping, maxprot, 54);
 
 #define KASPACE_MAX_MAPS 32
 
@@ -178,6 +290,12 @@ struct kaspace {
 	uint64_t reserved;
 	struct kmapping map[KASPACE_MAX_MAPS]; /* sorted by start, disjoint */
 };
+KFORMAT_SIZE(kaspace, 1808);
+KFORMAT_AT(kaspace, magic, 0);
+KFORMAT_AT(kaspace, count, 4);
+KFORMAT_AT(kaspace, reserved, 8);
+KFORMAT_AT(kaspace, map, 16);
+_Static_assert(sizeof(struct kaspace) <= KFORMAT_SMALL_MAX, "a small object");
 
 struct khandle {
 	uint64_t object;               /* 0: free slot */
@@ -186,6 +304,12 @@ struct khandle {
 	uint8_t end;                   /* channels: which end (0 or 1) */
 	uint16_t reserved;
 };
+KFORMAT_SIZE(khandle, 16);
+KFORMAT_AT(khandle, object, 0);
+KFORMAT_AT(khandle, gen, 8);
+KFORMAT_AT(khandle, rights, 12);
+KFORMAT_AT(khandle, end, 13);
+KFORMAT_AT(khandle, reserved, 14);
 
 #define KHANDLE_GEN_MAX 0x7fffffu     /* handle values stay positive int32 */
 
@@ -195,6 +319,12 @@ struct khandles {
 	uint64_t reserved;
 	struct khandle slot[FE_HANDLE_SLOTS];
 };
+KFORMAT_SIZE(khandles, 1936);
+KFORMAT_AT(khandles, magic, 0);
+KFORMAT_AT(khandles, count, 4);
+KFORMAT_AT(khandles, reserved, 8);
+KFORMAT_AT(khandles, slot, 16);
+_Static_assert(sizeof(struct khandles) <= KFORMAT_SMALL_MAX, "a small object");
 
 /* A message slot: this header, then the bytes, in one page of a queue object. */
 struct kmsg_header {
@@ -204,12 +334,22 @@ struct kmsg_header {
 	uint8_t end;                   /* passed channel end */
 	uint8_t reserved[7];
 };
+KFORMAT_SIZE(kmsg_header, 24);
+KFORMAT_AT(kmsg_header, len, 0);
+KFORMAT_AT(kmsg_header, rights, 4);
+KFORMAT_AT(kmsg_header, object, 8);
+KFORMAT_AT(kmsg_header, end, 16);
+KFORMAT_AT(kmsg_header, reserved, 17);
 
 struct kchan_queue {
 	uint64_t object;               /* OS_TYPE_ANON, FE_CHAN_QUEUE pages */
 	uint32_t head;                 /* slot of the oldest message */
 	uint32_t count;                /* messages queued */
 };
+KFORMAT_SIZE(kchan_queue, 16);
+KFORMAT_AT(kchan_queue, object, 0);
+KFORMAT_AT(kchan_queue, head, 8);
+KFORMAT_AT(kchan_queue, count, 12);
 
 struct kchannel {
 	uint32_t magic;
@@ -217,13 +357,13 @@ struct kchannel {
 	uint32_t reserved;
 	struct kchan_queue queue[2];   /* queue[e]: messages sent by end e */
 };
+KFORMAT_SIZE(kchannel, 48);
+KFORMAT_AT(kchannel, magic, 0);
+KFORMAT_AT(kchannel, open, 4);
+KFORMAT_AT(kchannel, reserved, 12);
+KFORMAT_AT(kchannel, queue, 16);
+_Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
 
-_Static_assert(sizeof(struct kroot) <= 2048, "kroot fits a small block");
-_Static_assert(sizeof(struct kconsole) <= 2048, "kconsole fits a small block");
-_Static_assert(sizeof(struct kproc) <= 2048, "kproc fits a small block");
-_Static_assert(sizeof(struct kthread) <= 2048, "kthread fits a small block");
-_Static_assert(sizeof(struct kaspace) <= 2048, "kaspace fits a small block");
-_Static_assert(sizeof(struct khandles) <= 2048, "khandles fits a small block");
 _Static_assert(__builtin_offsetof(struct kthread, regs) % 16 == 0,
 	       "FXSAVE needs 16-byte alignment");
 

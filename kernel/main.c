@@ -138,7 +138,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("nvm");
 	heap_ok = heap_ok && heap_init(&nvm, &boot_info) == 0;
 	stamp("heap");
-	time_init();
+	time_init(sched_tick);
 	stamp("timer");
 	uart_enable_receive_interrupt();
 	arch_interrupts_enable();

@@ -7,15 +7,15 @@
  * name. The kernel runs it at power-on, before trusting any of them, and
  * refuses the heap if it finds a problem; objtool check runs it too, so
  * both name the same problem in the same words. It uses only objstore's
- * public interface and the layouts of kobj.h: it builds for the kernel and
+ * public interface and the layouts of kformat.h: it builds for the kernel and
  * for the host. docs/hostile-images.md lists every check.
  *
  * Its work is bounded by the process table (KROOT_MAX_PROCS processes,
  * KASPACE_MAX_MAPS mappings and FE_HANDLE_SLOTS handles each) and the reap
  * queue, never by the heap's size or its number of objects.
  */
-#ifndef PROC_KCHECK_H
-#define PROC_KCHECK_H
+#ifndef KFORMAT_KCHECK_H
+#define KFORMAT_KCHECK_H
 
 #include <stdint.h>
 
