@@ -43,6 +43,14 @@ KERNEL_ASFLAGS := $(KERNEL_CFLAGS) -D__ASSEMBLY__
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 
+# The architecture boundary (kernel/arch/arch.h): no file outside kernel/arch/
+# includes a header of kernel/arch/<arch>/. Checked on every make.
+ARCH_LEAKS := $(shell grep -rlE '^[[:space:]]*\#[[:space:]]*include[[:space:]]*"arch/[a-z0-9_]+/' \
+	boot kernel libc objstore include user tools tests 2>/dev/null | grep -v '^kernel/arch/')
+ifneq ($(ARCH_LEAKS),)
+$(error outside kernel/arch/, only arch/arch.h may be included, not an architecture's own headers: $(ARCH_LEAKS))
+endif
+
 KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))

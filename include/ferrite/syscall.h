@@ -172,13 +172,33 @@ enum fe_exit_reason {
 	FE_EXIT_INTERRUPT = 4,   /* Ctrl-C while in the foreground */
 };
 
+/* What a fault was (fe_exit_info.vector, with FE_EXIT_FAULT): the CPU
+ * exception, numbered as x86 numbers its exception vectors. */
+enum fe_fault {
+	FE_FAULT_DIVIDE = 0,           /* #DE divide error */
+	FE_FAULT_DEBUG = 1,            /* #DB */
+	FE_FAULT_BREAKPOINT = 3,       /* #BP int3 (a trap) */
+	FE_FAULT_OVERFLOW = 4,         /* #OF into (a trap) */
+	FE_FAULT_BOUND = 5,            /* #BR */
+	FE_FAULT_INVALID_OPCODE = 6,   /* #UD */
+	FE_FAULT_NO_DEVICE = 7,        /* #NM */
+	FE_FAULT_SEGMENT = 11,         /* #NP */
+	FE_FAULT_STACK = 12,           /* #SS */
+	FE_FAULT_PROTECTION = 13,      /* #GP: privileged or non-canonical */
+	FE_FAULT_PAGE = 14,            /* #PF: fault_addr says where */
+	FE_FAULT_FPU = 16,             /* #MF x87 */
+	FE_FAULT_ALIGNMENT = 17,       /* #AC */
+	FE_FAULT_SIMD = 19,            /* #XM */
+	FE_FAULT_CONTROL = 21,         /* #CP */
+};
+
 #define FE_WAIT_NOHANG 0x1
 
 struct fe_exit_info {
 	uint64_t pid;
 	int64_t status;          /* FE_EXIT_NORMAL: the exit status */
 	uint32_t reason;         /* enum fe_exit_reason */
-	uint32_t vector;         /* FE_EXIT_FAULT: the CPU exception */
+	uint32_t vector;         /* FE_EXIT_FAULT: enum fe_fault */
 	uint64_t fault_addr;     /* page faults: the address */
 	uint64_t fault_rip;
 	char detail[96];         /* e.g. "page fault at 0x0 (read, not present), rip 0x401023" */

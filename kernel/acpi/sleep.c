@@ -17,7 +17,7 @@
 
 #include "acpi/acpi.h"
 #include "acpi/acpi_priv.h"
-#include "arch/x86_64/io.h"
+#include "arch/arch.h"
 #include "core/printk.h"
 #include "ferrite/errors.h"
 

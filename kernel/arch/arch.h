@@ -1,9 +1,12 @@
 /*
  * arch.h -- what generic kernel code may ask of the architecture.
  *
- * The one header through which kernel/core, mm, dev and acpi reach the CPU.
- * Implemented once per architecture under kernel/arch/<arch>/; today only
- * x86_64. Generic code never contains inline assembly.
+ * The one header through which the rest of the kernel reaches the CPU:
+ * nothing outside kernel/arch/ includes a header of kernel/arch/<arch>/
+ * (the Makefile refuses such an include). Implemented once per
+ * architecture under kernel/arch/<arch>/; today only x86_64. Generic code
+ * never contains inline assembly, and never sees a vector number or an
+ * error-code bit: faults arrive decoded (struct arch_fault).
  */
 #ifndef ARCH_ARCH_H
 #define ARCH_ARCH_H
@@ -114,6 +117,41 @@ uint32_t arch_crc32c(uint32_t crc, const void *p, size_t len);
 /* arch_cpu_is_virtual -- whether CPUID reports a hypervisor */
 bool arch_cpu_is_virtual(void);
 
+/* --- port I/O, for the legacy devices of a PC (kernel/arch/x86_64/io.c):
+ * the UART, the CMOS RTC, the ACPI PM registers ---------------------------- */
+void arch_outb(uint16_t port, uint8_t value);
+void arch_outw(uint16_t port, uint16_t value);
+void arch_outl(uint16_t port, uint32_t value);
+uint8_t arch_inb(uint16_t port);
+uint16_t arch_inw(uint16_t port);
+uint32_t arch_inl(uint16_t port);
+
+/* --- the kernel's page tables (kernel/arch/x86_64/paging.c) ---------------
+ * Built by mm/vm.c at every power-on; prot is VM_READ | VM_WRITE | VM_EXEC,
+ * VM_UNCACHED, VM_HUGE (mm/vm.h). */
+
+/* arch_pt_create -- a new, empty top-level table; 0 or -ERR_NOMEM */
+int arch_pt_create(uint64_t *root_phys);
+
+/* arch_pt_map -- map [virt, virt+size) to phys with VM_* protection; the
+ * largest pages both addresses and the remaining size allow (2 MiB, or
+ * 1 GiB with VM_HUGE), 4 KiB pages elsewhere. 0 or -ERR_NOMEM (then part of
+ * the range may be mapped). */
+int arch_pt_map(uint64_t root_phys, uint64_t virt, uint64_t phys,
+		uint64_t size, unsigned prot);
+
+/* arch_pt_activate -- switch this CPU to the tables at root_phys */
+void arch_pt_activate(uint64_t root_phys);
+
+/* arch_pt_set_kernel_root -- the tables whose upper half every user
+ * address space shares (arch_pt_create_user). Gives each upper-half
+ * top-level entry a table now, so later kernel mappings reach every
+ * address space. 0 or -ERR_NOMEM. */
+int arch_pt_set_kernel_root(uint64_t root_phys);
+
+/* arch_pt_root -- the tables this CPU uses now */
+uint64_t arch_pt_root(void);
+
 /* --- user mode (kernel/arch/x86_64/user.c, docs/usermode.md) ------------- */
 
 /* A frame of the entry code: what interrupted user mode. Opaque to generic
@@ -206,10 +244,32 @@ bool arch_frame_from_user(const struct trap_frame *tf);
  * kernel idles. */
 __attribute__((noreturn)) void arch_user_start(void);
 
+/* A CPU exception raised by user code, decoded once by the architecture:
+ * generic code asks these fields, never the CPU's error bits. */
+enum arch_access {
+	ARCH_ACCESS_READ = 1,
+	ARCH_ACCESS_WRITE = 2,
+	ARCH_ACCESS_FETCH = 3,         /* an instruction fetch */
+};
+
+struct arch_fault {
+	unsigned kind;                 /* FE_FAULT_* (<ferrite/syscall.h>) */
+	uint64_t ip;                   /* the faulting instruction */
+	bool restarts;                 /* a fault: returning runs the instruction
+					* again (not a trap such as a breakpoint) */
+	/* FE_FAULT_PAGE only: */
+	uint64_t addr;                 /* the address accessed */
+	enum arch_access access;
+	bool present;                  /* the page was mapped: a protection violation */
+	/* The CPU's own words, for arch_fault_describe. */
+	uint64_t code;
+};
+
 /* arch_fault_describe -- a CPU exception of user code in words, e.g. "page
- * fault at 0x0 (read, not present), rip 0x401023"; snprintf's result */
-int arch_fault_describe(unsigned vector, uint64_t error, uint64_t cr2,
-			uint64_t rip, char *buf, size_t len);
+ * fault at 0x0 (read, not present), rip 0x401023"; a page fault says
+ * `why` in place of the CPU's cause when it is not NULL. snprintf's result. */
+int arch_fault_describe(const struct arch_fault *f, const char *why,
+			char *buf, size_t len);
 
 /* --- user address spaces (kernel/arch/x86_64/paging.c) -------------------
  * A user address space is a top-level page table whose upper half is the
@@ -251,11 +311,9 @@ void arch_tlb_flush_page(uint64_t va);
 /* syscall_handler -- carry out the SYSCALL of frame tf (the current thread's) */
 void syscall_handler(struct trap_frame *tf);
 
-/* user_exception -- CPU exception `vector` raised by user code (never NMI,
- * double fault or machine check, which stay kernel panics); cr2 is the
- * faulting address of a page fault (vector 14), else 0 */
-void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
-		    uint64_t cr2);
+/* user_fault -- a CPU exception raised by user code, decoded (never NMI,
+ * double fault or machine check, which stay kernel panics) */
+void user_fault(const struct arch_fault *f);
 
 /* kernel_exit_to_user -- the last step before ring 3: choose the thread to
  * run and, if it is not the one the frame holds, save the frame into the

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/io.h"
+#include "arch/arch.h"
 #include "core/printk.h"
 #include "dev/rtc.h"
 #include "dev/rtc_calendar.h"

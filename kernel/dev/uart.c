@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "arch/x86_64/io.h"
 #include "dev/uart.h"
 
 #define COM1 0x3f8

@@ -10,7 +10,7 @@
  * The identity mapping of low memory is gone afterwards: a stray NULL
  * dereference in the kernel faults.
  */
-#include "arch/x86_64/paging.h"
+#include "arch/arch.h"
 #include "core/bootinfo.h"
 #include "core/panic.h"
 #include "core/printk.h"

@@ -21,7 +21,7 @@ struct boot_info;
 
 #define MMIO_BASE 0xffffc00000000000ull
 
-/* Protection bits for arch_pt_map and arch_pt_map_user_page (kernel/arch/x86_64/paging.c). */
+/* Protection bits for arch_pt_map and arch_pt_map_user_page (arch_pt_map and arch_pt_map_user_page, arch/arch.h). */
 #define VM_READ 0x1
 #define VM_WRITE 0x2
 #define VM_EXEC 0x4

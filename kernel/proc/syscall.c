@@ -9,9 +9,7 @@
  * Before a call runs, sched_log_short checks that the undo log has room for
  * everything one call may log; if not, the call is restarted after a
  * commit, so objstore never runs out of log half way through a call and
- * a commit never records a thread in the middle of one. CPU exceptions raised by user code land in
- * user_exception: page faults are resolved from the address space; any
- * fault that cannot be resolved ends only the faulting process.
+ * a commit never records a thread in the middle of one.
  */
 #include <errstr.h>
 #include <stdio.h>
@@ -914,61 +912,4 @@ void syscall_handler(struct trap_frame *tf)
 			     p->proc->name);
 	if (result != SYSCALL_BLOCKED && result != SYSCALL_GONE)
 		arch_syscall_set_result(tf, result);
-}
-
-/* fault_access -- what a page-fault error code says the access was */
-static unsigned fault_access(uint64_t error)
-{
-	if (error & 2)
-		return UVM_WRITE;
-	return error & 16 ? UVM_EXEC : UVM_READ;
-}
-
-/* user_exception -- a CPU exception raised by user code */
-void user_exception(struct trap_frame *tf, unsigned vector, uint64_t error,
-		    uint64_t cr2)
-{
-	struct pctx *p = proc_current();
-	struct fe_exit_info how;
-	const char *why = NULL;
-	char line[sizeof(how.detail) + 64];
-	int n;
-
-	KASSERT(p != NULL);
-	/* Faults (all but the traps #BP and #OF) happen again after the commit. */
-	if (vector != 3 && vector != 4 && sched_log_short())
-		return;
-	if (vector == 14) {
-		int err = uvm_fault(p, cr2, fault_access(error), &why);
-
-		if (!err)
-			return;
-		if (err == -ERR_CORRUPT)
-			heap_damaged("a page fault of pid %llu (%s) at %#llx met a damaged object",
-				     (unsigned long long)p->proc->pid, p->proc->name,
-				     (unsigned long long)cr2);
-	}
-	memset(&how, 0, sizeof(how));
-	how.reason = FE_EXIT_FAULT;
-	how.vector = vector;
-	how.fault_rip = arch_frame_ip(tf);
-	if (vector == 14) {
-		static const char *const access[] = {
-			[UVM_READ] = "read", [UVM_WRITE] = "write", [UVM_EXEC] = "execute",
-		};
-
-		how.fault_addr = cr2;
-		snprintf(how.detail, sizeof(how.detail),
-			 "page fault at 0x%llx (%s, %s), rip 0x%llx",
-			 (unsigned long long)cr2, access[fault_access(error)], why,
-			 (unsigned long long)how.fault_rip);
-	} else {
-		arch_fault_describe(vector, error, cr2, how.fault_rip, how.detail,
-				    sizeof(how.detail));
-	}
-	/* Through the console queue: after what the process wrote before. */
-	n = snprintf(line, sizeof(line), "[%llu %s] killed: %s\n",
-		     (unsigned long long)p->proc->pid, p->proc->name, how.detail);
-	console_emit(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
-	proc_exit(p, &how);
 }

@@ -12,7 +12,6 @@
 #include "arch/arch.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
-#include "arch/x86_64/io.h"
 #include "arch/x86_64/trap.h"
 #include "core/panic.h"
 #include "core/printk.h"

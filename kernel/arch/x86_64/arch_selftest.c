@@ -102,19 +102,52 @@ SELFTEST(arch_fpu_for_user_code)
 	ST_CHECK(cr4 & CR4_OSXMMEXCPT);
 }
 
-/* describe_is -- whether arch_fault_describe writes exactly `want` */
+/* describe_is -- whether a user exception (vector, error code, cr2, rip),
+ * decoded by trap_decode_fault, reads exactly `want` in arch_fault_describe */
 static bool describe_is(unsigned vector, uint64_t error, uint64_t cr2,
 			uint64_t rip, const char *want)
 {
+	struct trap_frame tf = { .vector = vector, .error_code = error, .rip = rip };
+	struct arch_fault f;
 	char buf[96];
-	int n = arch_fault_describe(vector, error, cr2, rip, buf, sizeof(buf));
+	int n;
 
+	trap_decode_fault(&tf, cr2, &f);
+	n = arch_fault_describe(&f, NULL, buf, sizeof(buf));
 	return n == (int)strlen(want) && strcmp(buf, want) == 0;
+}
+
+/* decodes_as -- whether trap_decode_fault reads a #PF error code as `access`
+ * and `present`, and a vector as restarting or not */
+static bool decodes_as(unsigned vector, uint64_t error, enum arch_access access,
+		       bool present, bool restarts)
+{
+	struct trap_frame tf = { .vector = vector, .error_code = error, .rip = 0x401000 };
+	struct arch_fault f;
+
+	trap_decode_fault(&tf, 0x1000, &f);
+	if (f.kind != vector || f.ip != 0x401000 || f.restarts != restarts)
+		return false;
+	if (vector != FE_FAULT_PAGE)
+		return f.addr == 0;
+	return f.addr == 0x1000 && f.access == access && f.present == present;
+}
+
+SELFTEST(arch_fault_decoding)
+{
+	ST_CHECK(decodes_as(14, 0x4, ARCH_ACCESS_READ, false, true));
+	ST_CHECK(decodes_as(14, 0x7, ARCH_ACCESS_WRITE, true, true));
+	ST_CHECK(decodes_as(14, 0x15, ARCH_ACCESS_FETCH, true, true));
+	ST_CHECK(decodes_as(13, 0, 0, false, true));
+	ST_CHECK(decodes_as(3, 0, 0, false, false));  /* #BP: a trap */
+	ST_CHECK(decodes_as(4, 0, 0, false, false));  /* #OF: a trap */
 }
 
 SELFTEST(arch_fault_descriptions)
 {
-	char small[8];
+	struct trap_frame tf = { .vector = 6, .rip = 0x401005 };
+	struct arch_fault f;
+	char small[8], line[96];
 
 	ST_CHECK(describe_is(14, 0x4, 0, 0x401023,
 			     "page fault at 0x0 (read, not present), rip 0x401023"));
@@ -132,9 +165,15 @@ SELFTEST(arch_fault_descriptions)
 	ST_CHECK(describe_is(15, 0, 0, 0x40, "CPU exception 15, rip 0x40"));
 	ST_CHECK(describe_is(77, 0, 0, 0x40, "CPU exception 77, rip 0x40"));
 	/* Truncated like snprintf, returning the full length. */
-	ST_CHECK_EQ(arch_fault_describe(6, 0, 0, 0x401005, small, sizeof(small)),
+	trap_decode_fault(&tf, 0, &f);
+	ST_CHECK_EQ(arch_fault_describe(&f, NULL, small, sizeof(small)),
 		    strlen("invalid opcode, rip 0x401005"));
 	ST_CHECK(strcmp(small, "invalid") == 0);
+	/* The kernel's reason in place of the CPU's. */
+	tf = (struct trap_frame){ .vector = 14, .error_code = 0x7, .rip = 0x401000 };
+	trap_decode_fault(&tf, 0x402000, &f);
+	arch_fault_describe(&f, "read-only", line, sizeof(line));
+	ST_CHECK(strcmp(line, "page fault at 0x402000 (write, read-only), rip 0x401000") == 0);
 }
 
 /* fpu_u32 -- a 32-bit field of an FXSAVE image */

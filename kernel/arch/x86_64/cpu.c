@@ -7,7 +7,6 @@
 
 #include "arch/arch.h"
 #include "arch/x86_64/cpu.h"
-#include "arch/x86_64/io.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/user.h"
 #include "core/printk.h"

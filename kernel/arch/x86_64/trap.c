@@ -5,7 +5,8 @@
  * acknowledged. What else happens depends on the ring the CPU was in:
  *
  *  - ring 3 (user code): an exception is the running thread's fault and
- *    goes to the generic kernel (user_exception), never to a panic; then,
+ *    goes to the generic kernel, decoded (user_fault, struct arch_fault),
+ *    never to a panic; then,
  *    exception or interrupt, kernel_exit_to_user decides what runs next.
  *    The frame lies at the top of the kernel stack (TSS.rsp0).
  *  - ring 0: an exception is a kernel bug: we print what the CPU told us
@@ -26,6 +27,7 @@
 #include "arch/x86_64/user.h"
 #include "core/panic.h"
 #include "core/printk.h"
+#include "ferrite/syscall.h"
 
 _Static_assert(offsetof(struct trap_frame, vector) == TF_VECTOR, "TF_ offsets");
 _Static_assert(offsetof(struct trap_frame, error_code) == TF_ERROR_CODE, "TF_ offsets");
@@ -86,46 +88,86 @@ void trap_set_handler(unsigned vector, void (*handler)(void))
 	interrupt_handlers[vector] = handler;
 }
 
-/* page_fault_access -- what the faulting access was, from a #PF error code */
-static const char *page_fault_access(uint64_t error)
+/* access_of -- what the faulting access was, from a #PF error code */
+static enum arch_access access_of(uint64_t error)
 {
 	if (error & PF_WRITE)
-		return "write";
-	return error & PF_FETCH ? "execute" : "read";
+		return ARCH_ACCESS_WRITE;
+	return error & PF_FETCH ? ARCH_ACCESS_FETCH : ARCH_ACCESS_READ;
 }
 
-/* page_fault_cause -- why the access faulted, from a #PF error code */
-static const char *page_fault_cause(uint64_t error)
+/* access_words -- an access in words */
+static const char *access_words(enum arch_access access)
 {
-	return error & PF_PRESENT ? "protection violation" : "not present";
+	static const char *const words[] = {
+		[ARCH_ACCESS_READ] = "read", [ARCH_ACCESS_WRITE] = "write",
+		[ARCH_ACCESS_FETCH] = "execute",
+	};
+
+	return words[access];
+}
+
+/* cause_words -- why a page access faulted */
+static const char *cause_words(bool present)
+{
+	return present ? "protection violation" : "not present";
 }
 
 /* print_page_fault_cause -- decode a #PF error code into words */
 static void print_page_fault_cause(uint64_t error, uint64_t cr2)
 {
 	printk(LOG_EMERG, "page fault at %p: %s, %s, %s mode%s\n",
-	       (void *)cr2, page_fault_access(error), page_fault_cause(error),
-	       error & PF_USER ? "user" : "kernel",
+	       (void *)cr2, access_words(access_of(error)),
+	       cause_words(error & PF_PRESENT), error & PF_USER ? "user" : "kernel",
 	       error & PF_RESERVED ? ", reserved bit set" : "");
 }
 
-/* arch_fault_describe -- a CPU exception of user code in words; snprintf's result */
-int arch_fault_describe(unsigned vector, uint64_t error, uint64_t cr2,
-			uint64_t rip, char *buf, size_t len)
-{
-	const char *words = vector < 32 ? exception_names[vector].words : NULL;
+/* FE_FAULT_* (the user ABI) numbers faults as the CPU numbers its vectors. */
+_Static_assert(FE_FAULT_DIVIDE == 0 && FE_FAULT_BREAKPOINT == 3 &&
+	       FE_FAULT_OVERFLOW == 4 && FE_FAULT_INVALID_OPCODE == 6 &&
+	       FE_FAULT_PROTECTION == 13 && FE_FAULT_PAGE == VECTOR_PAGE_FAULT &&
+	       FE_FAULT_SIMD == 19 && FE_FAULT_CONTROL == 21,
+	       "FE_FAULT_* are the x86 exception vectors");
 
-	if (vector == VECTOR_PAGE_FAULT)
+/* trap_decode_fault -- a user exception as generic code sees it; cr2 is
+ * the CPU's CR2 when it is a page fault */
+void trap_decode_fault(const struct trap_frame *tf, uint64_t cr2,
+		       struct arch_fault *f)
+{
+	unsigned vector = (unsigned)tf->vector;
+
+	*f = (struct arch_fault){
+		.kind = vector,
+		.ip = tf->rip,
+		/* #BP and #OF are traps: the instruction already ran. */
+		.restarts = vector != FE_FAULT_BREAKPOINT && vector != FE_FAULT_OVERFLOW,
+		.code = tf->error_code,
+	};
+	if (vector == VECTOR_PAGE_FAULT) {
+		f->addr = cr2;
+		f->access = access_of(tf->error_code);
+		f->present = tf->error_code & PF_PRESENT;
+	}
+}
+
+/* arch_fault_describe -- a CPU exception of user code in words; snprintf's result */
+int arch_fault_describe(const struct arch_fault *f, const char *why,
+			char *buf, size_t len)
+{
+	const char *words = f->kind < 32 ? exception_names[f->kind].words : NULL;
+
+	if (f->kind == FE_FAULT_PAGE)
 		return snprintf(buf, len, "page fault at 0x%llx (%s, %s), rip 0x%llx",
-				(unsigned long long)cr2, page_fault_access(error),
-				page_fault_cause(error), (unsigned long long)rip);
+				(unsigned long long)f->addr, access_words(f->access),
+				why ? why : cause_words(f->present),
+				(unsigned long long)f->ip);
 	if (!words)
-		return snprintf(buf, len, "CPU exception %u, rip 0x%llx", vector,
-				(unsigned long long)rip);
-	if (error) /* 0 also for the exceptions without an error code */
+		return snprintf(buf, len, "CPU exception %u, rip 0x%llx", f->kind,
+				(unsigned long long)f->ip);
+	if (f->code) /* 0 also for the exceptions without an error code */
 		return snprintf(buf, len, "%s (error 0x%llx), rip 0x%llx", words,
-				(unsigned long long)error, (unsigned long long)rip);
-	return snprintf(buf, len, "%s, rip 0x%llx", words, (unsigned long long)rip);
+				(unsigned long long)f->code, (unsigned long long)f->ip);
+	return snprintf(buf, len, "%s, rip 0x%llx", words, (unsigned long long)f->ip);
 }
 
 /* trap_print_frame -- the registers of a frame, and the control registers */
@@ -225,11 +267,14 @@ static void user_trap(struct trap_frame *tf)
 		tf->vector = VECTOR_SYSCALL;
 		tf->error_code = 0;
 		syscall_handler(tf);
-	} else if (vector < 32)
-		user_exception(tf, vector, tf->error_code,
-			       vector == VECTOR_PAGE_FAULT ? read_cr2() : 0);
-	else
+	} else if (vector < 32) {
+		struct arch_fault f;
+
+		trap_decode_fault(tf, vector == VECTOR_PAGE_FAULT ? read_cr2() : 0, &f);
+		user_fault(&f);
+	} else {
 		interrupt(tf);
+	}
 	kernel_exit_to_user(tf);
 }
 

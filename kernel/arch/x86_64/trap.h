@@ -82,6 +82,12 @@ struct descriptor_pointer {
 /* trap_dispatch -- called by trap_entry.S for every interrupt and exception */
 void trap_dispatch(struct trap_frame *tf);
 
+/* trap_decode_fault -- a user exception as generic code sees it (struct
+ * arch_fault, arch/arch.h); cr2 is the CPU's CR2 when it is a page fault */
+struct arch_fault;
+void trap_decode_fault(const struct trap_frame *tf, uint64_t cr2,
+		       struct arch_fault *f);
+
 /* trap_print_frame -- the registers of a frame, and the control registers */
 void trap_print_frame(const struct trap_frame *tf);
 
