@@ -5,8 +5,14 @@
  * Calibration: PIT channel 2 (gated through port 0x61, no interrupt
  * needed) counts down a known interval of CALIBRATION_MS at 1.193182 MHz;
  * over the same interval we read how far the TSC and the LAPIC timer
- * moved. The best of a few rounds (the shortest TSC delta, least disturbed
- * by the host) wins. That is 30 ms of busy waiting, so the generic clock
+ * moved. The TSC and the LAPIC timer are read before the PIT starts (the
+ * high byte of its count starts it) and after it ran out, so a delay of
+ * this CPU anywhere -- a host that preempts the vCPU -- only lengthens
+ * what they measure, and the best of a few rounds (the shortest TSC
+ * delta) is the least disturbed. (Reading them after the PIT started, as
+ * this file once did, let a preemption between the two shorten a round by
+ * up to its whole length: a loaded host then calibrated a TSC rate a
+ * hundred times too low, and the tick fired a hundred times too often.) That is 30 ms of busy waiting, so the generic clock
  * (core/time.c) keeps the result in the heap and calibrates only on a
  * machine it does not know.
  *
@@ -57,20 +63,20 @@ struct calibration {
 	uint32_t lapic;
 };
 
-/* pit_load -- load channel 2 with `count` in mode 0 (output low until it runs out) */
-static void pit_load(uint32_t count)
+/* pit_arm -- channel 2 in mode 0 (output low until the count runs out),
+ * all but the count's high byte written: nothing counts yet */
+static void pit_arm(uint32_t count)
 {
 	arch_outb(PIT_GATE, (arch_inb(PIT_GATE) & ~0x02) | 0x01); /* gate on, speaker off */
 	arch_outb(PIT_COMMAND, 0xb0); /* channel 2, lobyte/hibyte, mode 0 */
 	arch_outb(PIT_CHANNEL2, count & 0xff);
-	arch_outb(PIT_CHANNEL2, count >> 8);
 }
 
-/* pit_restart -- start the count again: gate low, then high */
-static void pit_restart(void)
+/* pit_fire -- the count's high byte: in mode 0 with the gate on, channel 2
+ * starts counting down now (a gate edge does not restart it) */
+static void pit_fire(uint32_t count)
 {
-	arch_outb(PIT_GATE, arch_inb(PIT_GATE) & ~0x01);
-	arch_outb(PIT_GATE, arch_inb(PIT_GATE) | 0x01);
+	arch_outb(PIT_CHANNEL2, count >> 8);
 }
 
 /* pit_done -- whether channel 2's count ran out (OUT2 high) */
@@ -79,7 +85,10 @@ static bool pit_done(void)
 	return arch_inb(PIT_GATE) & 0x20;
 }
 
-/* pit_measure -- TSC and LAPIC ticks during CALIBRATION_MS of the PIT */
+/* pit_measure -- TSC and LAPIC ticks during CALIBRATION_MS of the PIT.
+ * Both start before the PIT does and stop after it ran out, so anything
+ * that delays this CPU (a host preempting the vCPU) can only lengthen
+ * what they measure: the shortest of a few rounds is the truest. */
 static struct calibration pit_measure(void)
 {
 	uint32_t count = PIT_HZ * CALIBRATION_MS / 1000;
@@ -87,14 +96,13 @@ static struct calibration pit_measure(void)
 	uint64_t tsc0;
 	uint32_t lapic0;
 
-	pit_load(count);
-
 	lapic_write(LAPIC_TIMER_DIVIDE, DIVIDE_BY_16);
 	lapic_write(LAPIC_TIMER_LVT, LVT_MASKED);
 	lapic_write(LAPIC_TIMER_INITIAL, UINT32_MAX);
-	pit_restart();
-	tsc0 = rdtsc();
+	pit_arm(count);
 	lapic0 = lapic_read(LAPIC_TIMER_CURRENT);
+	tsc0 = rdtsc();
+	pit_fire(count);
 	while (!pit_done())
 		;
 	c.tsc = rdtsc() - tsc0;
@@ -163,9 +171,9 @@ uint64_t arch_tsc_hz(void)
 /* arch_clock_check_start -- start the PIT's background count (see the top) */
 void arch_clock_check_start(void)
 {
-	pit_load(CHECK_COUNT);
+	pit_arm(CHECK_COUNT);
 	check.started_before = rdtsc();
-	pit_restart();
+	pit_fire(CHECK_COUNT);
 	check.started_after = rdtsc();
 	check.last_low = check.started_after;
 	check.running = true;
