@@ -248,12 +248,33 @@ int os_log_root(struct objstore *os)
 	return err;
 }
 
+/* durable_store -- one aligned 8-byte store, flushed and fenced: durable
+ * when this returns, whatever a power cut does next */
+static void durable_store(struct objstore *os, uint64_t *word, uint64_t value)
+{
+	__atomic_store_n(word, value, __ATOMIC_RELEASE);
+	os_flush(os, word, sizeof(*word));
+	os_fence(os);
+}
+
 /* store_epoch -- the commit point: one 8-byte store, flushed and fenced */
 static void store_epoch(struct objstore *os, uint64_t epoch)
 {
-	__atomic_store_n(&os->sb->committed_epoch, epoch, __ATOMIC_RELEASE);
-	os_flush(os, &os->sb->committed_epoch, sizeof(uint64_t));
-	os_fence(os);
+	durable_store(os, &os->sb->committed_epoch, epoch);
+}
+
+/* os_store_durable -- an 8-byte word of the heap stored outside every
+ * transaction, as the commit stores the epoch: durable on return, never
+ * rolled back */
+int os_store_durable(struct objstore *os, uint64_t *word, uint64_t value)
+{
+	uintptr_t at = (uintptr_t)word, base = (uintptr_t)os->base;
+
+	if (at < base + OS_PAGE_SIZE || at - base >= os->sb->heap_size ||
+	    at % sizeof(*word))
+		return -ERR_INVAL;
+	durable_store(os, word, value);
+	return 0;
 }
 
 /* os_tx_commit -- make everything the transaction did durable, atomically */

@@ -119,6 +119,36 @@ CHECK_TEST(commit_makes_changes_stay_and_abort_undoes_them)
 	free(base);
 }
 
+CHECK_TEST(durable_store_is_never_rolled_back)
+{
+	struct objstore os, again;
+	void *base = test_create(&os, HEAP);
+	uint64_t off, *word;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 64, &off), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	word = os_ptr(&os, off);
+
+	/* Stored inside a transaction that aborts, and one cut short. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_store_durable(&os, word, 7), 0);
+	CHECK_EQ(os_tx_abort(&os), 0);
+	CHECK_EQ(*word, 7);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_store_durable(&os, word, 8), 0);
+	CHECK_EQ(os_open(&again, base, HEAP, host_platform()), 0);
+	CHECK_EQ(*word, 8);
+
+	/* Only aligned words of the heap past its superblock page. */
+	CHECK_EQ(os_store_durable(&again, (uint64_t *)((char *)word + 4), 1), -ERR_INVAL);
+	CHECK_EQ(os_store_durable(&again, (uint64_t *)base, 1), -ERR_INVAL);
+	CHECK_EQ(os_store_durable(&again, (uint64_t *)((char *)base + HEAP), 1), -ERR_INVAL);
+	CHECK_EQ(os_store_durable(&again, &off, 1), -ERR_INVAL);
+	CHECK_EQ(*word, 8);
+	free(base);
+}
+
 CHECK_TEST(open_rolls_back_an_unfinished_transaction)
 {
 	struct objstore os, again;

@@ -142,6 +142,14 @@ int os_tx_commit(struct objstore *os);
 /* os_tx_abort -- undo everything the transaction did */
 int os_tx_abort(struct objstore *os);
 
+/* os_store_durable -- store `value` in the aligned 8-byte word of the heap at
+ * `word`, outside every transaction, the way a commit stores the epoch:
+ * flushed and fenced, durable when this returns, never rolled back. For a
+ * word whose every value is valid at any moment (a cursor that only
+ * grows); nothing may log a range covering it. 0, or -ERR_INVAL for a word
+ * outside the heap (or in its superblock page) or not 8-byte aligned. */
+int os_store_durable(struct objstore *os, uint64_t *word, uint64_t value);
+
 /* os_tx_each_range -- call fn(ctx, off, len) with the heap range of every
  * record of the running transaction, UNDO and FRESH alike, in the order
  * they were logged (ranges may overlap and repeat); what the transaction
