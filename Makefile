@@ -104,7 +104,7 @@ include tests/bench/bench.mk
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
 
 # A kernel with a bug planted on purpose: one write of every commit skips
-# its log record (FERRITE_PLANT_UNLOGGED, kernel/proc/sched.c), so the log
+# its log record (FERRITE_PLANT_UNLOGGED, kernel/proc/epoch.c), so the log
 # checker's test (tests/system/test_logcheck.py) sees it fail. Built in a
 # build directory of its own, never in place of $(BUILD)/ferrite.elf.
 PLANT_BUILD := $(BUILD)/plant

@@ -34,7 +34,9 @@
 #include "dev/uart.h"
 #include "mm/frame.h"
 #include "mm/vm.h"
+#include "proc/modules.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
 
 #define FERRITE_VERSION "0.1-dev"
 
@@ -136,7 +138,9 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("acpi");
 	heap_ok = nvm_init(&nvm) == 0;
 	stamp("nvm");
-	heap_ok = heap_ok && heap_init(&nvm, &boot_info) == 0;
+	heap_ok = heap_ok && heap_init(&nvm) == 0;
+	if (heap_ok)
+		modules_import(&boot_info);
 	stamp("heap");
 	time_init(sched_tick);
 	stamp("timer");

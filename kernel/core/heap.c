@@ -1,5 +1,5 @@
 /*
- * heap.c -- the kernel's persistent heap: power-on, genesis, modules, epochs.
+ * heap.c -- the kernel's persistent heap: power-on, genesis, the transaction.
  *
  * The whole NVM is one objstore heap. At power-on heap_init looks at its
  * first page and decides, before writing anything:
@@ -22,16 +22,14 @@
  *
  * Genesis is complete when the kernel's root object exists
  * (app_roots[OS_APP_ROOT_KERNEL]). The process code makes it (proc_init)
- * after heap_init has imported the boot modules, one transaction each. A
- * heap without it -- made by objtool, or whose first power-on was cut
- * short -- simply has genesis finished at the next power-on: importing a
- * module replaces an older `bin/NAME`, so doing it again is harmless.
- * Later power-ons ignore the modules unless the command line says
- * `import`.
+ * after the boot modules were imported (kernel/proc/modules.c). A heap
+ * without it -- made by objtool, or whose first power-on was cut short --
+ * simply has genesis finished at the next power-on (heap_genesis).
  *
  * The kernel then runs one long transaction, the epoch: heap_init leaves
- * one begun, kernel code logs before writing (heap_log), and heap_commit
- * ends it and begins the next. A power cut returns the heap to the last
+ * one begun, kernel code logs before writing (heap_log), and heap_commit,
+ * called by the epoch module alone (kernel/proc/epoch.c), ends it and
+ * begins the next. A power cut returns the heap to the last
  * commit. With `logcheck` on the command line, every commit and abort
  * first proves that the epoch changed no byte it did not log
  * (core/logcheck.h).
@@ -47,7 +45,6 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "core/cmdline.h"
 #include "core/heap.h"
 #include "core/logcheck.h"
 #include "core/panic.h"
@@ -56,13 +53,10 @@
 #include "errstr.h"
 #include "mm/frame.h"
 #include "mm/phys.h"
-#include "objstore/catalogue.h"
 #include "objstore/object.h"
 #include "kformat/kcheck.h"
 
 #define BLANK_PROBE_BYTES 4096
-#define PROGRAM_DIR "bin/"
-#define PROGRAM_NAME_MAX 32       /* bytes of NAME in bin/NAME */
 
 struct objstore kheap;
 
@@ -256,160 +250,8 @@ static int attach(const struct nvm *nvm)
 	return -ERR_INVAL;
 }
 
-/* --- boot modules ------------------------------------------------------- */
-
-/* word -- the next space-separated word at or after *p: its start, its length in *len */
-static const char *word(const char **p, size_t *len)
-{
-	const char *start = *p;
-
-	while (*start == ' ')
-		start++;
-	*len = 0;
-	while (start[*len] && start[*len] != ' ')
-		(*len)++;
-	*p = start + *len;
-	return start;
-}
-
-/* program_path -- "bin/NAME" for a module's command line: NAME is the
- * second word, or the basename of the only word; 0 or -ERR_INVAL */
-static int program_path(const char *cmdline, char *path, size_t size)
-{
-	const char *p = cmdline, *first, *name, *slash;
-	size_t first_len, len;
-
-	first = word(&p, &first_len);
-	name = word(&p, &len);
-	if (len == 0) {
-		name = first;
-		len = first_len;
-		while ((slash = memchr(name, '/', len)) != NULL) {
-			len -= (size_t)(slash + 1 - name);
-			name = slash + 1;
-		}
-	}
-	if (len == 0 || len > PROGRAM_NAME_MAX || memchr(name, '/', len))
-		return -ERR_INVAL;
-	snprintf(path, size, "%s%.*s", PROGRAM_DIR, (int)len, name);
-	return os_cat_name_ok(path, strlen(path));
-}
-
-/* bind_program -- bind `path` to new object `id`, dropping the object it
- * was bound to (deleted when no reference is left); whether it was bound */
-static int bind_program(const char *path, uint64_t id, bool *replaced)
-{
-	uint64_t len = strlen(path), old;
-	uint32_t count;
-	int err = os_cat_remove(&kheap, path, len, &old);
-
-	*replaced = err == 0;
-	if (err == -ERR_NOENT)
-		return os_cat_insert(&kheap, path, len, id);
-	if (!err)
-		err = os_obj_ref(&kheap, old, -1, &count);
-	if (!err && count == 0)
-		err = os_obj_delete(&kheap, old);
-	if (!err)
-		err = os_cat_insert(&kheap, path, len, id);
-	return err;
-}
-
-/* import_program -- `size` bytes as a new code object bound to `path`,
- * replacing an older binding; inside the running transaction */
-static int import_program(const char *path, const uint8_t *bytes, uint64_t size,
-			  bool *replaced)
-{
-	uint64_t id, at = 0;
-	int err = os_obj_create(&kheap, OS_TYPE_CODE, size, &id);
-
-	while (!err && at < size) {
-		int64_t done = os_obj_write(&kheap, id, at, bytes + at, size - at);
-
-		if (done <= 0)
-			err = done ? (int)done : -ERR_NOSPC;
-		else
-			at += (uint64_t)done;
-	}
-	if (!err)
-		err = bind_program(path, id, replaced);
-	return err;
-}
-
-/* heap_abort -- undo the running transaction and begin the next */
-static void heap_abort(void)
-{
-	int err;
-
-	logcheck_verify();
-	err = os_tx_abort(&kheap);
-	if (!err) {
-		logcheck_update();
-		err = os_tx_begin(&kheap);
-	}
-	/* Invariant: after heap_init's first os_tx_begin a transaction always runs. */
-	KASSERT(err == 0);
-}
-
-/* import_module -- one boot module as bin/NAME, in a transaction of its own */
-static void import_module(const struct boot_module *m)
-{
-	char path[sizeof(PROGRAM_DIR) + PROGRAM_NAME_MAX];
-	uint64_t size = m->end - m->start;
-	bool replaced;
-	int err;
-
-	if (m->end < m->start) {
-		pr_warn("heap: module '%s' ends before it starts; not imported\n",
-			m->cmdline);
-		return;
-	}
-	if (program_path(m->cmdline, path, sizeof(path))) {
-		pr_warn("heap: module '%s': no valid program name (the second word, or the file's name: 1 to %u bytes, no '/'); not imported\n",
-			m->cmdline, PROGRAM_NAME_MAX);
-		return;
-	}
-	err = import_program(path, phys_to_virt(m->start), size, &replaced);
-	if (err) {
-		heap_abort();
-		pr_warn("heap: %s: %llu bytes not imported: %s\n", path,
-			(unsigned long long)size, err_str(err));
-		return;
-	}
-	err = heap_commit();
-	KASSERT(err == 0);
-	if (replaced)
-		pr_info("heap: import: %s replaced (%llu bytes)\n", path,
-			(unsigned long long)size);
-	else
-		pr_info("heap: %s: %llu bytes\n", path, (unsigned long long)size);
-}
-
-/* import_modules -- every boot module, one transaction each */
-static void import_modules(const struct boot_info *bi)
-{
-	for (unsigned i = 0; i < bi->module_count; i++)
-		import_module(&bi->modules[i]);
-}
-
-/* import_asked -- the modules at genesis, or with `import`; else say they are ignored */
-static void import_asked(const struct boot_info *bi, bool formatted)
-{
-	if (os_app_root(&kheap, OS_APP_ROOT_KERNEL) == 0) {
-		genesis = true;
-		if (!formatted)
-			pr_info("heap: genesis: the heap has no kernel root object yet (made by objtool, or its first power-on was cut short); finishing genesis\n");
-		import_modules(bi);
-	} else if (cmdline_has("import")) {
-		import_modules(bi);
-	} else if (bi->module_count) {
-		pr_info("heap: %u boot module%s ignored (`import` on the command line replaces bin/NAME)\n",
-			bi->module_count, bi->module_count == 1 ? "" : "s");
-	}
-}
-
-/* heap_init -- open or create the heap, import the modules, begin the epoch */
-int heap_init(const struct nvm *nvm, const struct boot_info *bi)
+/* heap_init -- open or create the heap, begin the epoch */
+int heap_init(const struct nvm *nvm)
 {
 	bool formatted = !has_magic(nvm);
 	int err;
@@ -423,7 +265,9 @@ int heap_init(const struct nvm *nvm, const struct boot_info *bi)
 	err = os_tx_begin(&kheap);
 	KASSERT(err == 0);
 	ready = true;
-	import_asked(bi, formatted);
+	genesis = os_app_root(&kheap, OS_APP_ROOT_KERNEL) == 0;
+	if (genesis && !formatted)
+		pr_info("heap: genesis: the heap has no kernel root object yet (made by objtool, or its first power-on was cut short); finishing genesis\n");
 	return 0;
 }
 
@@ -471,6 +315,21 @@ void heap_damaged(const char *fmt, ...)
 	       "  stopping without committing: the heap keeps epoch %llu; `objtool IMAGE check` on the host says what is wrong\n",
 	       what, (unsigned long long)os_epoch(&kheap));
 	halt_forever();
+}
+
+/* heap_abort -- undo the running transaction and begin the next */
+void heap_abort(void)
+{
+	int err;
+
+	logcheck_verify();
+	err = os_tx_abort(&kheap);
+	if (!err) {
+		logcheck_update();
+		err = os_tx_begin(&kheap);
+	}
+	/* Invariant: after heap_init's first os_tx_begin a transaction always runs. */
+	KASSERT(err == 0);
 }
 
 /* heap_commit -- check the epoch's writes (logcheck), commit it, begin the next */

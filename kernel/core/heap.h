@@ -2,15 +2,14 @@
  * heap.h -- the kernel's persistent heap: objstore on the whole NVM.
  *
  * heap_init, at every power-on, opens the heap (rolling back the epoch
- * that did not commit) or formats a blank NVM (genesis), imports the boot
- * modules as code objects `bin/NAME` (at genesis, or when the command line
- * says `import`) and begins the kernel's one long transaction, the epoch.
- * Genesis is complete once the kernel's root object exists
- * (app_roots[OS_APP_ROOT_KERNEL]), which the process code (proc_init)
- * creates and commits after heap_init. From then on kernel
- * code logs each persistent range before its first write in the epoch
- * (heap_log) and the epoch ends with heap_commit, which begins the next.
- * docs/heap.md tells the whole story.
+ * that did not commit) or formats a blank NVM (genesis) and begins the
+ * kernel's one long transaction, the epoch. Genesis is complete once the
+ * kernel's root object exists (app_roots[OS_APP_ROOT_KERNEL]), which the
+ * process code (proc_init) creates and commits after the boot modules were
+ * imported (kernel/proc/modules.c). From then on kernel code logs each
+ * persistent range before its first write in the epoch (heap_log); the
+ * epoch module (kernel/proc/epoch.c) decides when it ends with heap_commit,
+ * which begins the next. docs/heap.md tells the whole story.
  */
 #ifndef CORE_HEAP_H
 #define CORE_HEAP_H
@@ -19,18 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/bootinfo.h"
 #include "dev/nvm.h"
 #include "objstore/objstore.h"
 
 /* The open heap, after heap_init. Volatile: rebuilt at every power-on. */
 extern struct objstore kheap;
 
-/* heap_init -- open or create (genesis) the heap on the NVM, import the
- * modules, begin the epoch transaction. 0, or an error after printing a
+/* heap_init -- open or create (genesis) the heap on the NVM, begin the
+ * epoch transaction. 0, or an error after printing a
  * clear message (the caller halts); writes nothing to an NVM that holds
  * anything but a blank or a valid heap of this layout major version. */
-int heap_init(const struct nvm *nvm, const struct boot_info *bi);
+int heap_init(const struct nvm *nvm);
 
 /* heap_ready -- whether heap_init succeeded: the heap is open, an epoch runs */
 bool heap_ready(void);
@@ -54,8 +52,14 @@ __attribute__((noreturn, format(printf, 1, 2))) void heap_damaged(const char *fm
  * within budget (heap_log_free) */
 void heap_log(const void *p, size_t len);
 
-/* heap_commit -- commit the running epoch, begin the next; 0 or an error */
+/* heap_commit -- commit the running transaction, begin the next; 0 or an
+ * error. Only the epoch calls it (epoch_commit, kernel/proc/epoch.c): every
+ * commit of the kernel goes through there. */
 int heap_commit(void);
+
+/* heap_abort -- undo the running transaction, begin the next (power-on:
+ * a boot module the heap cannot take) */
+void heap_abort(void);
 
 /* heap_log_free -- bytes left in the undo log for the running epoch */
 uint64_t heap_log_free(void);

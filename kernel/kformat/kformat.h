@@ -123,10 +123,10 @@ _Static_assert(sizeof(struct kroot) <= KFORMAT_SMALL_MAX, "a small object");
  *
  * Output commit: bytes written in epoch E are appended at out_queued and
  * sent to the UART only after E commits. out_sent counts the bytes sent;
- * it alone is written outside the log: stored, flushed and fenced right
- * after each line goes out, so it never rolls back, release never sends a
- * committed byte twice, and after a power cut at most the line that was
- * being sent goes out again. Nothing may ever log a range covering it.
+ * it alone is written outside the log (os_store_durable: stored, flushed
+ * and fenced) right after each line goes out, so it never rolls back,
+ * release never sends a committed byte twice, and after a power cut at
+ * most the line that was being sent goes out again. Nothing may ever log a range covering it.
  *
  * Input: typed bytes are appended at in_queued (logged) and consumed at
  * in_read (logged), so input read in epoch E is consumed durably with E.

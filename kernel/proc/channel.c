@@ -27,7 +27,9 @@
 #include "ferrite/errors.h"
 #include "objstore/object.h"
 #include "proc/channel.h"
+#include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
 
 #define SLOT_BYTES FE_PAGE_SIZE
 

@@ -11,7 +11,7 @@
  *    right after the epoch that queued it committed. So nothing a person
  *    saw can be undone by a power cut: a counter prints each number once.
  *    Release moves the durable `out_sent` cursor after every line (one
- *    8-byte store, flushed and fenced, outside the log), so releasing is
+ *    8-byte store outside the log, durable at once: os_store_durable), so releasing is
  *    idempotent: after a cut at most the line that was going out repeats.
  *    A writer finding the queue full blocks (KWAIT_CONSOLE_OUT) and asks
  *    for a commit; release wakes it (and, after a power-on, whoever may
@@ -33,7 +33,6 @@
  */
 #include <string.h>
 
-#include "arch/arch.h"
 #include "core/heap.h"
 #include "core/logcheck.h"
 #include "core/panic.h"
@@ -41,7 +40,12 @@
 #include "errstr.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
+#include "proc/console_io.h"
+#include "proc/epoch.h"
+#include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
+#include "proc/uvm.h"
 
 #define CTRL_C 0x03
 #define CTRL_U 0x15
@@ -163,12 +167,14 @@ size_t console_emit(const char *text, size_t len)
 	return (size_t)queue_out(NULL, text, 0, len);
 }
 
-/* store_sent -- move the durable "sent" cursor: one store, flushed, fenced */
+/* store_sent -- move the durable "sent" cursor: one store outside the log,
+ * durable at once, as the commit stores the epoch (os_store_durable) */
 static void store_sent(uint64_t sent)
 {
-	__atomic_store_n(&con->out_sent, sent, __ATOMIC_RELEASE);
-	arch_flush_range(&con->out_sent, sizeof(con->out_sent));
-	arch_fence();
+	int err = os_store_durable(&kheap, &con->out_sent, sent);
+
+	/* Invariant: out_sent is an aligned word of the heap (KFORMAT_AT). */
+	KASSERT(err == 0);
 }
 
 /* console_release -- send the committed output, a line at a time; wake
@@ -197,7 +203,7 @@ void console_release(void)
 /* wait_for_release -- block the caller until the next release, asking for it */
 static int64_t wait_for_release(struct trap_frame *tf)
 {
-	sched_commit_soon();
+	epoch_request();
 	sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
 	out_waiters = true;
 	return SYSCALL_BLOCKED;

@@ -24,7 +24,11 @@
 #include "core/heap.h"
 #include "core/panic.h"
 #include "ferrite/errors.h"
+#include "proc/console_io.h"
+#include "proc/epoch.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
+#include "proc/uvm.h"
 
 /* uvm_access_of -- the address-space access of a decoded page fault */
 static unsigned uvm_access_of(enum arch_access access)
@@ -57,14 +61,14 @@ static void describe(const struct arch_fault *f, const char *why,
  * of the process */
 void user_fault(const struct arch_fault *f)
 {
-	struct pctx *p = proc_current();
+	struct pctx *p = sched_current();
 	struct fe_exit_info how;
 	const char *why = NULL;
 	char line[sizeof(how.detail) + 64];
 	int n;
 
 	KASSERT(p != NULL);
-	if (f->restarts && sched_log_short())
+	if (f->restarts && epoch_log_short())
 		return; /* the instruction faults again after the commit */
 	if (f->kind == FE_FAULT_PAGE) {
 		int err = uvm_fault(p, f->addr, uvm_access_of(f->access), &why);

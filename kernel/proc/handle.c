@@ -9,11 +9,50 @@
  *
  * Each entry holds one reference to its object (kobj_hold / kobj_release),
  * and for a channel one count on the end it names (channel.c).
+ *
+ * What a handle may do is decided here once: the type table says, for each
+ * type of object, the most rights a handle to it may carry and what a
+ * program may use it for; handle_lookup checks a handle, its rights and
+ * its object's type in one call, for every system call that takes one.
  */
 #include "core/panic.h"
 #include "ferrite/errors.h"
 #include "proc/channel.h"
+#include "proc/handle.h"
+#include "proc/kobj.h"
 #include "proc/proc.h"
+
+/* What programs may do with each type of object; a type not listed gets
+ * no handle (kernel objects, threads, address spaces, handle tables). */
+static const struct type_rule {
+	uint32_t rights_max;           /* the most a handle may carry */
+	unsigned uses;                 /* enum handle_use */
+} type_rules[OS_TYPE_MAX + 1] = {
+	[OS_TYPE_BLOB] = { FE_RIGHTS_ALL, USE_BYTES | USE_OPEN_BY_ID | USE_NAME },
+	[OS_TYPE_ANON] = { FE_RIGHTS_ALL, USE_BYTES },
+	/* Code is read-only to programs. */
+	[OS_TYPE_CODE] = { FE_RIGHT_READ | FE_RIGHT_MAP | FE_RIGHT_EXEC | FE_RIGHT_GRANT,
+			   USE_BYTES | USE_OPEN_BY_ID | USE_NAME },
+	[OS_TYPE_CHANNEL] = { FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_GRANT, USE_NAME },
+	[OS_TYPE_PROCESS] = { FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_GRANT, 0 },
+};
+
+/* handle_rights_max -- the most a handle to an object of `type` may carry */
+uint32_t handle_rights_max(uint16_t type)
+{
+	return type <= OS_TYPE_MAX ? type_rules[type].rights_max : 0;
+}
+
+/* handle_types -- the set of types that allow every use in `uses` */
+unsigned handle_types(unsigned uses)
+{
+	unsigned set = 0;
+
+	for (unsigned t = 0; t <= OS_TYPE_MAX; t++)
+		if (type_rules[t].rights_max && (type_rules[t].uses & uses) == uses)
+			set |= HANDLE_TYPE(t);
+	return set;
+}
 
 /* handle_install -- a new handle for a reference the caller holds */
 int handle_install(struct pctx *p, uint64_t object, uint32_t rights,
@@ -40,9 +79,10 @@ int handle_install(struct pctx *p, uint64_t object, uint32_t rights,
 	return -ERR_NOSPC;
 }
 
-/* handle_get -- the entry for value h if it carries every right in `need` */
-int handle_get(struct pctx *p, int64_t value, uint32_t need,
-	       struct khandle **out)
+/* handle_lookup -- the entry for value h, with every right in `need`, of
+ * an object whose type is in `types` */
+int handle_lookup(struct pctx *p, int64_t value, unsigned types, uint32_t need,
+		  struct khandle **out)
 {
 	uint64_t slot = (uint64_t)value & 0xff;
 	uint64_t gen = (uint64_t)value >> 8;
@@ -55,8 +95,16 @@ int handle_get(struct pctx *p, int64_t value, uint32_t need,
 		return -ERR_BADF;
 	if ((h->rights & need) != need)
 		return -ERR_PERM;
+	if (types != HANDLE_ANY_TYPE && !(types & HANDLE_TYPE(kobj_type(h->object))))
+		return -ERR_INVAL;
 	*out = h;
 	return 0;
+}
+
+/* handle_full -- whether p's table has fewer than `slots` free slots */
+bool handle_full(const struct pctx *p, unsigned slots)
+{
+	return p->ht->count + slots > FE_HANDLE_SLOTS;
 }
 
 /* close_entry -- free one entry, dropping its reference */
@@ -81,7 +129,7 @@ static void close_entry(struct pctx *p, struct khandle *h)
 int handle_close(struct pctx *p, int64_t value)
 {
 	struct khandle *h;
-	int err = handle_get(p, value, 0, &h);
+	int err = handle_lookup(p, value, HANDLE_ANY_TYPE, 0, &h);
 
 	if (err)
 		return err;

@@ -30,6 +30,7 @@
 #include "ferrite/errors.h"
 #include "objstore/object.h"
 #include "proc/channel.h"
+#include "proc/kobj.h"
 #include "proc/proc.h"
 
 /* kobj_new -- a zeroed small object of `type` with `magic` first; refcount 1 */

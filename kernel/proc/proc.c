@@ -21,8 +21,14 @@
 #include "ferrite/errors.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
+#include "proc/console_io.h"
 #include "proc/elf.h"
+#include "proc/epoch.h"
+#include "proc/handle.h"
+#include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
+#include "proc/uvm.h"
 
 #define STACK_TOP 0x00007fff00000000ull
 #define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
@@ -421,6 +427,5 @@ void proc_init(void)
 		(unsigned long long)kroot->power_ons, proc_count());
 	if (!proc_count())
 		start_first_program();
-	if (heap_commit())
-		panic("proc: cannot commit the power-on");
+	epoch_commit();
 }

@@ -46,7 +46,10 @@
 #include "ferrite/errors.h"
 #include "mm/vm.h"
 #include "objstore/object.h"
+#include "proc/epoch.h"
+#include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/uvm.h"
 
 #define PAGE FE_PAGE_SIZE
 #define MAP_SEARCH_BASE 0x0000100000000000ull /* where hint-less maps go */
@@ -302,6 +305,17 @@ void uvm_drop_tables(struct pctx *p)
 	p->pt_root = 0;
 }
 
+/* uvm_drop_all_tables -- free every process's page tables */
+void uvm_drop_all_tables(void)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *p = proc_slot(i);
+
+		if (p)
+			uvm_drop_tables(p);
+	}
+}
+
 /* uvm_activate -- switch to p's page tables (made on first use) */
 int uvm_activate(struct pctx *p)
 {
@@ -443,7 +457,7 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 	}
 	if (writable && (access & UVM_WRITE)) {
 		if (written_count == WRITTEN_MAX) {
-			sched_commit_soon(); /* the write faults again after it */
+			epoch_request(); /* the write faults again after it */
 			return 0;
 		}
 		heap_log(os_ptr(&kheap, off), PAGE);

@@ -1,0 +1,40 @@
+/*
+ * console_io.h -- the console for programs: persistent input and output
+ * queues, output commit, line editing (console_io.c).
+ */
+#ifndef PROC_CONSOLE_IO_H
+#define PROC_CONSOLE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pctx;
+struct trap_frame;
+
+/* console_init -- find (or at genesis make) the console's queues */
+void console_init(void);
+
+/* console_read -- SYS_CONSOLE_READ: a line (FE_CONSOLE_LINE) or the bytes
+ * typed (FE_CONSOLE_RAW) into p's buf of cap bytes; blocks unless
+ * FE_CONSOLE_NONBLOCK */
+int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
+		     uint64_t cap, uint64_t mode);
+
+/* console_write -- SYS_CONSOLE_WRITE: queue up to FE_IO_MAX bytes of p's
+ * buf for output after the epoch commits; blocks while the queue is full */
+int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
+		      uint64_t len);
+
+/* console_emit -- queue kernel text for the console (sent after the
+ * epoch commits); the bytes queued (fewer when the queue is full) */
+size_t console_emit(const char *text, size_t len);
+
+/* console_release -- right after a commit (or at power-on): send the
+ * committed output to the UART, moving the durable "sent" cursor */
+void console_release(void);
+
+/* console_input_poll -- take typed bytes from the UART (Ctrl-C kills the
+ * foreground process); wakes readers */
+void console_input_poll(void);
+
+#endif
