@@ -87,17 +87,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "catalogue_internal.h"
 #include "check_internal.h"
 #include "internal.h"
 #include "objstore/catalogue.h"
 
-#define NODE_SIZE OS_PAGE_SIZE
-#define HDR_SIZE ((unsigned)sizeof(struct os_cat_node))
-#define CAPACITY (NODE_SIZE - HDR_SIZE)          /* bytes for slots and entries */
-#define ENTRY_HDR ((unsigned)sizeof(struct os_cat_entry))
-#define ENTRY_MIN (ENTRY_HDR + 1)
 #define ITEM_MAX (OS_CAT_SLOT_SIZE + ENTRY_HDR + OS_NAME_MAX)
-#define MAX_SLOTS (CAPACITY / (OS_CAT_SLOT_SIZE + ENTRY_MIN))
 #define CHECK_MASK (0xfffull << 12)
 /* A split may leave its halves this many bytes apart to find a shorter separator. */
 #define SPLIT_SKEW 1024u
@@ -110,20 +105,14 @@ _Static_assert(OS_CAT_MIN_FILL + 2 * ITEM_MAX + SPLIT_SKEW < CAPACITY,
 
 /* --- keys, slots, entries ------------------------------------------------- */
 
-/* entry_size -- bytes of an entry with a `len`-byte key */
-static inline unsigned entry_size(unsigned len)
-{
-	return ENTRY_HDR + len;
-}
-
 /* item_size -- bytes an entry costs a node: its slot and itself */
 static inline unsigned item_size(unsigned len)
 {
 	return OS_CAT_SLOT_SIZE + ENTRY_HDR + len;
 }
 
-/* key_cmp -- memcmp order, the shorter first on a common prefix */
-static int key_cmp(const uint8_t *a, unsigned alen, const uint8_t *b,
+/* os_cat_key_cmp -- memcmp order, the shorter first on a common prefix */
+int os_cat_key_cmp(const uint8_t *a, unsigned alen, const uint8_t *b,
 		   unsigned blen)
 {
 	int c = memcmp(a, b, alen < blen ? alen : blen);
@@ -144,8 +133,8 @@ static unsigned key_lcp(const uint8_t *a, unsigned alen, const uint8_t *b,
 	return i;
 }
 
-/* key_hint -- the OS_CAT_HINT_BYTES key bytes after `prefix`, zero-padded, big-endian */
-static uint64_t key_hint(const uint8_t *key, unsigned len, unsigned prefix)
+/* os_cat_key_hint -- the OS_CAT_HINT_BYTES key bytes after `prefix`, zero-padded, big-endian */
+uint64_t os_cat_key_hint(const uint8_t *key, unsigned len, unsigned prefix)
 {
 	uint64_t h = 0;
 
@@ -161,8 +150,8 @@ static uint64_t slot_seal(uint64_t s)
 	return s | (uint64_t)(crc32c(0, &s, sizeof(s)) & 0xfffu) << 12;
 }
 
-/* slot_ok -- whether a slot's check bits match */
-static bool slot_ok(uint64_t s)
+/* os_cat_slot_ok -- whether a slot's check bits match */
+bool os_cat_slot_ok(uint64_t s)
 {
 	return slot_seal(s) == s;
 }
@@ -173,21 +162,15 @@ static uint64_t slot_make(unsigned off, uint64_t hint)
 	return slot_seal(hint << 24 | off);
 }
 
-/* entry_key -- an entry's name as bytes */
-static inline const uint8_t *entry_key(const struct os_cat_entry *e)
-{
-	return (const uint8_t *)e->name;
-}
-
-/* entry_crc -- the checksum an entry must carry */
-static uint32_t entry_crc(const struct os_cat_entry *e)
+/* os_cat_entry_crc -- the checksum an entry must carry */
+uint32_t os_cat_entry_crc(const struct os_cat_entry *e)
 {
 	return crc32c(0, (const uint8_t *)e + sizeof(e->crc),
 		      entry_size(e->len) - sizeof(e->crc));
 }
 
-/* node_crc -- the checksum a node header must carry */
-static uint32_t node_crc(const struct os_cat_node *n)
+/* os_cat_node_crc -- the checksum a node header must carry */
+uint32_t os_cat_node_crc(const struct os_cat_node *n)
 {
 	return crc32c(0, n, __builtin_offsetof(struct os_cat_node, crc));
 }
@@ -198,31 +181,13 @@ static unsigned node_live(const struct os_cat_node *n)
 	return n->count * OS_CAT_SLOT_SIZE + NODE_SIZE - n->heap_start - n->dead;
 }
 
-/* entry_of -- the entry slot `s` points at, bounds-checked, its crc
- * verified if `verify`; NULL if anything is wrong */
-static inline const struct os_cat_entry *entry_of(const struct os_cat_node *n,
-						  uint64_t s, bool verify)
-{
-	uint32_t off = OS_CAT_SLOT_OFFSET(s);
-	const struct os_cat_entry *e;
-
-	if (off < n->heap_start || off > NODE_SIZE - ENTRY_MIN)
-		return NULL;
-	e = (const void *)((const uint8_t *)n + off);
-	if (e->len == 0 || off + entry_size(e->len) > NODE_SIZE)
-		return NULL;
-	if (verify && e->crc != entry_crc(e))
-		return NULL;
-	return e;
-}
-
 /* slot_entry -- the entry of slot i, slot and entry verified if `checked` */
 static inline const struct os_cat_entry *slot_entry(const struct os_cat_node *n,
 						    unsigned i, bool checked)
 {
 	uint64_t s = n->slot[i];
 
-	if (checked && !slot_ok(s))
+	if (checked && !os_cat_slot_ok(s))
 		return NULL;
 	return entry_of(n, s, checked);
 }
@@ -237,8 +202,8 @@ static struct os_cat_node *node_at(const struct objstore *os, uint64_t off)
 	return os_ptr(os, off);
 }
 
-/* header_fields_ok -- whether a header's counts and bounds are possible */
-static bool header_fields_ok(const struct os_cat_node *n)
+/* os_cat_header_fields_ok -- whether a header's counts and bounds are possible */
+bool os_cat_header_fields_ok(const struct os_cat_node *n)
 {
 	return n->count >= 1 && n->count <= MAX_SLOTS &&
 	       n->heap_start >= HDR_SIZE + n->count * OS_CAT_SLOT_SIZE &&
@@ -253,7 +218,8 @@ static inline bool node_header_ok(const struct os_cat_node *n, unsigned level,
 				  bool verify)
 {
 	return n->magic == OS_CAT_MAGIC && n->level == level &&
-	       (!verify || n->crc == node_crc(n)) && header_fields_ok(n);
+	       (!verify || n->crc == os_cat_node_crc(n)) &&
+	       os_cat_header_fields_ok(n);
 }
 
 /* node_verify -- every slot and entry of a node; 0 or -ERR_CORRUPT */
@@ -319,7 +285,7 @@ static int slot_cmp(const struct os_cat_node *n, unsigned i, const uint8_t *key,
 	unsigned p = n->prefix_len;
 	const struct os_cat_entry *e;
 
-	if (checked && !slot_ok(s))
+	if (checked && !os_cat_slot_ok(s))
 		return -ERR_CORRUPT;
 	if (kh != sh) {
 		*c = kh < sh ? -1 : 1;
@@ -329,9 +295,9 @@ static int slot_cmp(const struct os_cat_node *n, unsigned i, const uint8_t *key,
 	if (!e || e->len < p)
 		return -ERR_CORRUPT;
 	if (checked)
-		*c = key_cmp(key + p, len - p, entry_key(e) + p, e->len - p);
+		*c = os_cat_key_cmp(key + p, len - p, entry_key(e) + p, e->len - p);
 	else /* the key may lack the prefix: see node_search */
-		*c = key_cmp(key, len, entry_key(e), e->len);
+		*c = os_cat_key_cmp(key, len, entry_key(e), e->len);
 	return 0;
 }
 
@@ -351,7 +317,7 @@ static int node_search(const struct os_cat_node *n, const uint8_t *key,
 		*idx = c < 0 ? 0 : n->count;
 		return err;
 	}
-	kh = key_hint(key, len, n->prefix_len);
+	kh = os_cat_key_hint(key, len, n->prefix_len);
 	while (lo < hi) {
 		unsigned mid = (lo + hi) / 2;
 
@@ -607,7 +573,7 @@ int os_cat_next(const struct objstore *os, struct os_cat_cursor *c,
 	if (prefix_len > OS_NAME_MAX || (plen && memchr(prefix, 0, plen)))
 		return -ERR_NOENT;
 	cursor_tidy(c);
-	if (key_cmp(cur, c->len, pre, plen) < 0)
+	if (os_cat_key_cmp(cur, c->len, pre, plen) < 0)
 		err = seek(os, pre, plen, false, &path);
 	else
 		err = seek(os, cur, c->len, c->started, &path);
@@ -837,7 +803,7 @@ static void write_entry(uint8_t *dst, const struct cat_ent *ent)
 	e->value = ent->value;
 	e->len = (uint8_t)ent->len;
 	memcpy(e->name, ent->key, ent->len);
-	e->crc = entry_crc(e);
+	e->crc = os_cat_entry_crc(e);
 }
 
 /* list_prefix -- the prefix that list entries [a, b) share: that of the outer two */
@@ -868,14 +834,14 @@ static void build_node(struct cat_op *op, uint64_t off, unsigned level,
 		if (top < HDR_SIZE + (j - a + 1) * OS_CAT_SLOT_SIZE)
 			op_fatal(op, "catalogue: a rebuilt node overflows");
 		write_entry((uint8_t *)n + top, &ent);
-		n->slot[j - a] = slot_make(top, key_hint(ent.key, ent.len, p));
+		n->slot[j - a] = slot_make(top, os_cat_key_hint(ent.key, ent.len, p));
 	}
 	slots = HDR_SIZE + (b - a) * OS_CAT_SLOT_SIZE;
 	memset((uint8_t *)n + slots, 0, top - slots);
 	*n = (struct os_cat_node){ .magic = OS_CAT_MAGIC, .level = (uint8_t)level,
 		.prefix_len = (uint8_t)p, .count = (uint16_t)(b - a),
 		.heap_start = (uint16_t)top, .first = first };
-	n->crc = node_crc(n);
+	n->crc = os_cat_node_crc(n);
 }
 
 /* The place where a list is cut in two, and what goes up. */
@@ -1209,7 +1175,8 @@ static void rehint(struct os_cat_node *n, unsigned p)
 		uint64_t s = n->slot[i];
 		const struct os_cat_entry *e = entry_of(n, s, false);
 
-		n->slot[i] = slot_make(OS_CAT_SLOT_OFFSET(s), key_hint(entry_key(e), e->len, p));
+		n->slot[i] = slot_make(OS_CAT_SLOT_OFFSET(s),
+				       os_cat_key_hint(entry_key(e), e->len, p));
 	}
 	n->prefix_len = (uint8_t)p;
 }
@@ -1220,7 +1187,7 @@ static void set_value(struct os_cat_node *n, unsigned i, uint64_t value)
 	struct os_cat_entry *e = (struct os_cat_entry *)entry_of(n, n->slot[i], false);
 
 	e->value = value;
-	e->crc = entry_crc(e);
+	e->crc = os_cat_entry_crc(e);
 }
 
 /* put_entry -- write a change's new entry into n's gap (recorded FRESH), and its slot */
@@ -1230,7 +1197,8 @@ static void put_entry(struct os_cat_node *n, const struct cat_change *ch)
 
 	n->heap_start = (uint16_t)(n->heap_start - entry_size(ch->len));
 	write_entry((uint8_t *)n + n->heap_start, &ent);
-	n->slot[ch->pos] = slot_make(n->heap_start, key_hint(ch->key, ch->len, n->prefix_len));
+	n->slot[ch->pos] = slot_make(n->heap_start,
+				     os_cat_key_hint(ch->key, ch->len, n->prefix_len));
 }
 
 /* in_place_apply -- make an in-place change (everything it writes is logged) */
@@ -1255,7 +1223,7 @@ static void in_place_apply(struct os_cat_node *n, const struct cat_change *ch,
 		put_entry(n, ch);
 	if (sp->rehint)
 		rehint(n, p);
-	n->crc = node_crc(n);
+	n->crc = os_cat_node_crc(n);
 }
 
 /* in_place_plan -- verify what an in-place change reads and rewrites */
@@ -1267,7 +1235,7 @@ static int in_place_plan(const struct os_cat_node *n, const struct cat_change *c
 	if (n->prefix_len && !slot_entry(n, 0, true))
 		return -ERR_CORRUPT;
 	for (unsigned i = 0; sp->rehint && i < n->count; i++)
-		if (!slot_entry(n, i, false) || !slot_ok(n->slot[i]))
+		if (!slot_entry(n, i, false) || !os_cat_slot_ok(n->slot[i]))
 			return -ERR_CORRUPT;
 	return 0;
 }
@@ -1658,7 +1626,7 @@ int os_cat_rename(struct objstore *os, const char *from, uint64_t from_len,
 		err = find_bound(&op, f, (unsigned)from_len, &id);
 	if (err)
 		return err;
-	if (key_cmp(f, (unsigned)from_len, t, (unsigned)to_len) == 0)
+	if (os_cat_key_cmp(f, (unsigned)from_len, t, (unsigned)to_len) == 0)
 		return 0;
 	err = rename_prepare(&op, t, (unsigned)to_len, &rm);
 	if (err)
@@ -1741,9 +1709,9 @@ static bool check_header(struct cat_walk *w, const struct os_cat_node *n,
 		os_check_problem(ck, "catalogue node at %#llx: bad magic %#x", at, n->magic);
 		return false;
 	}
-	if (n->crc != node_crc(n)) {
+	if (n->crc != os_cat_node_crc(n)) {
 		os_check_problem(ck, "catalogue node at %#llx: header checksum %#x != %#x",
-				 at, n->crc, node_crc(n));
+				 at, n->crc, os_cat_node_crc(n));
 		return false;
 	}
 	if (level < 0 && n->level >= OS_CAT_MAX_HEIGHT) {
@@ -1756,7 +1724,7 @@ static bool check_header(struct cat_walk *w, const struct os_cat_node *n,
 				 at, n->level, level + 1);
 		return false;
 	}
-	if (!header_fields_ok(n)) {
+	if (!os_cat_header_fields_ok(n)) {
 		os_check_problem(ck, "catalogue node at %#llx: impossible header (count %u, heap at %u, %u dead, reserved %#x/%#x, first %#llx at level %u)",
 				 at, n->count, n->heap_start, n->dead, n->reserved0,
 				 n->reserved1, (unsigned long long)n->first, n->level);
@@ -1786,17 +1754,18 @@ static const struct os_cat_entry *check_entry(struct cat_walk *w,
 	const struct os_cat_entry *e = entry_of(n, s, false);
 	unsigned long long at = off;
 
-	if (!slot_ok(s))
+	if (!os_cat_slot_ok(s))
 		os_check_problem(w->ck, "catalogue node at %#llx: slot %u fails its check", at, i);
 	else if (!e)
 		os_check_problem(w->ck, "catalogue node at %#llx: slot %u points outside the entry heap (offset %u)",
 				 at, i, OS_CAT_SLOT_OFFSET(s));
-	else if (e->crc != entry_crc(e))
+	else if (e->crc != os_cat_entry_crc(e))
 		os_check_problem(w->ck, "catalogue node at %#llx: entry of slot %u fails its checksum", at, i);
 	else if (memchr(e->name, 0, e->len))
 		os_check_problem(w->ck, "catalogue node at %#llx: key of slot %u holds a NUL byte", at, i);
 	else if (e->len < n->prefix_len ||
-		 OS_CAT_SLOT_HINT(s) != key_hint(entry_key(e), e->len, n->prefix_len))
+		 OS_CAT_SLOT_HINT(s) != os_cat_key_hint(entry_key(e), e->len,
+							  n->prefix_len))
 		os_check_problem(w->ck, "catalogue node at %#llx: slot %u's hint does not match its key", at, i);
 	else
 		return e;
@@ -1874,15 +1843,16 @@ static void check_order(struct cat_walk *w, const struct os_cat_node *n,
 
 		if (!e)
 			continue;
-		if (prev && key_cmp(entry_key(prev), prev->len, entry_key(e), e->len) >= 0)
+		if (prev && os_cat_key_cmp(entry_key(prev), prev->len,
+					   entry_key(e), e->len) >= 0)
 			os_check_problem(w->ck, "catalogue node at %#llx: keys out of order at slot %u ('%s' >= '%s')",
 					 at, i, show_key(a, sizeof(a), entry_key(prev), prev->len),
 					 show_key(b, sizeof(b), entry_key(e), e->len));
-		if (lo.key && key_cmp(entry_key(e), e->len, lo.key, lo.len) < 0)
+		if (lo.key && os_cat_key_cmp(entry_key(e), e->len, lo.key, lo.len) < 0)
 			os_check_problem(w->ck, "catalogue node at %#llx: key '%s' of slot %u is below its parent's separator '%s'",
 					 at, show_key(a, sizeof(a), entry_key(e), e->len), i,
 					 show_key(b, sizeof(b), lo.key, lo.len));
-		if (hi.key && key_cmp(entry_key(e), e->len, hi.key, hi.len) >= 0)
+		if (hi.key && os_cat_key_cmp(entry_key(e), e->len, hi.key, hi.len) >= 0)
 			os_check_problem(w->ck, "catalogue node at %#llx: key '%s' of slot %u is not below its parent's separator '%s'",
 					 at, show_key(a, sizeof(a), entry_key(e), e->len), i,
 					 show_key(b, sizeof(b), hi.key, hi.len));
