@@ -27,7 +27,8 @@
  *    slot checks and one to three entry crcs per node).
  *  - before a node is rebuilt or its entries move: all of it (once per
  *    split or merge, i.e. every few dozen changes).
- *  - os_check_catalogue: everything, plus every structural invariant.
+ *  - os_check_catalogue (check_catalogue.c): everything, plus every
+ *    structural invariant.
  * A failed check is -ERR_CORRUPT; every offset is bounds-checked before
  * it is followed and descents are bounded by the level numbers (each
  * child's level is its parent's minus one), so corruption can not crash
@@ -84,37 +85,23 @@
  * restores the old tree exactly: the fresh pages are free again and the
  * old pages hold what they held.
  */
-#include <stdio.h>
 #include <string.h>
 
-#include "check_internal.h"
+#include "catalogue_internal.h"
 #include "internal.h"
 #include "objstore/catalogue.h"
 
-#define NODE_SIZE OS_PAGE_SIZE
-#define HDR_SIZE ((unsigned)sizeof(struct os_cat_node))
-#define CAPACITY (NODE_SIZE - HDR_SIZE)          /* bytes for slots and entries */
-#define ENTRY_HDR ((unsigned)sizeof(struct os_cat_entry))
-#define ENTRY_MIN (ENTRY_HDR + 1)
 #define ITEM_MAX (OS_CAT_SLOT_SIZE + ENTRY_HDR + OS_NAME_MAX)
-#define MAX_SLOTS (CAPACITY / (OS_CAT_SLOT_SIZE + ENTRY_MIN))
 #define CHECK_MASK (0xfffull << 12)
 /* A split may leave its halves this many bytes apart to find a shorter separator. */
 #define SPLIT_SKEW 1024u
 /* Fresh nodes one change (or a rename's two) may take. */
 #define POOL_MAX (4 * OS_CAT_MAX_HEIGHT + 2)
 
-_Static_assert(MAX_SLOTS < 192, "a node's entries fit a 192-bit map");
 _Static_assert(OS_CAT_MIN_FILL + 2 * ITEM_MAX + SPLIT_SKEW < CAPACITY,
 	       "the halves of a split are neither under- nor overfull");
 
 /* --- keys, slots, entries ------------------------------------------------- */
-
-/* entry_size -- bytes of an entry with a `len`-byte key */
-static inline unsigned entry_size(unsigned len)
-{
-	return ENTRY_HDR + len;
-}
 
 /* item_size -- bytes an entry costs a node: its slot and itself */
 static inline unsigned item_size(unsigned len)
@@ -122,8 +109,8 @@ static inline unsigned item_size(unsigned len)
 	return OS_CAT_SLOT_SIZE + ENTRY_HDR + len;
 }
 
-/* key_cmp -- memcmp order, the shorter first on a common prefix */
-static int key_cmp(const uint8_t *a, unsigned alen, const uint8_t *b,
+/* os_cat_key_cmp -- memcmp order, the shorter first on a common prefix */
+int os_cat_key_cmp(const uint8_t *a, unsigned alen, const uint8_t *b,
 		   unsigned blen)
 {
 	int c = memcmp(a, b, alen < blen ? alen : blen);
@@ -144,8 +131,8 @@ static unsigned key_lcp(const uint8_t *a, unsigned alen, const uint8_t *b,
 	return i;
 }
 
-/* key_hint -- the OS_CAT_HINT_BYTES key bytes after `prefix`, zero-padded, big-endian */
-static uint64_t key_hint(const uint8_t *key, unsigned len, unsigned prefix)
+/* os_cat_key_hint -- the OS_CAT_HINT_BYTES key bytes after `prefix`, zero-padded, big-endian */
+uint64_t os_cat_key_hint(const uint8_t *key, unsigned len, unsigned prefix)
 {
 	uint64_t h = 0;
 
@@ -161,8 +148,8 @@ static uint64_t slot_seal(uint64_t s)
 	return s | (uint64_t)(crc32c(0, &s, sizeof(s)) & 0xfffu) << 12;
 }
 
-/* slot_ok -- whether a slot's check bits match */
-static bool slot_ok(uint64_t s)
+/* os_cat_slot_ok -- whether a slot's check bits match */
+bool os_cat_slot_ok(uint64_t s)
 {
 	return slot_seal(s) == s;
 }
@@ -173,21 +160,15 @@ static uint64_t slot_make(unsigned off, uint64_t hint)
 	return slot_seal(hint << 24 | off);
 }
 
-/* entry_key -- an entry's name as bytes */
-static inline const uint8_t *entry_key(const struct os_cat_entry *e)
-{
-	return (const uint8_t *)e->name;
-}
-
-/* entry_crc -- the checksum an entry must carry */
-static uint32_t entry_crc(const struct os_cat_entry *e)
+/* os_cat_entry_crc -- the checksum an entry must carry */
+uint32_t os_cat_entry_crc(const struct os_cat_entry *e)
 {
 	return crc32c(0, (const uint8_t *)e + sizeof(e->crc),
 		      entry_size(e->len) - sizeof(e->crc));
 }
 
-/* node_crc -- the checksum a node header must carry */
-static uint32_t node_crc(const struct os_cat_node *n)
+/* os_cat_node_crc -- the checksum a node header must carry */
+uint32_t os_cat_node_crc(const struct os_cat_node *n)
 {
 	return crc32c(0, n, __builtin_offsetof(struct os_cat_node, crc));
 }
@@ -198,31 +179,13 @@ static unsigned node_live(const struct os_cat_node *n)
 	return n->count * OS_CAT_SLOT_SIZE + NODE_SIZE - n->heap_start - n->dead;
 }
 
-/* entry_of -- the entry slot `s` points at, bounds-checked, its crc
- * verified if `verify`; NULL if anything is wrong */
-static inline const struct os_cat_entry *entry_of(const struct os_cat_node *n,
-						  uint64_t s, bool verify)
-{
-	uint32_t off = OS_CAT_SLOT_OFFSET(s);
-	const struct os_cat_entry *e;
-
-	if (off < n->heap_start || off > NODE_SIZE - ENTRY_MIN)
-		return NULL;
-	e = (const void *)((const uint8_t *)n + off);
-	if (e->len == 0 || off + entry_size(e->len) > NODE_SIZE)
-		return NULL;
-	if (verify && e->crc != entry_crc(e))
-		return NULL;
-	return e;
-}
-
 /* slot_entry -- the entry of slot i, slot and entry verified if `checked` */
 static inline const struct os_cat_entry *slot_entry(const struct os_cat_node *n,
 						    unsigned i, bool checked)
 {
 	uint64_t s = n->slot[i];
 
-	if (checked && !slot_ok(s))
+	if (checked && !os_cat_slot_ok(s))
 		return NULL;
 	return entry_of(n, s, checked);
 }
@@ -237,8 +200,8 @@ static struct os_cat_node *node_at(const struct objstore *os, uint64_t off)
 	return os_ptr(os, off);
 }
 
-/* header_fields_ok -- whether a header's counts and bounds are possible */
-static bool header_fields_ok(const struct os_cat_node *n)
+/* os_cat_header_fields_ok -- whether a header's counts and bounds are possible */
+bool os_cat_header_fields_ok(const struct os_cat_node *n)
 {
 	return n->count >= 1 && n->count <= MAX_SLOTS &&
 	       n->heap_start >= HDR_SIZE + n->count * OS_CAT_SLOT_SIZE &&
@@ -253,7 +216,8 @@ static inline bool node_header_ok(const struct os_cat_node *n, unsigned level,
 				  bool verify)
 {
 	return n->magic == OS_CAT_MAGIC && n->level == level &&
-	       (!verify || n->crc == node_crc(n)) && header_fields_ok(n);
+	       (!verify || n->crc == os_cat_node_crc(n)) &&
+	       os_cat_header_fields_ok(n);
 }
 
 /* node_verify -- every slot and entry of a node; 0 or -ERR_CORRUPT */
@@ -319,7 +283,7 @@ static int slot_cmp(const struct os_cat_node *n, unsigned i, const uint8_t *key,
 	unsigned p = n->prefix_len;
 	const struct os_cat_entry *e;
 
-	if (checked && !slot_ok(s))
+	if (checked && !os_cat_slot_ok(s))
 		return -ERR_CORRUPT;
 	if (kh != sh) {
 		*c = kh < sh ? -1 : 1;
@@ -329,9 +293,9 @@ static int slot_cmp(const struct os_cat_node *n, unsigned i, const uint8_t *key,
 	if (!e || e->len < p)
 		return -ERR_CORRUPT;
 	if (checked)
-		*c = key_cmp(key + p, len - p, entry_key(e) + p, e->len - p);
+		*c = os_cat_key_cmp(key + p, len - p, entry_key(e) + p, e->len - p);
 	else /* the key may lack the prefix: see node_search */
-		*c = key_cmp(key, len, entry_key(e), e->len);
+		*c = os_cat_key_cmp(key, len, entry_key(e), e->len);
 	return 0;
 }
 
@@ -351,7 +315,7 @@ static int node_search(const struct os_cat_node *n, const uint8_t *key,
 		*idx = c < 0 ? 0 : n->count;
 		return err;
 	}
-	kh = key_hint(key, len, n->prefix_len);
+	kh = os_cat_key_hint(key, len, n->prefix_len);
 	while (lo < hi) {
 		unsigned mid = (lo + hi) / 2;
 
@@ -607,7 +571,7 @@ int os_cat_next(const struct objstore *os, struct os_cat_cursor *c,
 	if (prefix_len > OS_NAME_MAX || (plen && memchr(prefix, 0, plen)))
 		return -ERR_NOENT;
 	cursor_tidy(c);
-	if (key_cmp(cur, c->len, pre, plen) < 0)
+	if (os_cat_key_cmp(cur, c->len, pre, plen) < 0)
 		err = seek(os, pre, plen, false, &path);
 	else
 		err = seek(os, cur, c->len, c->started, &path);
@@ -837,7 +801,7 @@ static void write_entry(uint8_t *dst, const struct cat_ent *ent)
 	e->value = ent->value;
 	e->len = (uint8_t)ent->len;
 	memcpy(e->name, ent->key, ent->len);
-	e->crc = entry_crc(e);
+	e->crc = os_cat_entry_crc(e);
 }
 
 /* list_prefix -- the prefix that list entries [a, b) share: that of the outer two */
@@ -868,14 +832,14 @@ static void build_node(struct cat_op *op, uint64_t off, unsigned level,
 		if (top < HDR_SIZE + (j - a + 1) * OS_CAT_SLOT_SIZE)
 			op_fatal(op, "catalogue: a rebuilt node overflows");
 		write_entry((uint8_t *)n + top, &ent);
-		n->slot[j - a] = slot_make(top, key_hint(ent.key, ent.len, p));
+		n->slot[j - a] = slot_make(top, os_cat_key_hint(ent.key, ent.len, p));
 	}
 	slots = HDR_SIZE + (b - a) * OS_CAT_SLOT_SIZE;
 	memset((uint8_t *)n + slots, 0, top - slots);
 	*n = (struct os_cat_node){ .magic = OS_CAT_MAGIC, .level = (uint8_t)level,
 		.prefix_len = (uint8_t)p, .count = (uint16_t)(b - a),
 		.heap_start = (uint16_t)top, .first = first };
-	n->crc = node_crc(n);
+	n->crc = os_cat_node_crc(n);
 }
 
 /* The place where a list is cut in two, and what goes up. */
@@ -1209,7 +1173,8 @@ static void rehint(struct os_cat_node *n, unsigned p)
 		uint64_t s = n->slot[i];
 		const struct os_cat_entry *e = entry_of(n, s, false);
 
-		n->slot[i] = slot_make(OS_CAT_SLOT_OFFSET(s), key_hint(entry_key(e), e->len, p));
+		n->slot[i] = slot_make(OS_CAT_SLOT_OFFSET(s),
+				       os_cat_key_hint(entry_key(e), e->len, p));
 	}
 	n->prefix_len = (uint8_t)p;
 }
@@ -1220,7 +1185,7 @@ static void set_value(struct os_cat_node *n, unsigned i, uint64_t value)
 	struct os_cat_entry *e = (struct os_cat_entry *)entry_of(n, n->slot[i], false);
 
 	e->value = value;
-	e->crc = entry_crc(e);
+	e->crc = os_cat_entry_crc(e);
 }
 
 /* put_entry -- write a change's new entry into n's gap (recorded FRESH), and its slot */
@@ -1230,7 +1195,8 @@ static void put_entry(struct os_cat_node *n, const struct cat_change *ch)
 
 	n->heap_start = (uint16_t)(n->heap_start - entry_size(ch->len));
 	write_entry((uint8_t *)n + n->heap_start, &ent);
-	n->slot[ch->pos] = slot_make(n->heap_start, key_hint(ch->key, ch->len, n->prefix_len));
+	n->slot[ch->pos] = slot_make(n->heap_start,
+				     os_cat_key_hint(ch->key, ch->len, n->prefix_len));
 }
 
 /* in_place_apply -- make an in-place change (everything it writes is logged) */
@@ -1255,7 +1221,7 @@ static void in_place_apply(struct os_cat_node *n, const struct cat_change *ch,
 		put_entry(n, ch);
 	if (sp->rehint)
 		rehint(n, p);
-	n->crc = node_crc(n);
+	n->crc = os_cat_node_crc(n);
 }
 
 /* in_place_plan -- verify what an in-place change reads and rewrites */
@@ -1267,7 +1233,7 @@ static int in_place_plan(const struct os_cat_node *n, const struct cat_change *c
 	if (n->prefix_len && !slot_entry(n, 0, true))
 		return -ERR_CORRUPT;
 	for (unsigned i = 0; sp->rehint && i < n->count; i++)
-		if (!slot_entry(n, i, false) || !slot_ok(n->slot[i]))
+		if (!slot_entry(n, i, false) || !os_cat_slot_ok(n->slot[i]))
 			return -ERR_CORRUPT;
 	return 0;
 }
@@ -1658,7 +1624,7 @@ int os_cat_rename(struct objstore *os, const char *from, uint64_t from_len,
 		err = find_bound(&op, f, (unsigned)from_len, &id);
 	if (err)
 		return err;
-	if (key_cmp(f, (unsigned)from_len, t, (unsigned)to_len) == 0)
+	if (os_cat_key_cmp(f, (unsigned)from_len, t, (unsigned)to_len) == 0)
 		return 0;
 	err = rename_prepare(&op, t, (unsigned)to_len, &rm);
 	if (err)
@@ -1668,312 +1634,4 @@ int os_cat_rename(struct objstore *os, const char *from, uint64_t from_len,
 	err = rename_insert(&op, t, (unsigned)to_len, id);
 	op_finish(&op, err ? -1 : 0);
 	return err;
-}
-
-/* --- the checker ---------------------------------------------------------------- */
-
-/* A bound on the keys of a subtree; key NULL: none. */
-struct cat_bound {
-	const uint8_t *key;
-	unsigned len;
-};
-
-struct cat_walk {
-	struct os_checker *ck;
-	uint64_t names;
-};
-
-/* The slots of one node whose entries passed their checks. */
-struct cat_good {
-	uint64_t map[3];
-};
-
-/* show_key -- a key as printable text (escaped, shortened) in buf */
-static const char *show_key(char *buf, size_t size, const uint8_t *key,
-			    unsigned len)
-{
-	size_t at = 0;
-
-	for (unsigned i = 0; i < len; i++) {
-		if (at + 8 >= size) { /* room for an escape and "..." */
-			memcpy(buf + at, "...", 3);
-			at += 3;
-			break;
-		}
-		if (key[i] >= 0x20 && key[i] < 0x7f && key[i] != '\'' && key[i] != '\\')
-			buf[at++] = (char)key[i];
-		else
-			at += (size_t)snprintf(buf + at, size - at, "\\x%02x", key[i]);
-	}
-	buf[at] = '\0';
-	return buf;
-}
-
-/* claim_node -- the node at `off`, claimed for the catalogue; NULL if it
- * is not a data page or is claimed already (which also stops cycles) */
-static const struct os_cat_node *claim_node(struct cat_walk *w, uint64_t off,
-					    uint64_t parent)
-{
-	struct os_checker *ck = w->ck;
-	char what[64];
-
-	if (!os_check_offset_ok(ck, off, NODE_SIZE) ||
-	    (off - ck->sb->data_offset) % NODE_SIZE) {
-		os_check_problem(ck, "catalogue node at %#llx: child pointer %#llx is not a data page",
-				 (unsigned long long)parent, (unsigned long long)off);
-		return NULL;
-	}
-	snprintf(what, sizeof(what), "catalogue node at %#llx", (unsigned long long)off);
-	if (!os_check_claim_page(ck, (off - ck->sb->data_offset) / NODE_SIZE,
-				 OS_OWNER_CATALOGUE, what))
-		return NULL;
-	return (const void *)(ck->base + off);
-}
-
-/* check_header -- a node's header; false if its body can not be trusted */
-static bool check_header(struct cat_walk *w, const struct os_cat_node *n,
-			 uint64_t off, int level)
-{
-	struct os_checker *ck = w->ck;
-	unsigned long long at = off;
-
-	if (n->magic != OS_CAT_MAGIC) {
-		os_check_problem(ck, "catalogue node at %#llx: bad magic %#x", at, n->magic);
-		return false;
-	}
-	if (n->crc != node_crc(n)) {
-		os_check_problem(ck, "catalogue node at %#llx: header checksum %#x != %#x",
-				 at, n->crc, node_crc(n));
-		return false;
-	}
-	if (level < 0 && n->level >= OS_CAT_MAX_HEIGHT) {
-		os_check_problem(ck, "catalogue node at %#llx: root level %u >= %u",
-				 at, n->level, OS_CAT_MAX_HEIGHT);
-		return false;
-	}
-	if (level >= 0 && n->level != level) {
-		os_check_problem(ck, "catalogue node at %#llx: level %u under a level-%d parent (leaves at unequal depths)",
-				 at, n->level, level + 1);
-		return false;
-	}
-	if (!header_fields_ok(n)) {
-		os_check_problem(ck, "catalogue node at %#llx: impossible header (count %u, heap at %u, %u dead, reserved %#x/%#x, first %#llx at level %u)",
-				 at, n->count, n->heap_start, n->dead, n->reserved0,
-				 n->reserved1, (unsigned long long)n->first, n->level);
-		return false;
-	}
-	return true;
-}
-
-/* mark_bytes -- mark [off, off+len) used in a node's byte map; false if some already were */
-static bool mark_bytes(uint64_t *map, unsigned off, unsigned len)
-{
-	bool clash = false;
-
-	for (unsigned b = off; b < off + len; b++) {
-		clash |= (map[b / 64] >> (b % 64)) & 1;
-		map[b / 64] |= 1ull << (b % 64);
-	}
-	return !clash;
-}
-
-/* check_entry -- slot i of n and its entry; the entry if it is sound */
-static const struct os_cat_entry *check_entry(struct cat_walk *w,
-					      const struct os_cat_node *n,
-					      uint64_t off, unsigned i)
-{
-	uint64_t s = n->slot[i];
-	const struct os_cat_entry *e = entry_of(n, s, false);
-	unsigned long long at = off;
-
-	if (!slot_ok(s))
-		os_check_problem(w->ck, "catalogue node at %#llx: slot %u fails its check", at, i);
-	else if (!e)
-		os_check_problem(w->ck, "catalogue node at %#llx: slot %u points outside the entry heap (offset %u)",
-				 at, i, OS_CAT_SLOT_OFFSET(s));
-	else if (e->crc != entry_crc(e))
-		os_check_problem(w->ck, "catalogue node at %#llx: entry of slot %u fails its checksum", at, i);
-	else if (memchr(e->name, 0, e->len))
-		os_check_problem(w->ck, "catalogue node at %#llx: key of slot %u holds a NUL byte", at, i);
-	else if (e->len < n->prefix_len ||
-		 OS_CAT_SLOT_HINT(s) != key_hint(entry_key(e), e->len, n->prefix_len))
-		os_check_problem(w->ck, "catalogue node at %#llx: slot %u's hint does not match its key", at, i);
-	else
-		return e;
-	return NULL;
-}
-
-/* check_entries -- every slot and entry of n: checks, overlaps, accounting, fill */
-static void check_entries(struct cat_walk *w, const struct os_cat_node *n,
-			  uint64_t off, bool is_root, struct cat_good *good)
-{
-	uint64_t map[NODE_SIZE / 64] = { 0 };
-	unsigned bytes = n->dead, live = n->count * OS_CAT_SLOT_SIZE;
-	unsigned long long at = off;
-
-	memset(good, 0, sizeof(good->map));
-	for (unsigned i = 0; i < n->count; i++) {
-		const struct os_cat_entry *e = check_entry(w, n, off, i);
-		unsigned eoff = OS_CAT_SLOT_OFFSET(n->slot[i]);
-
-		if (!e)
-			continue;
-		good->map[i / 64] |= 1ull << (i % 64);
-		bytes += entry_size(e->len);
-		live += entry_size(e->len);
-		if (!mark_bytes(map, eoff, entry_size(e->len)))
-			os_check_problem(w->ck, "catalogue node at %#llx: entry of slot %u overlaps another", at, i);
-	}
-	if (bytes != NODE_SIZE - n->heap_start)
-		os_check_problem(w->ck, "catalogue node at %#llx: entries (%u bytes with %u dead) do not fill the heap of %u bytes",
-				 at, bytes, n->dead, NODE_SIZE - n->heap_start);
-	if (!is_root && live < OS_CAT_MIN_FILL)
-		os_check_problem(w->ck, "catalogue node at %#llx: underfull, %u live bytes < %u",
-				 at, live, OS_CAT_MIN_FILL);
-}
-
-/* good_at -- the entry of slot i of n if it passed its checks, else NULL */
-static const struct os_cat_entry *good_at(const struct os_cat_node *n,
-					  const struct cat_good *g, unsigned i)
-{
-	if (!((g->map[i / 64] >> (i % 64)) & 1))
-		return NULL;
-	return entry_of(n, n->slot[i], false);
-}
-
-/* check_prefix -- every sound key shares the node's prefix */
-static void check_prefix(struct cat_walk *w, const struct os_cat_node *n,
-			 uint64_t off, const struct cat_good *g)
-{
-	const struct os_cat_entry *first = NULL;
-
-	for (unsigned i = 0; i < n->count; i++) {
-		const struct os_cat_entry *e = good_at(n, g, i);
-
-		if (!e)
-			continue;
-		if (!first)
-			first = e;
-		else if (memcmp(e->name, first->name, n->prefix_len) != 0)
-			os_check_problem(w->ck, "catalogue node at %#llx: key of slot %u lacks the node's %u-byte prefix",
-					 (unsigned long long)off, i, n->prefix_len);
-	}
-}
-
-/* check_order -- sound keys strictly increase and lie in [lo, hi) */
-static void check_order(struct cat_walk *w, const struct os_cat_node *n,
-			uint64_t off, const struct cat_good *g,
-			struct cat_bound lo, struct cat_bound hi)
-{
-	const struct os_cat_entry *prev = NULL;
-	unsigned long long at = off;
-	char a[80], b[80];
-
-	for (unsigned i = 0; i < n->count; i++) {
-		const struct os_cat_entry *e = good_at(n, g, i);
-
-		if (!e)
-			continue;
-		if (prev && key_cmp(entry_key(prev), prev->len, entry_key(e), e->len) >= 0)
-			os_check_problem(w->ck, "catalogue node at %#llx: keys out of order at slot %u ('%s' >= '%s')",
-					 at, i, show_key(a, sizeof(a), entry_key(prev), prev->len),
-					 show_key(b, sizeof(b), entry_key(e), e->len));
-		if (lo.key && key_cmp(entry_key(e), e->len, lo.key, lo.len) < 0)
-			os_check_problem(w->ck, "catalogue node at %#llx: key '%s' of slot %u is below its parent's separator '%s'",
-					 at, show_key(a, sizeof(a), entry_key(e), e->len), i,
-					 show_key(b, sizeof(b), lo.key, lo.len));
-		if (hi.key && key_cmp(entry_key(e), e->len, hi.key, hi.len) >= 0)
-			os_check_problem(w->ck, "catalogue node at %#llx: key '%s' of slot %u is not below its parent's separator '%s'",
-					 at, show_key(a, sizeof(a), entry_key(e), e->len), i,
-					 show_key(b, sizeof(b), hi.key, hi.len));
-		prev = e;
-	}
-}
-
-/* check_leaf_ids -- every name of a leaf refers to a live object */
-static void check_leaf_ids(struct cat_walk *w, const struct os_cat_node *n,
-			   uint64_t off, const struct cat_good *g)
-{
-	char a[80];
-
-	for (unsigned i = 0; i < n->count; i++) {
-		const struct os_cat_entry *e = good_at(n, g, i);
-
-		if (e && !os_check_object_exists(w->ck, e->value))
-			os_check_problem(w->ck, "catalogue node at %#llx: name '%s' refers to object %llu, which does not exist",
-					 (unsigned long long)off,
-					 show_key(a, sizeof(a), entry_key(e), e->len),
-					 (unsigned long long)e->value);
-	}
-	w->names += n->count;
-}
-
-static void walk_node(struct cat_walk *w, uint64_t off, uint64_t parent,
-		      int level, struct cat_bound lo, struct cat_bound hi);
-
-/* walk_children -- check every child of an internal node, with its bounds */
-static void walk_children(struct cat_walk *w, const struct os_cat_node *n,
-			  uint64_t off, const struct cat_good *g,
-			  struct cat_bound lo, struct cat_bound hi)
-{
-	for (unsigned c = 0; c <= n->count; c++) {
-		const struct os_cat_entry *left = c ? good_at(n, g, c - 1) : NULL;
-		const struct os_cat_entry *right = c < n->count ? good_at(n, g, c) : NULL;
-		struct cat_bound clo = lo, chi = hi;
-
-		if (c && !left)
-			continue; /* its pointer is not trustworthy: reported already */
-		if (left)
-			clo = (struct cat_bound){ entry_key(left), left->len };
-		if (c < n->count)
-			chi = (struct cat_bound){ right ? entry_key(right) : NULL,
-						  right ? right->len : 0 };
-		walk_node(w, c ? left->value : n->first, off, n->level - 1, clo, chi);
-	}
-}
-
-/* check_node -- everything about one node but its children; NULL if it
- * can not be trusted at all. Kept out of line: walk_node recurses. */
-static __attribute__((noinline)) const struct os_cat_node *
-check_node(struct cat_walk *w, uint64_t off, uint64_t parent, int level,
-	   struct cat_bound lo, struct cat_bound hi, struct cat_good *good)
-{
-	const struct os_cat_node *n = claim_node(w, off, parent);
-
-	if (!n || !check_header(w, n, off, level))
-		return NULL;
-	check_entries(w, n, off, level < 0, good);
-	check_prefix(w, n, off, good);
-	check_order(w, n, off, good, lo, hi);
-	if (n->level == 0)
-		check_leaf_ids(w, n, off, good);
-	return n;
-}
-
-/* walk_node -- check the subtree at `off` (level -1: the root, any level) */
-static void walk_node(struct cat_walk *w, uint64_t off, uint64_t parent,
-		      int level, struct cat_bound lo, struct cat_bound hi)
-{
-	struct cat_good good;
-	const struct os_cat_node *n = check_node(w, off, parent, level, lo, hi, &good);
-
-	/* Invariant: levels fall by one per step, so this recursion is at
-	 * most OS_CAT_MAX_HEIGHT deep. */
-	if (n && n->level > 0)
-		walk_children(w, n, off, &good, lo, hi);
-}
-
-/* os_check_catalogue -- walk the whole catalogue read-only, reporting every problem */
-void os_check_catalogue(struct os_checker *ck)
-{
-	struct cat_walk w = { ck, 0 };
-	struct cat_bound none = { NULL, 0 };
-	uint64_t root = ck->root->catalogue_root;
-
-	if (root)
-		walk_node(&w, root, 0, -1, none, none);
-	if (w.names != ck->root->catalogue_count)
-		os_check_problem(ck, "catalogue: %llu names reachable, the root block counts %llu",
-				 (unsigned long long)w.names,
-				 (unsigned long long)ck->root->catalogue_count);
 }

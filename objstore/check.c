@@ -8,8 +8,9 @@
  * place), the check stops: open the heap first, or check a rolled-back
  * private view as objtool does. Then every page
  * descriptor, the free-page stack, the partial-slab lists; then each
- * structure's module walks what it owns and claims every page and small
- * block it reaches (check_internal.h), and each application root must name
+ * structure's checker (check_objects.c, check_catalogue.c) walks what it
+ * owns and claims every page and small block it reaches
+ * (check_internal.h), and each application root must name
  * a live object; finally every allocated page and block must have been
  * claimed exactly once (no leak, no double use) and every claimed one must
  * be allocated (no dangling reference).

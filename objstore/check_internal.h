@@ -2,12 +2,18 @@
  * check_internal.h -- what the checker's modules share.
  *
  * check.c walks the superblock, root block, log, page descriptors and the
- * free-page stack, then asks each structure's module to walk what it owns
- * (os_check_objects in object.c, os_check_catalogue in catalogue.c). Each
- * claims every page and small block it reaches; at the end check.c
- * compares the claims with the allocator: an allocated page or block that
- * nobody claimed is a leak, one claimed twice is a double use, one claimed
- * but free is a dangling reference.
+ * free-page stack, then asks each structure's checker to walk what it
+ * owns (os_check_objects in check_objects.c, os_check_catalogue in
+ * check_catalogue.c). Each claims every page and small block it reaches;
+ * at the end check.c compares the claims with the allocator: an allocated
+ * page or block that nobody claimed is a leak, one claimed twice is a
+ * double use, one claimed but free is a dangling reference.
+ *
+ * Only the checker's files include this header (and test_object.c, which
+ * asks os_check_object_exists directly). A checker reads its structure
+ * through that structure's own private header (object_internal.h,
+ * catalogue_internal.h), which object.c and catalogue.c include too;
+ * neither of them includes this one.
  */
 #ifndef OBJSTORE_CHECK_INTERNAL_H
 #define OBJSTORE_CHECK_INTERNAL_H
@@ -63,7 +69,7 @@ bool os_check_claim_block(struct os_checker *ck, uint64_t off, uint64_t size,
 /* os_check_offset_ok -- whether [off, off+len) lies in the data pages */
 bool os_check_offset_ok(const struct os_checker *ck, uint64_t off, uint64_t len);
 
-/* The structure walkers, in object.c and catalogue.c. */
+/* The structure walkers, in check_objects.c and check_catalogue.c. */
 void os_check_objects(struct os_checker *ck);
 void os_check_catalogue(struct os_checker *ck);
 

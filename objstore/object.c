@@ -16,17 +16,19 @@
  * zeros, growing an object allocates at most the new top levels of its
  * tree, and an object of any size costs nothing until it is written.
  *
- * Invariant: a paged object's depth is obj_depth(size), the fewest levels
- *            that reach its last page, and it has no page at or past its
- *            size; the bytes of its last page past an unaligned size are 0.
+ * Invariant: a paged object's depth is os_obj_depth(size), the fewest
+ *            levels that reach its last page, and it has no page at or past
+ *            its size; the bytes of its last page past an unaligned size
+ *            are 0.
  * Invariant: an index page's descriptor `used` counts its non-zero
  *            entries, and is never 0 (an emptied index page is freed and
  *            the entry or root that held it cleared).
- * Invariant: the id index has depth key_depth(next_object_id - 1) and no
- *            entry for an id of 0 or >= next_object_id (< ID_LIMIT).
+ * Invariant: the id index has depth os_obj_key_depth(next_object_id - 1)
+ *            and no entry for an id of 0 or >= next_object_id (< ID_LIMIT).
  * Invariant: every header carries its crc. Lookups refuse a header that
  *            does not (-ERR_CORRUPT) and validate every offset before
- *            following it; os_check_objects verifies all of the above.
+ *            following it; os_check_objects (check_objects.c)
+ *            verifies all of the above.
  *
  * Power cuts: every change runs inside the caller's transaction. Each
  * existing persistent byte is logged (os_tx_log, os_log_root) before it is
@@ -68,16 +70,12 @@
  * caller must abort.
  */
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "check_internal.h"
 #include "internal.h"
+#include "object_internal.h"
 #include "objstore/object.h"
 
-#define ID_MAX_DEPTH 7            /* ids below ID_LIMIT = 512^7 */
-#define ID_LIMIT (1ull << 63)
-#define OBJ_MAX_DEPTH 6           /* 512^6 pages reach any 64-bit size */
 #define MAX_DEPTH ID_MAX_DEPTH
 
 /* Log bytes reserved with os_log_room before anything changes. */
@@ -92,16 +90,6 @@
 #define COST_FREE OS_FREE_LOG_RESERVE
 /* freeing one page and clearing the entry that held it */
 #define COST_STEP (COST_FREE + COST_SLOT)
-
-#define ULL(x) ((unsigned long long)(x))
-
-/* A read-only view of a heap: from an open handle or from the checker. */
-struct view {
-	const uint8_t *base;
-	const struct os_superblock *sb;
-	const struct os_root *root;
-	const struct os_page_desc *desc;
-};
 
 /* A walk from the top of a radix tree towards one key. */
 struct rpath {
@@ -133,14 +121,14 @@ static unsigned digit(uint64_t key, unsigned level)
 	return (unsigned)(key >> (OS_RADIX_SHIFT * level)) & (OS_RADIX_FANOUT - 1);
 }
 
-/* span -- keys under one entry of an index page at `level` */
-static uint64_t span(unsigned level)
+/* os_obj_span -- keys under one entry of an index page at `level` */
+uint64_t os_obj_span(unsigned level)
 {
 	return 1ull << (OS_RADIX_SHIFT * level);
 }
 
-/* key_depth -- the fewest radix levels that reach `key` (0 for key 0) */
-static unsigned key_depth(uint64_t key)
+/* os_obj_key_depth -- the fewest radix levels that reach `key` (0 for key 0) */
+unsigned os_obj_key_depth(uint64_t key)
 {
 	unsigned d = 0;
 
@@ -149,16 +137,16 @@ static unsigned key_depth(uint64_t key)
 	return d;
 }
 
-/* npages -- data pages an object of `size` bytes spans */
-static uint64_t npages(uint64_t size)
+/* os_obj_npages -- data pages an object of `size` bytes spans */
+uint64_t os_obj_npages(uint64_t size)
 {
 	return size / OS_PAGE_SIZE + (size % OS_PAGE_SIZE != 0);
 }
 
-/* obj_depth -- the radix depth of a paged object of `size` bytes */
-static unsigned obj_depth(uint64_t size)
+/* os_obj_depth -- the radix depth of a paged object of `size` bytes */
+unsigned os_obj_depth(uint64_t size)
 {
-	return size ? key_depth(npages(size) - 1) : 0;
+	return size ? os_obj_key_depth(os_obj_npages(size) - 1) : 0;
 }
 
 /* os_obj_placement -- where objects of `type` keep their bytes; 0 for a bad type */
@@ -198,16 +186,16 @@ static bool block_ok(const struct view *v, uint64_t off, uint32_t size)
 	       rel / OS_PAGE_SIZE < v->sb->page_count;
 }
 
-/* entries -- the entries of index page `off` */
-static const uint64_t *entries(const struct view *v, uint64_t off)
+/* os_obj_entries -- the entries of index page `off` */
+const uint64_t *os_obj_entries(const struct view *v, uint64_t off)
 {
 	return (const uint64_t *)(v->base + off);
 }
 
 /* --- headers and lookups (read-only) ---------------------------------- */
 
-/* hdr_crc -- the checksum header h must carry */
-static uint32_t hdr_crc(const struct os_obj_header *h)
+/* os_obj_hdr_crc -- the checksum header h must carry */
+uint32_t os_obj_hdr_crc(const struct os_obj_header *h)
 {
 	return crc32c(0, h, offsetof(struct os_obj_header, crc));
 }
@@ -215,7 +203,7 @@ static uint32_t hdr_crc(const struct os_obj_header *h)
 /* hdr_seal -- recompute h's checksum after a change */
 static void hdr_seal(struct os_obj_header *h)
 {
-	h->crc = hdr_crc(h);
+	h->crc = os_obj_hdr_crc(h);
 }
 
 /* walk -- follow `key` down `depth` levels from `top`, validating each index page */
@@ -230,7 +218,7 @@ static int walk(const struct view *v, uint64_t top, unsigned depth,
 		if (!page_ok(v, cur))
 			return -ERR_CORRUPT;
 		p->page[l] = cur;
-		cur = entries(v, cur)[digit(key, l)];
+		cur = os_obj_entries(v, cur)[digit(key, l)];
 	}
 	p->leaf = cur;
 	return 0;
@@ -250,20 +238,20 @@ static unsigned path_missing(const struct rpath *p)
 static int hdr_check(const struct view *v, const struct os_obj_header *h,
 		     uint64_t id)
 {
-	if (h->crc != hdr_crc(h) || h->id != id ||
+	if (h->crc != os_obj_hdr_crc(h) || h->id != id ||
 	    h->placement != os_obj_placement(h->type))
 		return -ERR_CORRUPT;
 	if (h->placement == OS_PLACE_SMALL)
 		return h->size && h->size <= OS_LARGEST_SMALL && !h->depth &&
 		       block_ok(v, h->data, block_size(h->size)) ? 0 : -ERR_CORRUPT;
-	if (h->depth != obj_depth(h->size) || (h->data && !page_ok(v, h->data)) ||
+	if (h->depth != os_obj_depth(h->size) || (h->data && !page_ok(v, h->data)) ||
 	    (!h->size && h->data))
 		return -ERR_CORRUPT;
 	return 0;
 }
 
-/* hdr_find -- the heap offset of object `id`'s header, validated */
-static int hdr_find(const struct view *v, uint64_t id, uint64_t *off)
+/* os_obj_hdr_find -- the heap offset of object `id`'s header, validated */
+int os_obj_hdr_find(const struct view *v, uint64_t id, uint64_t *off)
 {
 	const struct os_root *r = v->root;
 	struct rpath p;
@@ -271,7 +259,7 @@ static int hdr_find(const struct view *v, uint64_t id, uint64_t *off)
 
 	if (id == 0 || id >= r->next_object_id || !r->index_root)
 		return -ERR_NOENT;
-	if (r->index_depth > ID_MAX_DEPTH || key_depth(id) > r->index_depth)
+	if (r->index_depth > ID_MAX_DEPTH || os_obj_key_depth(id) > r->index_depth)
 		return -ERR_CORRUPT;
 	err = walk(v, r->index_root, r->index_depth, id, &p);
 	if (err)
@@ -304,7 +292,7 @@ static int count_under(const struct view *v, uint64_t pg, unsigned level,
 	if (!page_ok(v, pg) || *budget == 0)
 		return -ERR_CORRUPT;
 	(*budget)--;
-	e = entries(v, pg);
+	e = os_obj_entries(v, pg);
 	for (unsigned i = 0; i < OS_RADIX_FANOUT; i++) {
 		int err = 0;
 
@@ -368,9 +356,9 @@ static int next_in(const struct view *v, uint64_t pg, unsigned level,
 
 	if (!page_ok(v, pg))
 		return -ERR_CORRUPT;
-	e = entries(v, pg);
+	e = os_obj_entries(v, pg);
 	for (; i < OS_RADIX_FANOUT; i++) {
-		uint64_t start = base + i * span(level);
+		uint64_t start = base + i * os_obj_span(level);
 		int err;
 
 		if (!e[i])
@@ -485,7 +473,8 @@ static int id_pages_needed(const struct objstore *os, uint64_t id,
 	}
 	if (r->index_depth < depth) {
 		/* New tops (entry 0: the old top); id's top digit is not 0
-		 * (depth = key_depth(id)), so its path below the top is new. */
+		 * (depth = os_obj_key_depth(id)), so its path below the top is
+		 * new. */
 		*np = depth - r->index_depth + depth - 1;
 		return 0;
 	}
@@ -554,7 +543,7 @@ static int hdr_get(struct objstore *os, uint64_t id, struct os_obj_header **h)
 
 	if (!os->in_tx)
 		return -ERR_INVAL;
-	err = hdr_find(&v, id, &off);
+	err = os_obj_hdr_find(&v, id, &off);
 	if (!err)
 		*h = os_ptr(os, off);
 	return err;
@@ -571,7 +560,7 @@ static void hdr_init(struct objstore *os, struct os_obj_header *h, uint64_t id,
 	h->size = size;
 	h->data = data;
 	h->placement = os_obj_placement(type);
-	h->depth = (uint8_t)(h->placement == OS_PLACE_PAGED ? obj_depth(size) : 0);
+	h->depth = (uint8_t)(h->placement == OS_PLACE_PAGED ? os_obj_depth(size) : 0);
 	h->modified_epoch = os->tx_epoch;
 	hdr_seal(h);
 }
@@ -716,7 +705,7 @@ static int tail_zero(struct objstore *os, const struct os_obj_header *h,
 /* grow -- make paged object h `size` bytes (more than now); the new bytes read as zeros */
 static int grow(struct objstore *os, struct os_obj_header *h, uint64_t size)
 {
-	unsigned depth = obj_depth(size), g = h->data ? depth - h->depth : 0;
+	unsigned depth = os_obj_depth(size), g = h->data ? depth - h->depth : 0;
 	uint64_t pool[OBJ_MAX_DEPTH];
 	int err = os_log_room(os, COST_HDR + COST_PAGE + g * (COST_ALLOC + COST_SLOT));
 
@@ -749,7 +738,7 @@ static int prune_entry(struct objstore *os, uint64_t pg, unsigned i,
 		       unsigned level, uint64_t start, struct prune *pr)
 {
 	struct view v = view_of(os);
-	uint64_t child = entries(&v, pg)[i];
+	uint64_t child = os_obj_entries(&v, pg)[i];
 	int err;
 
 	if (!page_ok(&v, child))
@@ -775,10 +764,10 @@ static int prune_page(struct objstore *os, uint64_t pg, unsigned level,
 	const uint64_t *e = os_ptr(os, pg);
 
 	for (unsigned i = OS_RADIX_FANOUT; i-- > 0;) {
-		uint64_t start = base + i * span(level);
+		uint64_t start = base + i * os_obj_span(level);
 		int err;
 
-		if (start + span(level) <= pr->first)
+		if (start + os_obj_span(level) <= pr->first)
 			break;
 		if (!e[i])
 			continue;
@@ -821,7 +810,7 @@ static int collapse(struct objstore *os, struct os_obj_header *h)
 	int err;
 
 	if (top) {
-		child = entries(&v, top)[0];
+		child = os_obj_entries(&v, top)[0];
 		/* Invariant: nothing lies past the new size, so entry 0 is all the top holds. */
 		if (os->desc[os_page_of(os, top)].used != (child != 0) ||
 		    (child && !page_ok(&v, child)))
@@ -845,7 +834,7 @@ static uint64_t settle_cost(unsigned depth)
 /* settle -- give h (logged) its new, smaller size: fewer levels, a zeroed tail */
 static int settle(struct objstore *os, struct os_obj_header *h, uint64_t size)
 {
-	unsigned depth = obj_depth(size);
+	unsigned depth = os_obj_depth(size);
 	int err = 0;
 
 	while (!err && h->depth > depth)
@@ -866,7 +855,8 @@ static int settle(struct objstore *os, struct os_obj_header *h, uint64_t size)
 static int shrink(struct objstore *os, struct os_obj_header *h, uint64_t size,
 		  uint64_t keep)
 {
-	struct prune pr = { npages(size), keep + settle_cost(h->depth), UINT64_MAX };
+	struct prune pr = { os_obj_npages(size), keep + settle_cost(h->depth),
+			    UINT64_MAX };
 	int err = os_log_room(os, COST_HDR + COST_STEP + pr.keep), err2;
 
 	if (!err)
@@ -930,7 +920,8 @@ int os_obj_create(struct objstore *os, uint16_t type, uint64_t size,
 
 	if (err)
 		return err;
-	depth = key_depth(nid) > r->index_depth ? key_depth(nid) : r->index_depth;
+	depth = os_obj_key_depth(nid) > r->index_depth ?
+		os_obj_key_depth(nid) : r->index_depth;
 	err = id_pages_needed(os, nid, depth, &np);
 	if (!err)
 		err = os_log_room(os, COST_ROOT + (2 + np) * COST_ALLOC + (np + 1) * COST_SLOT);
@@ -957,7 +948,7 @@ static int obj_stat(const struct objstore *os, uint64_t id, bool count,
 	struct view v = view_of(os);
 	const struct os_obj_header *h;
 	uint64_t off, pages = 0;
-	int err = hdr_find(&v, id, &off);
+	int err = os_obj_hdr_find(&v, id, &off);
 
 	if (err)
 		return err;
@@ -1059,7 +1050,7 @@ int64_t os_obj_read(const struct objstore *os, uint64_t id, uint64_t off,
 	struct view v = view_of(os);
 	const struct os_obj_header *h;
 	uint64_t hoff;
-	int err = hdr_find(&v, id, &hoff);
+	int err = os_obj_hdr_find(&v, id, &hoff);
 
 	if (err)
 		return err;
@@ -1103,7 +1094,7 @@ void *os_obj_data(const struct objstore *os, uint64_t id)
 	const struct os_obj_header *h;
 	uint64_t off;
 
-	if (hdr_find(&v, id, &off))
+	if (os_obj_hdr_find(&v, id, &off))
 		return NULL;
 	h = (const void *)(v.base + off);
 	return h->placement == OS_PLACE_SMALL ? os_ptr(os, h->data) : NULL;
@@ -1134,14 +1125,14 @@ int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
 	struct os_obj_header *h;
 	struct rpath p;
 	uint64_t off;
-	int err = hdr_find(&v, id, &off);
+	int err = os_obj_hdr_find(&v, id, &off);
 
 	if (err)
 		return err;
 	h = os_ptr(os, off);
 	if (h->placement != OS_PLACE_PAGED)
 		return -ERR_NOTSUP;
-	if (index >= npages(h->size))
+	if (index >= os_obj_npages(h->size))
 		return -ERR_RANGE;
 	err = page_find(&v, h, index, &p);
 	if (err)
@@ -1165,7 +1156,7 @@ int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id)
 		return -ERR_NOENT;
 	if (r->index_depth == 0 || r->index_depth > ID_MAX_DEPTH)
 		return -ERR_CORRUPT;
-	if (key_depth(from) > r->index_depth)
+	if (os_obj_key_depth(from) > r->index_depth)
 		return -ERR_NOENT;
 	err = next_in(&v, r->index_root, r->index_depth - 1, 0, from, id);
 	if (!err && *id >= r->next_object_id)
@@ -1219,9 +1210,9 @@ static bool owner_under(const struct view *v, uint64_t pg, unsigned level,
 		w->offset = off - pg;
 		return true;
 	}
-	e = entries(v, pg);
+	e = os_obj_entries(v, pg);
 	for (unsigned i = 0; i < OS_RADIX_FANOUT; i++) {
-		uint64_t index = first + i * span(level);
+		uint64_t index = first + i * os_obj_span(level);
 
 		if (!e[i])
 			continue;
@@ -1267,261 +1258,7 @@ int os_obj_owner(const struct objstore *os, uint64_t off, struct os_obj_where *o
 	uint64_t id = 1, hoff;
 
 	for (; os_obj_next(os, id, &id) == 0; id++)
-		if (hdr_find(&v, id, &hoff) == 0 && owner_of(&v, hoff, off, out))
+		if (os_obj_hdr_find(&v, id, &hoff) == 0 && owner_of(&v, hoff, off, out))
 			return 0;
 	return -ERR_NOENT;
-}
-
-/* --- the checker --------------------------------------------------------- */
-
-/* ck_view -- the read-only view of the heap being checked */
-static struct view ck_view(const struct os_checker *ck)
-{
-	struct view v = { ck->base, ck->sb, ck->root, ck->desc };
-
-	return v;
-}
-
-/* ck_page -- the number of data page `off`, if it starts one (else reported) */
-static bool ck_page(struct os_checker *ck, uint64_t off, const char *what,
-		    uint64_t *page)
-{
-	if (!os_check_offset_ok(ck, off, OS_PAGE_SIZE) ||
-	    (off - ck->sb->data_offset) % OS_PAGE_SIZE) {
-		os_check_problem(ck, "%s: offset %#llx is not a data page", what, ULL(off));
-		return false;
-	}
-	*page = (off - ck->sb->data_offset) / OS_PAGE_SIZE;
-	return true;
-}
-
-/* ck_index_page -- validate, claim and count index page `off`; its entries, or NULL */
-static const uint64_t *ck_index_page(struct os_checker *ck, uint64_t off,
-				     enum os_owner owner, const char *what)
-{
-	struct view v = ck_view(ck);
-	const uint64_t *e;
-	unsigned used = 0;
-	uint64_t page;
-
-	if (!ck_page(ck, off, what, &page) ||
-	    !os_check_claim_page(ck, page, owner, what))
-		return NULL;
-	e = entries(&v, off);
-	for (unsigned i = 0; i < OS_RADIX_FANOUT; i++)
-		used += e[i] != 0;
-	if (ck->desc[page].used != used)
-		os_check_problem(ck, "%s at %#llx: descriptor counts %u entries, the page holds %u",
-				 what, ULL(off), ck->desc[page].used, used);
-	if (!used)
-		os_check_problem(ck, "%s at %#llx: empty index page was not freed",
-				 what, ULL(off));
-	return e;
-}
-
-/* ck_data_page -- claim page `index` of object `id`, at `off` */
-static void ck_data_page(struct os_checker *ck, uint64_t off, uint64_t id,
-			 uint64_t index)
-{
-	char what[64];
-	uint64_t page;
-
-	snprintf(what, sizeof(what), "object #%llu page %llu", ULL(id), ULL(index));
-	if (ck_page(ck, off, what, &page))
-		os_check_claim_page(ck, page, OS_OWNER_OBJ_DATA, what);
-}
-
-/* ck_obj_page -- check index page `off` (level, first page base) of object
- * `id` of `pages` pages, and everything under it */
-static void ck_obj_page(struct os_checker *ck, uint64_t off, unsigned level,
-			uint64_t base, uint64_t pages, uint64_t id)
-{
-	const uint64_t *e;
-	char what[96];
-
-	snprintf(what, sizeof(what), "object #%llu index page (level %u, pages from %llu)",
-		 ULL(id), level, ULL(base));
-	e = ck_index_page(ck, off, OS_OWNER_OBJ_INDEX, what);
-	for (unsigned i = 0; e && i < OS_RADIX_FANOUT; i++) {
-		uint64_t start = base + i * span(level);
-
-		if (!e[i])
-			continue;
-		if (start >= pages)
-			os_check_problem(ck, "%s at %#llx: entry %u maps page %llu, past the object's %llu pages",
-					 what, ULL(off), i, ULL(start), ULL(pages));
-		else if (level)
-			ck_obj_page(ck, e[i], level - 1, start, pages, id);
-		else
-			ck_data_page(ck, e[i], id, start);
-	}
-}
-
-/* ck_small -- a small object's size and its data block */
-static void ck_small(struct os_checker *ck, const struct os_obj_header *h,
-		     uint64_t id)
-{
-	char what[48];
-
-	if (!h->size || h->size > OS_LARGEST_SMALL || h->depth) {
-		os_check_problem(ck, "object #%llu: small object of %llu bytes, depth %u (want 1..%u bytes, depth 0)",
-				 ULL(id), ULL(h->size), h->depth, OS_LARGEST_SMALL);
-		return;
-	}
-	snprintf(what, sizeof(what), "object #%llu data", ULL(id));
-	os_check_claim_block(ck, h->data, h->size, what);
-}
-
-/* ck_paged -- a paged object's depth and radix tree */
-static void ck_paged(struct os_checker *ck, const struct os_obj_header *h,
-		     uint64_t id)
-{
-	unsigned want = obj_depth(h->size);
-
-	if (h->depth != want) {
-		os_check_problem(ck, "object #%llu: depth %u, its %llu bytes need depth %u",
-				 ULL(id), h->depth, ULL(h->size), want);
-		if (h->depth > OBJ_MAX_DEPTH)
-			return;
-	}
-	if (!h->data)
-		return;
-	if (!h->size)
-		os_check_problem(ck, "object #%llu: size 0 but data at %#llx",
-				 ULL(id), ULL(h->data));
-	else if (!h->depth)
-		ck_data_page(ck, h->data, id, 0);
-	else
-		ck_obj_page(ck, h->data, h->depth - 1, 0, npages(h->size), id);
-}
-
-/* ck_fields -- the fields of a header with a good crc; whether its contents can be walked */
-static bool ck_fields(struct os_checker *ck, const struct os_obj_header *h,
-		      uint64_t id, uint64_t off)
-{
-	if (h->id != id)
-		os_check_problem(ck, "object #%llu: header at %#llx says id %llu",
-				 ULL(id), ULL(off), ULL(h->id));
-	if (h->refcount == 0)
-		os_check_problem(ck, "object #%llu: refcount 0 yet still in the id index", ULL(id));
-	if (h->flags)
-		os_check_problem(ck, "object #%llu: flags %#x set (none are defined)",
-				 ULL(id), h->flags);
-	if (h->reserved0 || h->reserved1 || h->reserved2 || h->reserved3)
-		os_check_problem(ck, "object #%llu: header reserved fields are not zero", ULL(id));
-	if (h->modified_epoch > ck->sb->committed_epoch)
-		os_check_problem(ck, "object #%llu: modified in epoch %llu, after the committed epoch %llu",
-				 ULL(id), ULL(h->modified_epoch), ULL(ck->sb->committed_epoch));
-	if (!os_obj_placement(h->type)) {
-		os_check_problem(ck, "object #%llu: unknown type %u", ULL(id), h->type);
-		return false;
-	}
-	if (h->placement != os_obj_placement(h->type)) {
-		os_check_problem(ck, "object #%llu: placement %u, but type %u is placed %u",
-				 ULL(id), h->placement, h->type, os_obj_placement(h->type));
-		return false;
-	}
-	return true;
-}
-
-/* ck_object -- object `id`: its header at `off` and everything it owns */
-static void ck_object(struct os_checker *ck, uint64_t off, uint64_t id)
-{
-	const struct os_obj_header *h;
-	char what[48];
-	uint32_t crc;
-
-	snprintf(what, sizeof(what), "object #%llu header", ULL(id));
-	if (!os_check_claim_block(ck, off, sizeof(*h), what))
-		return;
-	h = (const void *)(ck->base + off);
-	crc = hdr_crc(h);
-	if (crc != h->crc) {
-		os_check_problem(ck, "object #%llu: header crc 0x%08x != 0x%08x at offset %#llx",
-				 ULL(id), h->crc, crc, ULL(off));
-		return;
-	}
-	if (!ck_fields(ck, h, id, off))
-		return;
-	if (h->placement == OS_PLACE_SMALL)
-		ck_small(ck, h, id);
-	else
-		ck_paged(ck, h, id);
-}
-
-/* ck_id_page -- id index page `off` (level, first id base), and every object under it */
-static void ck_id_page(struct os_checker *ck, uint64_t off, unsigned level,
-		       uint64_t base, uint64_t *found)
-{
-	uint64_t next = ck->root->next_object_id;
-	const uint64_t *e;
-	char what[80];
-
-	snprintf(what, sizeof(what), "id index page (level %u, ids from %llu)",
-		 level, ULL(base));
-	e = ck_index_page(ck, off, OS_OWNER_ID_INDEX, what);
-	for (unsigned i = 0; e && i < OS_RADIX_FANOUT; i++) {
-		uint64_t start = base + i * span(level);
-
-		if (!e[i])
-			continue;
-		if (start >= next || (!level && !start)) {
-			os_check_problem(ck, "%s at %#llx: entry %u maps ids from %llu, outside 1..%llu",
-					 what, ULL(off), i, ULL(start), ULL(next - 1));
-		} else if (level) {
-			ck_id_page(ck, e[i], level - 1, start, found);
-		} else {
-			(*found)++;
-			ck_object(ck, e[i], start);
-		}
-	}
-}
-
-/* ck_id_depth -- the root block's id fields; whether the id index can be walked */
-static bool ck_id_depth(struct os_checker *ck)
-{
-	const struct os_root *r = ck->root;
-	unsigned want;
-
-	if (r->next_object_id == 0)
-		return false; /* reported with the root block */
-	if (r->next_object_id > ID_LIMIT)
-		os_check_problem(ck, "root block: next object id %llu is past the last id %llu",
-				 ULL(r->next_object_id), ULL(ID_LIMIT - 1));
-	if (r->index_depth > ID_MAX_DEPTH || (r->index_root && !r->index_depth)) {
-		os_check_problem(ck, "root block: id index depth %u (root %#llx) is not 1..%u",
-				 r->index_depth, ULL(r->index_root), ID_MAX_DEPTH);
-		return false;
-	}
-	want = key_depth(r->next_object_id - 1);
-	if (r->index_depth != want)
-		os_check_problem(ck, "root block: id index depth %u, ids below %llu need %u",
-				 r->index_depth, ULL(r->next_object_id), want);
-	return true;
-}
-
-/* os_check_objects -- walk the id index, every object header and every object's pages */
-void os_check_objects(struct os_checker *ck)
-{
-	const struct os_root *r = ck->root;
-	uint64_t found = 0;
-
-	if (!ck_id_depth(ck))
-		return;
-	if (r->index_root)
-		ck_id_page(ck, r->index_root, r->index_depth - 1, 0, &found);
-	if (found != r->object_count)
-		os_check_problem(ck, "root block: object count %llu, the id index holds %llu",
-				 ULL(r->object_count), ULL(found));
-}
-
-/* os_check_object_exists -- whether `id` is a live object with a good header and refcount >= 1 */
-bool os_check_object_exists(const struct os_checker *ck, uint64_t id)
-{
-	struct view v = ck_view(ck);
-	uint64_t off;
-
-	if (hdr_find(&v, id, &off))
-		return false;
-	return ((const struct os_obj_header *)(ck->base + off))->refcount >= 1;
 }

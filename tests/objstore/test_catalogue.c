@@ -3,7 +3,7 @@
  * binding, looking up, removing, renaming and iterating names; the tree
  * staying balanced through 200,000 random names; aborts and power cuts
  * restoring it exactly; a full log or heap failing cleanly; flipped bits
- * detected, never crashing; and the checker's reports.
+ * detected, never crashing; and the checker's reports (check_catalogue.c).
  */
 #include "os_test.h"
 

@@ -1,6 +1,7 @@
 /*
  * test_object.c -- unit tests of objects: ids, headers, the id index,
- * paged and small contents, and their checker (os_check_objects).
+ * paged and small contents, and their checker (os_check_objects,
+ * check_objects.c).
  *
  * Every test ends with os_check finding no problem in the committed heap;
  * the log-full and heap-full tests fail each kind of call at every amount
