@@ -2,12 +2,13 @@
 
 import pytest
 
-from ferrite import Machine
+from ferrite import Machine, power_off_all
 
 
-@pytest.fixture
-def machines():
-    """A factory of Machines; every one started is powered off at teardown."""
+def _machines():
+    """The body of the machine fixtures: a factory of Machines; at teardown
+    every one started is powered off, then the test fails if a console
+    shows a kernel panic (unless started with expect_panic=True)."""
     started = []
 
     def start(**kwargs):
@@ -16,8 +17,22 @@ def machines():
         return m
 
     yield start
-    for m in started:
-        m.close()
+    panics = power_off_all(started)
+    if panics:
+        pytest.fail("\n\n".join(panics), pytrace=False)
+
+
+@pytest.fixture
+def machines():
+    """A factory of Machines for one test (see _machines)."""
+    yield from _machines()
+
+
+@pytest.fixture(scope="module")
+def module_machines():
+    """A factory of Machines shared by a module's tests (see _machines); a
+    panic fails the module's last test at its teardown."""
+    yield from _machines()
 
 
 @pytest.fixture

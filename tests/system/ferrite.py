@@ -4,6 +4,13 @@ A Machine is one power-on: it starts the launcher with the serial console on
 a pipe, collects everything the kernel prints, and lets a test wait for a
 pattern, type, power-cut (SIGKILL) or wait for QEMU to exit. Every failure
 message carries the whole console output, so a failing test explains itself.
+
+A kernel panic on the console fails the test, whatever the test looked
+for: the fixtures `machines` and `module_machines` power their machines off
+at teardown (power_off_all) and fail the test if a console shows a panic
+line, unless the Machine was started with expect_panic=True because the
+test makes the kernel panic on purpose; code that drives a Machine itself
+calls check_no_panic once it is powered off.
 """
 
 import os
@@ -25,6 +32,11 @@ PROMPT = r"osh> "
 EXIT_SELFTEST_PASSED = 33
 EXIT_SELFTEST_FAILED = 35
 EXIT_PANIC = 37
+
+# The first line panic() prints (kernel/core/panic.c), at the start of a
+# line: "panic: REASON", or "panic while panicking: REASON".
+PANIC_LINE = re.compile(r"^panic(?: while panicking)?: .*$", re.M)
+PANIC_TAIL_LINES = 40       # the console lines a panic report ends with
 
 
 def accel():
@@ -61,9 +73,12 @@ class Machine:
 
     def __init__(self, image=None, size=None, boot="kernel", append=None,
                  ram=None, no_nvm=False, extra=(), qemu_args=(),
-                 accel_name=None, modules=None):
+                 accel_name=None, modules=None, expect_panic=False):
         """modules: a directory of boot modules, False for none, None for
-        the launcher's default (build/user/bin when it exists)."""
+        the launcher's default (build/user/bin when it exists).
+        expect_panic: the test makes the kernel panic on purpose, so
+        check_no_panic lets a panic line pass."""
+        self.expect_panic = expect_panic
         args = [RUN_QEMU, "--boot", boot, "--accel", accel_name or accel()]
         if modules is False:
             args.append("--no-modules")
@@ -154,6 +169,33 @@ class Machine:
                 f.close()
             except OSError:
                 pass
+
+    def panic_report(self):
+        """If the console shows a kernel panic and the machine was not
+        started with expect_panic: the panic line, the command and the
+        console's last lines; else None."""
+        found = PANIC_LINE.search(self.output)
+        if self.expect_panic or not found:
+            return None
+        tail = self.output.splitlines()[-PANIC_TAIL_LINES:]
+        return ("the kernel panicked: %s\n--- command: %s\n"
+                "--- the console's last %d lines:\n%s" % (
+                    found.group(0), " ".join(self.args), len(tail),
+                    "\n".join(tail)))
+
+    def check_no_panic(self):
+        """Raise AssertionError with panic_report's text if there is one."""
+        report = self.panic_report()
+        if report:
+            raise AssertionError(report)
+
+
+def power_off_all(machines):
+    """Power off every machine; the panic reports of those whose console
+    shows a kernel panic their test did not expect (a list, maybe empty)."""
+    for m in machines:
+        m.close()
+    return [r for r in (m.panic_report() for m in machines) if r]
 
 
 def run_launcher(*args, env=None):

@@ -93,6 +93,7 @@ def build_bases(workdir):
         m.wait_exit(STEP_TIMEOUT)
     finally:
         m.close()
+    m.check_no_panic()
     objtool(clean, "fill", "names/n", FILL_NAMES)
     m = Machine(image=clean, modules=False)
     try:
@@ -106,6 +107,7 @@ def build_bases(workdir):
         m.wait_exit(STEP_TIMEOUT)
     finally:
         m.close()
+    m.check_no_panic()
     objtool(clean, "check")
     cut = os.path.join(workdir, "base-cut.nvm")
     for _ in range(20):
@@ -119,6 +121,7 @@ def build_bases(workdir):
             time.sleep(random.random() * 0.05)
         finally:
             m.close()           # SIGKILL: a power cut while everything runs
+        m.check_no_panic()
         with open(cut, "rb") as f:
             if H.log_records(f.read()):
                 break

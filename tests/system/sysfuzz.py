@@ -92,10 +92,8 @@ class Campaign:
 
     # --- running ---------------------------------------------------------
 
-    def run(self, extra_seeds=()):
-        """Boot, the runs, poweroff, objtool check; the failures (a list).
-        extra_seeds: (seed, count, procs) runs made first, besides the
-        CALLS calls (e.g. the regression cases)."""
+    def run(self):
+        """Boot, the runs, poweroff, objtool check; the failures (a list)."""
         os.makedirs(self.dir, exist_ok=True)
         for path in (self.image, self.log_path):
             if os.path.exists(path):
@@ -113,7 +111,7 @@ class Campaign:
             while sum(c for _, c, _ in runs) < self.calls:
                 runs.append((seed, self.count, self.procs))
                 seed += 1
-            for seed, count, procs in list(extra_seeds) + runs:
+            for seed, count, procs in runs:
                 if not self.fuzz(seed, count, procs):
                     break
                 self.check_leak(baseline, self.mem(), seed)

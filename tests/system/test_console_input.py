@@ -23,7 +23,7 @@ import subprocess
 
 import pytest
 
-from ferrite import PROMPT, ROOT, Machine
+from ferrite import PROMPT, ROOT
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 STEP_TIMEOUT = 120          # a bound for a loaded TCG host, never a criterion
@@ -33,13 +33,12 @@ LINE_MAX = 4095             # osh's longest line (OSH_LINE_MAX)
 
 
 @pytest.fixture(scope="module")
-def console(tmp_path_factory):
+def console(module_machines, tmp_path_factory):
     """One machine for the module, at its first prompt; (machine, image)."""
     image = tmp_path_factory.mktemp("input") / "input.nvm"
-    m = Machine(image=image, size="32M")
+    m = module_machines(image=image, size="32M")
     m.expect(PROMPT, timeout=STEP_TIMEOUT)
-    yield m, image
-    m.close()
+    return m, image
 
 
 def send_bytes(m, data):

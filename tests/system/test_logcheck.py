@@ -36,7 +36,8 @@ def command(m, line):
 def test_a_planted_unlogged_write_is_caught(machines, image):
     assert os.path.exists(PLANTED), "build/plant/ferrite.elf is missing: run make plant"
     m = machines(image=image, size=HEAP, boot="kernel",
-                 append="logcheck panic=exit", extra=["--kernel", PLANTED])
+                 append="logcheck panic=exit", extra=["--kernel", PLANTED],
+                 expect_panic=True)
     assert m.wait_exit(timeout=LONG) == EXIT_PANIC, m.output
     match = re.search(VIOLATION, m.output)
     assert match, m.output
@@ -82,7 +83,7 @@ def test_the_kernel_logs_everything_it_writes(machines, image):
 
 def test_too_little_dram_is_said_plainly(machines, image):
     m = machines(image=image, size="64M", ram="64M", boot="kernel",
-                 append="logcheck panic=exit")
+                 append="logcheck panic=exit", expect_panic=True)
     assert m.wait_exit(timeout=LONG) == EXIT_PANIC, m.output
     assert re.search(r"panic: logcheck: the 64 MiB heap needs \d+ MiB of DRAM "
                      r"for its shadow \(in contiguous runs\), \d+ MiB are free",

@@ -31,7 +31,8 @@ def test_selftest_prefix_selects_tests(machines, image):
     ("gp", 13, r"#GP general protection"),
 ])
 def test_cpu_exception_prints_the_dump(machines, image, kind, vector, words):
-    m = machines(image=image, size="64M", append="crash=%s panic=exit" % kind)
+    m = machines(image=image, size="64M", append="crash=%s panic=exit" % kind,
+                 expect_panic=True)
     assert m.wait_exit() == EXIT_PANIC, m.output
     m.expect(r"CPU exception %d \(.*\), error code 0x[0-9a-f]+|CPU exception %d \(.*\), error code 0"
              % (vector, vector))
@@ -45,7 +46,8 @@ def test_cpu_exception_prints_the_dump(machines, image, kind, vector, words):
 
 
 def test_panic_prints_reason_registers_and_backtrace(machines, image):
-    m = machines(image=image, size="64M", append="crash=panic panic=exit")
+    m = machines(image=image, size="64M", append="crash=panic panic=exit",
+                 expect_panic=True)
     assert m.wait_exit() == EXIT_PANIC, m.output
     m.expect(r"panic: crash=panic on the command line\n")
     m.expect(r"rip ffffffff8[0-9a-f]{7} cs 0008 rflags [0-9a-f]{16}\n")

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from ferrite import ROOT, Machine
+from ferrite import ROOT
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 # Bounds, never criteria (a slow hypervisor may take long).
@@ -34,12 +34,11 @@ def ctrl(c):
 
 
 @pytest.fixture(scope="module")
-def osh(tmp_path_factory):
+def osh(module_machines, tmp_path_factory):
     """One machine for the module, at its first prompt."""
-    m = Machine(image=tmp_path_factory.mktemp("osh") / "osh.nvm", size="32M")
+    m = module_machines(image=tmp_path_factory.mktemp("osh") / "osh.nvm", size="32M")
     m.expect(PROMPT, timeout=STEP_TIMEOUT)
-    yield m
-    m.close()
+    return m
 
 
 def cmd(m, keys, timeout=STEP_TIMEOUT):
@@ -380,9 +379,9 @@ def test_never_crashes(osh):
 
 # --- across a power cut; poweroff; 100,000 names -------------------------------
 
-def test_half_typed_line_and_history_across_a_cut(tmp_path):
+def test_half_typed_line_and_history_across_a_cut(machines, tmp_path):
     image = tmp_path / "cut.nvm"
-    m = Machine(image=image, size="32M")
+    m = machines(image=image, size="32M")
     m.expect(PROMPT, timeout=STEP_TIMEOUT)
     says(m, "echo before the cut", "before the cut\n")
     m.send("write note half")
@@ -390,52 +389,43 @@ def test_half_typed_line_and_history_across_a_cut(tmp_path):
     time.sleep(0.2)
     m.power_cut()
 
-    m = Machine(image=image, size="32M")
-    try:
-        m.expect(RESUMED, timeout=STEP_TIMEOUT)
-        start = len(m.output)
-        m.send(ctrl("E"))                # the first key draws the line again
-        m.expect(r"osh> write note half", timeout=STEP_TIMEOUT, start=start)
-        says(m, " typed", "")
-        says(m, "cat note", "half typed\n")
-        says(m, UP + UP, "")                        # the history came through too
-        says(m, UP * 4, "before the cut\n")
-        assert "power-on 2;" in cmd(m, "uptime")
-        # poweroff commits, and the next power-on carries on after it.
-        start = len(m.output)
-        m.send("poweroff\n")
-        m.expect(r"poweroff: committing, then powering off\n", start=start)
-        assert m.wait_exit(timeout=STEP_TIMEOUT) == 0
-    finally:
-        m.close()
-    m = Machine(image=image, size="32M")
-    try:
-        # osh carries on after its poweroff: the next prompt.
-        m.expect(RESUMED + r".*\n" + PROMPT, timeout=STEP_TIMEOUT)
-        assert "power-on 3;" in cmd(m, "uptime")
-        says(m, "cat note", "half typed\n")
-    finally:
-        m.close()
+    m = machines(image=image, size="32M")
+    m.expect(RESUMED, timeout=STEP_TIMEOUT)
+    start = len(m.output)
+    m.send(ctrl("E"))                # the first key draws the line again
+    m.expect(r"osh> write note half", timeout=STEP_TIMEOUT, start=start)
+    says(m, " typed", "")
+    says(m, "cat note", "half typed\n")
+    says(m, UP + UP, "")                        # the history came through too
+    says(m, UP * 4, "before the cut\n")
+    assert "power-on 2;" in cmd(m, "uptime")
+    # poweroff commits, and the next power-on carries on after it.
+    start = len(m.output)
+    m.send("poweroff\n")
+    m.expect(r"poweroff: committing, then powering off\n", start=start)
+    assert m.wait_exit(timeout=STEP_TIMEOUT) == 0
+    m = machines(image=image, size="32M")
+    # osh carries on after its poweroff: the next prompt.
+    m.expect(RESUMED + r".*\n" + PROMPT, timeout=STEP_TIMEOUT)
+    assert "power-on 3;" in cmd(m, "uptime")
+    says(m, "cat note", "half typed\n")
 
 
-def test_ls_of_100000_names_streams_in_order(tmp_path):
+def test_ls_of_100000_names_streams_in_order(machines, tmp_path):
     image = tmp_path / "many.nvm"
     subprocess.run([OBJTOOL, "create", "--size", "64M", str(image)], check=True,
                    capture_output=True)
     subprocess.run([OBJTOOL, str(image), "fill", "many/", "100000"], check=True,
                    capture_output=True)
-    m = Machine(image=image, size="64M")
-    try:
-        m.expect(PROMPT, timeout=STEP_TIMEOUT)
-        start = len(m.output)
-        m.send("ls many/\n")
-        m.expect(r"many/99999\n" + PROMPT, timeout=600, start=start)
-        names = re.findall(r"^many/\d+$", m.output[start:], re.M)
-        assert names == ["many/%05d" % i for i in range(100000)]
-        says(m, "ls many/0424", "many/04240\nmany/04241\nmany/04242\nmany/04243\n"
-             "many/04244\nmany/04245\nmany/04246\nmany/04247\nmany/04248\nmany/04249\n")
-        says(m, "cat many/04242", "")
-        says(m, "find 4242", "".join("many/%05d\n" % i for i in range(100000)
-                                     if "4242" in "%05d" % i))
-    finally:
-        m.close()
+    m = machines(image=image, size="64M")
+    m.expect(PROMPT, timeout=STEP_TIMEOUT)
+    start = len(m.output)
+    m.send("ls many/\n")
+    m.expect(r"many/99999\n" + PROMPT, timeout=600, start=start)
+    names = re.findall(r"^many/\d+$", m.output[start:], re.M)
+    assert names == ["many/%05d" % i for i in range(100000)]
+    says(m, "ls many/0424", "many/04240\nmany/04241\nmany/04242\nmany/04243\n"
+         "many/04244\nmany/04245\nmany/04246\nmany/04247\nmany/04248\nmany/04249\n")
+    says(m, "cat many/04242", "")
+    says(m, "find 4242", "".join("many/%05d\n" % i for i in range(100000)
+                                 if "4242" in "%05d" % i))
