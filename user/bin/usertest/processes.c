@@ -1,0 +1,188 @@
+/*
+ * processes.c -- processes: spawning programs (exit statuses, argv, every
+ * bad request), handles granted at spawn carrying exactly the rights given
+ * (the child side is "usertest child-handle"), waiting with and without
+ * hanging, killing a sleeping child and its exit reason, the console's
+ * foreground, and the process list with the caller in it.
+ */
+#include "usertest.h"
+
+/* test_spawn -- start programs, exit statuses, argv, bad requests */
+void test_spawn(void)
+{
+	static const char *const exit42[] = {"usertest", "exit", "42", NULL};
+	static const char *const args[] = {"usertest", "argc", "b", "c", "d", NULL};
+	const char *too_many[FE_SPAWN_MAX_ARGS + 2];
+	static char big_arg[FE_SPAWN_MAX_ARGV_BYTES + 1];
+	const char *big_argv[] = {"usertest", big_arg, NULL};
+	const char *wild_argv[] = {"usertest", ptr(KERNEL_TEXT), NULL};
+	struct fe_spawn sp;
+	struct fe_exit_info info;
+	long code, ro, blob;
+	size_t i;
+
+	info = wait_for(OK(fe_spawn_program("hello", NULL)));
+	EQ(info.reason, FE_EXIT_NORMAL);
+	EQ(info.status, 0);
+	CHECK(info.pid > 0 && info.pid != (uint64_t)self_pid);
+	info = wait_for(OK(spawn_self(exit42, NULL, 0)));
+	EQ(info.reason, FE_EXIT_NORMAL);
+	EQ(info.status, 42);
+	info = wait_for(OK(spawn_self(args, NULL, 0)));
+	EQ(info.status, 5);
+	ERR(fe_spawn_program("usertest-no-such-program", NULL), ERR_NOENT);
+
+	code = OK(fe_open("bin/usertest", FE_RIGHT_READ | FE_RIGHT_EXEC));
+	memset(&sp, 0, sizeof(sp));
+	sp.argv = exit42;
+	sp.argc = 3;
+	ro = OK(fe_dup((int32_t)code, FE_RIGHT_READ));
+	ERR(fe_spawn((int32_t)ro, &sp), ERR_PERM);
+	blob = new_blob(PAGE, "not a program");
+	FAILS(fe_spawn((int32_t)blob, &sp));
+	sp.argc = 0;
+	ERR(fe_spawn((int32_t)code, &sp), ERR_INVAL);
+	for (i = 0; i < FE_SPAWN_MAX_ARGS + 1; i++)
+		too_many[i] = "x";
+	too_many[i] = NULL;
+	sp.argv = too_many;
+	sp.argc = FE_SPAWN_MAX_ARGS + 1;
+	ERR(fe_spawn((int32_t)code, &sp), ERR_INVAL);
+	memset(big_arg, 'a', sizeof(big_arg) - 1);
+	sp.argv = big_argv;
+	sp.argc = 2;
+	ERR(fe_spawn((int32_t)code, &sp), ERR_TOOBIG);
+	sp.argv = wild_argv;
+	ERR(fe_spawn((int32_t)code, &sp), ERR_FAULT);
+	sp.argv = ptr(UNMAPPED);
+	ERR(fe_spawn((int32_t)code, &sp), ERR_FAULT);
+	sp.argv = exit42;
+	sp.argc = 3;
+	sp.handle_count = FE_SPAWN_MAX_HANDLES + 1;
+	sp.handles = ptr(UNMAPPED);
+	FAILS(fe_spawn((int32_t)code, &sp));
+	sp.handle_count = 1;
+	ERR(fe_spawn((int32_t)code, &sp), ERR_FAULT);
+
+	EQ(fe_close((int32_t)blob), 0);
+	EQ(fe_close((int32_t)ro), 0);
+	EQ(fe_close((int32_t)code), 0);
+}
+
+/* test_grants -- handles passed at spawn carry exactly the rights granted */
+void test_grants(void)
+{
+	static const char *const argv[] = {"usertest", "child-handle", NULL};
+	int32_t h = new_blob(PAGE, "grant");
+	struct fe_handle_grant g = {h, FE_RIGHT_READ};
+	struct fe_exit_info info;
+	long nogrant;
+
+	info = wait_for(OK(spawn_self(argv, &g, 1)));
+	EQ(info.reason, FE_EXIT_NORMAL);
+	EQ(info.status, 0);
+
+	g.rights = FE_RIGHT_READ | 0x100;
+	ERR(spawn_self(argv, &g, 1), ERR_PERM);
+	nogrant = OK(fe_dup(h, FE_RIGHT_READ | FE_RIGHT_WRITE));
+	g.handle = (int32_t)nogrant;
+	g.rights = FE_RIGHT_READ;
+	ERR(spawn_self(argv, &g, 1), ERR_PERM);
+	EQ(fe_close((int32_t)nogrant), 0);
+	nogrant = OK(fe_dup(h, FE_RIGHT_READ | FE_RIGHT_GRANT));
+	g.handle = (int32_t)nogrant;
+	g.rights = FE_RIGHT_READ | FE_RIGHT_WRITE;
+	ERR(spawn_self(argv, &g, 1), ERR_PERM);
+	EQ(fe_close((int32_t)nogrant), 0);
+	g.handle = FE_HANDLE_VALUE(FE_HANDLE_SLOTS - 1, 77);
+	ERR(spawn_self(argv, &g, 1), ERR_BADF);
+	EQ(fe_close(h), 0);
+}
+
+/* test_wait_kill -- NOHANG, kill of a sleeping child and its exit reason */
+void test_wait_kill(void)
+{
+	static const char *const sleeper[] = {"usertest", "sleep", NULL};
+	struct fe_exit_info info;
+	struct fe_proc_info me;
+	long h, weak;
+	uint64_t pid;
+
+	h = OK(spawn_self(sleeper, NULL, 0));
+	memset(&info, 0, sizeof(info));
+	EQ(fe_wait((int32_t)h, &info, FE_WAIT_NOHANG), 0); /* 0: still running */
+	EQ(info.reason, FE_EXIT_RUNNING);
+	pid = info.pid;
+	CHECK(pid > 0);
+	weak = OK(fe_dup((int32_t)h, FE_RIGHT_WRITE));
+	ERR(fe_wait((int32_t)weak, &info, FE_WAIT_NOHANG), ERR_PERM);
+	EQ(fe_close((int32_t)weak), 0);
+	ERR(fe_wait((int32_t)h, &info, 0x80), ERR_INVAL);
+	EQ(fe_console_fg((int32_t)h), 0);
+	EQ(fe_console_fg(-1), 0);
+
+	EQ(fe_kill(pid), 0);
+	info = wait_for(h);
+	EQ(info.reason, FE_EXIT_KILLED);
+	EQ(info.pid, pid);
+	CHECK(info.detail[0] != '\0');
+	ERR(fe_kill(pid), ERR_NOENT);
+
+	ERR(fe_kill(0), ERR_NOENT);
+	ERR(fe_kill(1ull << 40), ERR_NOENT);
+	if (fe_proc_list(&me, 1, (uint64_t)self_pid) == 1 && me.parent_pid != 0)
+		ERR(fe_kill(me.parent_pid), ERR_PERM);
+
+	h = new_blob(PAGE, NULL);
+	FAILS(fe_wait((int32_t)h, &info, FE_WAIT_NOHANG));
+	FAILS(fe_console_fg((int32_t)h));
+	EQ(fe_close((int32_t)h), 0);
+}
+
+/* test_proc_list -- the caller is in the list, as it is */
+void test_proc_list(void)
+{
+	struct fe_proc_info procs[16];
+	long n, i;
+	bool found = false;
+
+	n = OK(fe_proc_list(procs, 16, 0));
+	for (i = 0; i < n; i++) {
+		if (procs[i].pid != (uint64_t)self_pid)
+			continue;
+		found = true;
+		CHECK(strncmp(procs[i].name, "usertest", sizeof(procs[i].name)) == 0);
+		EQ(procs[i].state, FE_PROC_RUNNABLE);
+		CHECK(procs[i].pages > 0);
+	}
+	for (i = 1; i < n; i++)
+		CHECK(procs[i].pid > procs[i - 1].pid);
+	if (n < 16)
+		CHECK(found);
+	EQ(fe_proc_list(procs, 1, (uint64_t)self_pid), 1);
+	EQ(procs[0].pid, self_pid);
+	EQ(fe_proc_list(procs, 0, 0), 0);
+	EQ(fe_proc_list(procs, 16, ~0ull), 0);
+	CHECK(self_pid > 0);
+	EQ(fe_getpid(), self_pid);
+}
+
+/* run_child_handle -- "usertest child-handle": check the granted blob */
+int run_child_handle(void)
+{
+	int32_t h = FE_INHERITED_HANDLE(0);
+	struct fe_stat st;
+	char buf[8];
+
+	if (fe_inherited_count != 1)
+		return 10;
+	if (fe_obj_read(h, 0, buf, 5) != 5 || memcmp(buf, "grant", 5) != 0)
+		return 11;
+	if (fe_obj_write(h, 0, "x", 1) != -ERR_PERM)
+		return 12;
+	if (handle_rights(h) != FE_RIGHT_READ)
+		return 13;
+	if (fe_obj_stat(FE_INHERITED_HANDLE(1), &st) != -ERR_BADF)
+		return 14;
+	return 0;
+}
