@@ -198,6 +198,23 @@ def power_off_all(machines):
     return [r for r in (m.panic_report() for m in machines) if r]
 
 
+def untangle(text, typed=(), interloper=r"\d+\n"):
+    """The console text as a background program's lines would read on a
+    console of their own. A background program writes each of its lines in
+    one call, so its lines are whole, but they may fall anywhere into osh's
+    output: right after a prompt, or between any two characters of the echo
+    of a line being typed. So every prompt is taken out, and the echo of
+    each line in `typed` -- its characters in order, with whole lines
+    matching `interloper` (by default a counter's numbers) anywhere between
+    them -- is replaced by the interloping lines it held."""
+    text = text.replace(PROMPT, "")
+    for line in typed:
+        gaps = "".join(re.escape(c) + "((?:%s)*)" % interloper
+                       for c in line + "\n")
+        text = re.sub(gaps, lambda m: "".join(m.groups()), text, count=1)
+    return text
+
+
 def run_launcher(*args, env=None):
     """Run tools/run-qemu to completion (for its refusals); (status, output)."""
     full_env = dict(os.environ)
