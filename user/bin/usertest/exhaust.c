@@ -213,7 +213,7 @@ void test_heap_full(void)
 	EQ(fe_obj_write(board, BOARD_GROWER_GO * 8, &one, sizeof(one)), sizeof(one));
 	info = wait_for(victim);
 	EQ(info.reason, FE_EXIT_FAULT);
-	EQ(info.vector, VECTOR_PF);
+	EQ(info.vector, FE_FAULT_PAGE);
 	CHECK(strstr(info.detail, "heap full") != NULL);
 
 	/* Give it back: a shrink frees pages until the log runs short, then

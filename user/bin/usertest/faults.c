@@ -116,30 +116,30 @@ static void fault_divide(void)
 
 struct fault_kind {
 	const char *name;
-	uint32_t vector;
+	uint32_t fault;                /* FE_FAULT_*: what the kernel must report */
 	void (*act)(void);
 };
 
 static const struct fault_kind fault_kinds[] = {
-	{"kread", VECTOR_PF, fault_kread},
-	{"kread-text", VECTOR_PF, fault_kread_text},
-	{"kwrite", VECTOR_PF, fault_kwrite},
-	{"kjump", VECTOR_PF, fault_kjump},
-	{"text-write", VECTOR_PF, fault_text_write},
-	{"rodata-write", VECTOR_PF, fault_rodata_write},
-	{"ro-map-write", VECTOR_PF, fault_ro_map},
-	{"protect-write", VECTOR_PF, fault_protect},
-	{"exec-data", VECTOR_PF, fault_exec_data},
-	{"exec-stack", VECTOR_PF, fault_exec_stack},
-	{"exec-heap", VECTOR_PF, fault_exec_heap},
-	{"null", VECTOR_PF, fault_null},
-	{"unmapped", VECTOR_PF, fault_unmapped},
-	{"unmap-read", VECTOR_PF, fault_unmap},
-	{"hlt", VECTOR_GP, fault_hlt},
-	{"cli", VECTOR_GP, fault_cli},
-	{"cr3", VECTOR_GP, fault_cr3},
-	{"noncanonical", VECTOR_GP, fault_noncanonical},
-	{"divide", VECTOR_DE, fault_divide},
+	{"kread", FE_FAULT_PAGE, fault_kread},
+	{"kread-text", FE_FAULT_PAGE, fault_kread_text},
+	{"kwrite", FE_FAULT_PAGE, fault_kwrite},
+	{"kjump", FE_FAULT_PAGE, fault_kjump},
+	{"text-write", FE_FAULT_PAGE, fault_text_write},
+	{"rodata-write", FE_FAULT_PAGE, fault_rodata_write},
+	{"ro-map-write", FE_FAULT_PAGE, fault_ro_map},
+	{"protect-write", FE_FAULT_PAGE, fault_protect},
+	{"exec-data", FE_FAULT_PAGE, fault_exec_data},
+	{"exec-stack", FE_FAULT_PAGE, fault_exec_stack},
+	{"exec-heap", FE_FAULT_PAGE, fault_exec_heap},
+	{"null", FE_FAULT_PAGE, fault_null},
+	{"unmapped", FE_FAULT_PAGE, fault_unmapped},
+	{"unmap-read", FE_FAULT_PAGE, fault_unmap},
+	{"hlt", FE_FAULT_PROTECTION, fault_hlt},
+	{"cli", FE_FAULT_PROTECTION, fault_cli},
+	{"cr3", FE_FAULT_PROTECTION, fault_cr3},
+	{"noncanonical", FE_FAULT_PROTECTION, fault_noncanonical},
+	{"divide", FE_FAULT_DIVIDE, fault_divide},
 };
 
 #define FAULT_KIND_COUNT (sizeof(fault_kinds) / sizeof(fault_kinds[0]))
@@ -156,9 +156,9 @@ static void test_fault(const struct fault_kind *kind)
 	set_group("fault %s", kind->name);
 	info = wait_for(OK(spawn_self(argv, &g, 1)));
 	EQ(info.reason, FE_EXIT_FAULT);
-	EQ(info.vector, kind->vector);
+	EQ(info.vector, kind->fault);
 	CHECK(info.detail[0] != '\0');
-	if (kind->vector == VECTOR_PF) {
+	if (kind->fault == FE_FAULT_PAGE) {
 		EQ(fe_obj_read(report_blob, 0, &expected, sizeof(expected)),
 		   sizeof(expected));
 		EQ(info.fault_addr, expected);

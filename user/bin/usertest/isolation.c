@@ -193,7 +193,7 @@ void test_private_memory(void)
 	snprintf(where, sizeof(where), "%ld", a);
 	info = wait_for(OK(spawn_self(peek_argv, &g, 1)));
 	EQ(info.reason, FE_EXIT_FAULT);
-	EQ(info.vector, VECTOR_PF);
+	EQ(info.vector, FE_FAULT_PAGE);
 	EQ(info.fault_addr, (uint64_t)a);
 
 	/* The parent's changed .data stays the parent's. */

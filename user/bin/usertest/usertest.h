@@ -67,10 +67,6 @@
 #define UNMAPPED 0x00005ff000000000ull      /* user half, nothing mapped there */
 #define WRAPPING 0xfffffffffffff000ull      /* + 0x2000 wraps around zero */
 
-#define VECTOR_DE 0
-#define VECTOR_GP 13
-#define VECTOR_PF 14
-
 #define PAGE FE_PAGE_SIZE
 
 /* The pid of this process (main sets it before anything runs). */
