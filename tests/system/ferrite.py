@@ -124,7 +124,14 @@ class Machine:
             what, " ".join(self.args), self.output)
 
     def expect(self, pattern, timeout=DEFAULT_TIMEOUT, start=0):
-        """Wait until the output (from offset `start`) matches `pattern`; the match."""
+        """Wait until the output (from offset `start`) matches `pattern`; the match.
+
+        The output is searched as it arrives, often a byte or two at a
+        time, so a "$" in `pattern` (re.M) also matches where the text
+        received so far ends, in the middle of a line: a pattern that needs
+        a whole line ends in "\\n" instead. (A progress pattern ending in
+        "$" once took the first half of sysfuzz's last line for a progress
+        line, then waited for the whole line until it timed out.)"""
         regex = re.compile(pattern, re.M)
         deadline = time.monotonic() + timeout * time_scale()
         with self._cond:

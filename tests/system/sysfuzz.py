@@ -60,11 +60,13 @@ BOOT_TIMEOUT = 120
 STEP_TIMEOUT = 120
 PROGRESS_TIMEOUT = 600
 
+# The lines waited for end in "\n", never "$": matched against output that
+# is still arriving, "$" also matches where the text received so far ends,
+# in the middle of a line (Machine.expect).
 MEM = re.compile(r"^sysfuzz mem: heap used (\d+), process pages (\d+), "
-                 r"other (\d+), objects (\d+), names (\d+), processes (\d+)$",
+                 r"other (\d+), objects (\d+), names (\d+), processes (\d+)\n",
                  re.M)
-PROGRESS = re.compile(r"^sysfuzz (\d+): (\d+) calls$", re.M)
-FINAL = re.compile(r"^sysfuzz (\d+): (\d+) calls, .*, (ok|FAIL)$", re.M)
+FINAL = re.compile(r"^sysfuzz (\d+): (\d+) calls, .*, (ok|FAIL)\n", re.M)
 PANIC = re.compile(r"^.*panic.*$", re.M)
 FAIL = re.compile(r"^sysfuzz: FAIL .*$", re.M)
 
@@ -157,7 +159,7 @@ class Campaign:
         self.seeds.append(seed)
         at = start
         while True:
-            found = self.m.expect(r"^sysfuzz %d: (\d+) calls(?:$|, )" % seed,
+            found = self.m.expect(r"^sysfuzz %d: (\d+) calls(?:\n|, )" % seed,
                                   timeout=PROGRESS_TIMEOUT, start=at)
             at = found.end()
             self.check_output(start)
