@@ -168,7 +168,7 @@ def test_kv_request_answered_after_a_power_cut(machines, image):
     run(m, "")
     start = len(m.output)
     run(m, "kv resume", r"kv: kvd resumed\n")
-    m.expect(r"^(?:osh> )?1$", timeout=STEP_TIMEOUT, start=start)   # the get's answer
+    m.expect(r"^(?:osh> )?1\n", timeout=STEP_TIMEOUT, start=start)   # the get's answer
     wait_jobs_done(m, [put, get], start)
     run(m, "kv get b", r"\n2\n")
 
