@@ -23,8 +23,10 @@ static char read_byte(void)
 {
 	char c;
 
-	while (!uart_read_byte(&c))
+	while (!uart_read_byte(&c)) {
 		arch_wait_for_interrupt();
+		arch_interrupts_disable();
+	}
 	return c;
 }
 

@@ -3,10 +3,20 @@
  *
  * Transmit polls the line-status register, once per 16 bytes: when it says
  * the transmit FIFO is empty, 16 bytes fit without asking again (uart_init
- * turns the FIFOs on). Receive is interrupt driven into a single-producer
- * (the IRQ handler) single-consumer ring that drops bytes when full rather
- * than blocking the interrupt.
+ * turns the FIFOs on). Receive is interrupt driven into a ring that the
+ * console drains at every return to user mode and while idle.
+ *
+ * The ring never drops a byte. When it is full, the handler leaves what
+ * is still waiting in the UART, whose sender then waits (QEMU's serial
+ * backend offers bytes only as the receive FIFO has room; a real line
+ * overruns the 16-byte FIFO, as it would with any driver), and the reader
+ * takes those bytes itself once it has emptied the ring. Dropping input
+ * is the console's policy (console_io.c), never the driver's accident: a
+ * host that writes a 4 KiB line in one go makes one interrupt handler
+ * loop for all of it, and a ring that dropped what did not fit lost the
+ * line's middle.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/arch.h"
@@ -32,8 +42,9 @@
 #define TX_FIFO_SIZE 16   /* the 16550A's transmit FIFO */
 
 static volatile char rx_ring[RX_RING_SIZE];
-static volatile uint32_t rx_head; /* written by the IRQ handler */
+static volatile uint32_t rx_head; /* written by uart_receive */
 static volatile uint32_t rx_tail; /* written by the reader */
+static volatile bool rx_held;     /* the ring was full with bytes still in the UART */
 static unsigned tx_room;          /* bytes the transmit FIFO surely takes now */
 
 /* uart_init -- 115200 baud, 8N1, FIFOs on, interrupts off */
@@ -71,30 +82,37 @@ void uart_write(const char *s, size_t len)
 	}
 }
 
-/* uart_receive_interrupt -- move every waiting byte into the ring */
-static void uart_receive_interrupt(void)
+/* uart_receive -- IRQ 4: move waiting bytes into the ring while it has
+ * room; the rest stays in the UART (rx_held) for the reader. Run by the
+ * interrupt and by the reader with interrupts off: never two at once. */
+static void uart_receive(void)
 {
 	while (arch_inb(COM1 + UART_LSR) & LSR_DATA_READY) {
-		char c = (char)arch_inb(COM1 + UART_DATA);
-
-		if (rx_head - rx_tail < RX_RING_SIZE) {
-			rx_ring[rx_head % RX_RING_SIZE] = c;
-			rx_head++;
+		if (rx_head - rx_tail == RX_RING_SIZE) {
+			rx_held = true;
+			return;
 		}
+		rx_ring[rx_head % RX_RING_SIZE] = (char)arch_inb(COM1 + UART_DATA);
+		rx_head++;
 	}
 }
 
 /* uart_enable_receive_interrupt -- route IRQ 4 and buffer what arrives */
 void uart_enable_receive_interrupt(void)
 {
-	arch_irq_route(COM1_IRQ, uart_receive_interrupt);
+	arch_irq_route(COM1_IRQ, uart_receive);
 	arch_outb(COM1 + UART_IER, IER_RECEIVED_DATA);
-	uart_receive_interrupt(); /* anything that arrived before */
+	uart_receive(); /* anything that arrived before */
 }
 
-/* uart_read_byte -- take one received byte; false when none is waiting */
+/* uart_read_byte -- take one received byte; false when none is waiting.
+ * Called with interrupts off. */
 bool uart_read_byte(char *out)
 {
+	if (rx_tail == rx_head && rx_held) {
+		rx_held = false; /* the handler stopped at a full ring: go on */
+		uart_receive();
+	}
 	if (rx_tail == rx_head)
 		return false;
 	*out = rx_ring[rx_tail % RX_RING_SIZE];
