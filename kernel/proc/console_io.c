@@ -21,7 +21,10 @@
  *    while idle, moves bytes from the UART's receive ring (volatile) into
  *    the input queue (logged) and acts on Ctrl-C at once: it kills the
  *    foreground process (SYS_CONSOLE_FG) if there is one, else it is
- *    queued like any byte. Consuming input advances in_read (logged), so
+ *    queued like any byte. A full queue leaves typed bytes in the UART,
+ *    so nothing typed is lost while someone reads; only with a foreground
+ *    process are they taken (for its Ctrl-C) and, beyond the queue,
+ *    dropped. Consuming input advances in_read (logged), so
  *    input read in epoch E is consumed durably with E; bytes typed in an
  *    epoch that never committed are lost with it -- and so is their echo,
  *    which was never sent: a keystroke whose echo a person saw is never lost.
@@ -271,11 +274,16 @@ static void keep_typed(const char *bytes, uint64_t len)
 	con->in_queued += len;
 }
 
+/* foreground -- the process that holds the console (SYS_CONSOLE_FG), or NULL */
+static struct pctx *foreground(void)
+{
+	return kroot->console_fg_pid ? proc_by_pid(kroot->console_fg_pid) : NULL;
+}
+
 /* interrupt_foreground -- Ctrl-C: kill the foreground process; whether there was one */
 static bool interrupt_foreground(void)
 {
-	struct pctx *p = kroot->console_fg_pid ? proc_by_pid(kroot->console_fg_pid)
-					       : NULL;
+	struct pctx *p = foreground();
 
 	if (!p)
 		return false;
@@ -284,18 +292,23 @@ static bool interrupt_foreground(void)
 	return true;
 }
 
-/* console_input_poll -- take typed bytes from the UART; wake readers */
+/* console_input_poll -- take typed bytes from the UART; wake readers.
+ * While the queue is full, typed bytes wait in the UART (the terminal
+ * waits with them) -- unless a foreground program holds the console: its
+ * Ctrl-C must be heard even if it reads nothing, so then they are read,
+ * and what does not fit is dropped. */
 void console_input_poll(void)
 {
 	char bytes[POLL_BATCH];
 	uint64_t n = 0, kept = 0;
 	char c;
 
-	while (uart_read_byte(&c)) {
+	while ((in_count() + n < KCONSOLE_IN_BYTES || foreground()) &&
+	       uart_read_byte(&c)) {
 		if (c == CTRL_C && interrupt_foreground())
 			continue;
 		if (in_count() + n == KCONSOLE_IN_BYTES)
-			continue; /* nobody reads: drop, like a full UART FIFO */
+			continue; /* the foreground reads nothing: drop, like a full UART FIFO */
 		bytes[n++] = c;
 		if (n == POLL_BATCH) {
 			keep_typed(bytes, n);
