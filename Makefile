@@ -100,8 +100,9 @@ include tests/unit/unit.mk
 include objstore/objstore.mk
 include tools/objtool/objtool.mk
 include tests/bench/bench.mk
+include tools/nvmtrace/nvmtrace.mk
 
-tools: $(UNIT_TESTS) objstore $(BUILD)/objtool
+tools: $(UNIT_TESTS) objstore $(BUILD)/objtool $(NVMTRACE_PLUGIN)
 
 # A kernel with a bug planted on purpose: one write of every commit skips
 # its log record (FERRITE_PLANT_UNLOGGED, kernel/proc/epoch.c), so the log
@@ -123,13 +124,13 @@ debug: deps all
 	tools/debug $(if $(GDB_PORT),--port $(GDB_PORT)) $(if $(IMAGE),--image $(IMAGE)) \
 		$(if $(ACCEL),--accel $(ACCEL)) $(DEBUG_ARGS)
 
-test: deps all plant
+test: deps all plant trace-kernel
 	@$(PYTHON) tests/run-all
 
 unit-test: $(UNIT_TESTS)
 	@$(PYTHON) tests/run-all --unit-only
 
-system-test: all plant
+system-test: all plant trace-kernel
 	@$(PYTHON) tests/run-all --system-only
 
 # The long form of the power-cut campaign (docs/powercut.md): CUTS random

@@ -1,0 +1,18 @@
+# nvmtrace.mk -- the NVM tracer (docs/persistence-model.md): the QEMU
+# plugin build/nvmtrace.so, and the kernel built for tracing,
+# build/trace/ferrite.elf (FERRITE_NVM_TRACE: a load before each cache-line
+# write-back, so the plugin sees its address). Uses BUILD, CC, WARN and
+# the kernel's rules from the top-level Makefile.
+
+NVMTRACE_PLUGIN := $(BUILD)/nvmtrace.so
+TRACE_BUILD := $(BUILD)/trace
+
+$(NVMTRACE_PLUGIN): tools/nvmtrace/nvmtrace.c tools/nvmtrace/plugin-api.h \
+		tools/nvmtrace/trace.h
+	$(CC) -std=gnu11 -O2 -g $(WARN) -Wno-missing-prototypes -fPIC -shared \
+		-fvisibility=hidden -o $@ tools/nvmtrace/nvmtrace.c
+
+.PHONY: trace-kernel
+trace-kernel:
+	@$(MAKE) --no-print-directory BUILD=$(TRACE_BUILD) \
+		KERNEL_DEFS=-DFERRITE_NVM_TRACE $(TRACE_BUILD)/ferrite.elf
