@@ -124,13 +124,13 @@ debug: deps all
 	tools/debug $(if $(GDB_PORT),--port $(GDB_PORT)) $(if $(IMAGE),--image $(IMAGE)) \
 		$(if $(ACCEL),--accel $(ACCEL)) $(DEBUG_ARGS)
 
-test: deps all plant trace-kernel
+test: deps all plant trace-kernel mutants
 	@$(PYTHON) tests/run-all
 
 unit-test: $(UNIT_TESTS)
 	@$(PYTHON) tests/run-all --unit-only
 
-system-test: all plant trace-kernel
+system-test: all plant trace-kernel mutants
 	@$(PYTHON) tests/run-all --system-only
 
 # The long form of the power-cut campaign (docs/powercut.md): CUTS random

@@ -16,3 +16,14 @@ $(NVMTRACE_PLUGIN): tools/nvmtrace/nvmtrace.c tools/nvmtrace/plugin-api.h \
 trace-kernel:
 	@$(MAKE) --no-print-directory BUILD=$(TRACE_BUILD) \
 		KERNEL_DEFS=-DFERRITE_NVM_TRACE $(TRACE_BUILD)/ferrite.elf
+
+# Mutants: kernels built for tracing with one persistence bug planted on
+# purpose, which the crash states must catch (tests/system/test_persistence.py,
+# docs/persistence-model.md). FERRITE_MUTANT_UNFLUSHED_UNDO: an undo record
+# is never written back (objstore/tx.c).
+MUTANTS := unflushed-undo
+.PHONY: mutants
+mutants:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/mutant-unflushed-undo \
+		KERNEL_DEFS="-DFERRITE_NVM_TRACE -DFERRITE_MUTANT_UNFLUSHED_UNDO" \
+		$(BUILD)/mutant-unflushed-undo/ferrite.elf

@@ -100,6 +100,109 @@ def replay(path):
     return bytes(image)
 
 
+# --- crash states -----------------------------------------------------------
+
+LINE = 64
+ORDERING = FENCE
+
+
+class CrashPoint:
+    """The NVM at one ordering point, before it takes effect: what is
+    surely durable (`durable`, a bytearray) and, for each dirty line, the
+    stores made to it since it was last durable (`history`: line offset ->
+    [(offset, bytes)], oldest first). Any prefix of a line's history may
+    have reached the NVM by then (write-backs and evictions happen at any
+    moment); nothing else can have."""
+
+    def __init__(self, index, record, durable, history):
+        self.index = index            # the ordering point's place among them
+        self.record = record          # its Record (sub: which fence; pc)
+        self.durable = durable        # bytes
+        self.history = history
+
+    def write(self, path, kept):
+        """Write the image with, for each dirty line, the first kept[line]
+        of its stores (lines not in `kept`: none) to path."""
+        with open(path, "wb") as f:
+            f.write(self.durable)
+            for line, n in kept.items():
+                for off, data in self.history[line][:n]:
+                    f.seek(off)
+                    f.write(data)
+
+    def variants(self, rng, singles, regions=()):
+        """[(name, kept)] for write(): every dirty line lost; every one
+        kept; a random prefix of each; for each (name, start, end) of
+        `regions`, the dirty lines there lost and the rest kept; and, for
+        up to `singles` dirty lines chosen at random, that line lost alone
+        with the rest kept."""
+        lines = sorted(self.history)
+        everything = {line: len(self.history[line]) for line in lines}
+        out = [("lost", {}), ("kept", everything),
+               ("random", {line: rng.randint(0, n) for line, n in everything.items()})]
+        for name, start, end in regions:
+            inside = [line for line in lines if start <= line < end]
+            if inside and len(inside) < len(lines):
+                out.append((name + "-lost", {line: n for line, n in everything.items()
+                                            if not start <= line < end}))
+        for line in rng.sample(lines, min(singles, len(lines))):
+            one_lost = dict(everything)
+            one_lost[line] = 0
+            out.append(("lost-%#x" % line, one_lost))
+        return out
+
+
+def ordering_points(path):
+    """How many ordering points the trace has."""
+    _, _, records = open_trace(path)
+    return sum(1 for r in records if r.kind == ORDERING)
+
+
+def crash_points(path, chosen):
+    """CrashPoint at each ordering point whose index is in `chosen` (a set;
+    or a function of the index and the dirty lines' offsets that says
+    whether to stop there), in trace order. The rules (docs/persistence-model.md): a store
+    is durable once its line was written back (CLFLUSH, CLFLUSHOPT, CLWB)
+    and an ordering point followed; a non-temporal store once an ordering
+    point followed it; until then any prefix of a line's stores may be
+    there."""
+    _, size, records = open_trace(path)
+    durable = bytearray(size)
+    history = {}        # line -> [(offset, bytes)] not yet surely durable
+    written_back = {}   # line -> how many of its history a write-back took
+    index = 0
+    wanted = chosen if callable(chosen) else lambda i, _: i in chosen
+    for r in records:
+        if r.kind == INIT:
+            durable[r.offset:r.offset + PAGE] = r.data
+        elif r.kind == STORE:
+            at, data = r.offset, r.data
+            while data:
+                line = at & ~(LINE - 1)
+                span = min(len(data), line + LINE - at)
+                history.setdefault(line, []).append((at, data[:span]))
+                if r.sub == 1:  # non-temporal: as if written back at once
+                    written_back[line] = len(history[line])
+                at, data = at + span, data[span:]
+        elif r.kind == WRITEBACK and r.offset in history:
+            written_back[r.offset] = len(history[r.offset])
+        elif r.kind == ORDERING:
+            if wanted(index, history.keys()):
+                yield CrashPoint(index, r, bytes(durable),
+                                 {line: list(h) for line, h in history.items()})
+            index += 1
+            for line, n in written_back.items():
+                for off, data in history[line][:n]:
+                    durable[off:off + len(data)] = data
+                del history[line][:n]
+                if not history[line]:
+                    del history[line]
+            written_back.clear()
+        elif r.kind == END and r.offset:
+            raise TraceError(f"{path}: {r.offset} kernel write-backs whose line "
+                             f"is unknown (the kernel was not built for tracing?)")
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == "summary":
         s = summary(argv[1])
