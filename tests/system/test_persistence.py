@@ -47,6 +47,14 @@ def traced_session(machines, image, trace, commands, kernel=None):
     return m.output
 
 
+def make_heap(machines, image):
+    """Genesis on a blank image, untraced, then power off."""
+    m = machines(image=image, size="32M", accel_name="tcg")
+    m.expect(PROMPT, timeout=TIMEOUT)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+
+
 def assert_replays(trace, image):
     with open(image, "rb") as f:
         final = f.read()
@@ -178,10 +186,7 @@ def test_crash_states_of_a_session(machines, tmp_path):
     # it: at every crash state the image checks clean, and every one powered
     # on resumes from its last commit.
     image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
-    m = machines(image=image, size="32M", accel_name="tcg")
-    m.expect(PROMPT, timeout=TIMEOUT)
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    make_heap(machines, image)
     traced_session(machines, image, trace, SESSION)
     checked, powered = crash_campaign(machines, tmp_path, trace, 80, 14, seed=16,
                                       regions=[log_region(image)])
@@ -197,13 +202,10 @@ def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_pat
     # an undo record back. Under QEMU's own power cuts it would pass -- every
     # store reaches the file -- but in the states where a transaction's
     # in-place writes reached the NVM and its log did not (every 8th point
-    # with both unflushed: about 90), its heap is broken, and objtool says
+    # with both unflushed: about 80), its heap is broken, and objtool says
     # so. (The unmutated kernel's same states check clean: test above.)
     image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
-    m = machines(image=image, size="32M", accel_name="tcg")
-    m.expect(PROMPT, timeout=TIMEOUT)
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    make_heap(machines, image)
     traced_session(machines, image, trace, SESSION, kernel=MUTANT_UNFLUSHED_UNDO)
     region = log_region(image)
     _, start, end = region
