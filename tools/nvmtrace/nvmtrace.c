@@ -169,8 +169,10 @@ static void on_writeback_mark(unsigned int vcpu, qemu_plugin_meminfo_t info,
 {
 	int64_t off;
 
-	if (qemu_plugin_mem_is_store(info))
+	if (qemu_plugin_mem_is_store(info)) { /* not a mark: a store, recorded at the write-back's pc */
+		on_access(vcpu, info, vaddr, site(site_pc(udata), NVT_STORE_CACHED));
 		return;
+	}
 	off = nvm_offset(info, vaddr);
 	marked_writebacks++;
 	if (off >= 0)
@@ -277,7 +279,7 @@ static struct decoded decode(const uint8_t *b, size_t n)
 #define TB_MAX_INSNS 512 /* TCG_MAX_INSNS */
 
 /* on_translate -- instrument a block: every store; the ordering points and
- * write-backs; and the load just before each kernel write-back, which
+ * write-backs; and the load right after each kernel write-back, which
  * tells its line */
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
@@ -297,8 +299,6 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		/* One memory callback per instruction (QEMU 7.2 injects one). The
-		 * load that marks a write-back is not a store. */
 		/* One memory callback per instruction, for reads and writes:
 		 * QEMU 7.2 injects only the last one registered and calls it
 		 * whatever the direction, so the callback asks. */
