@@ -17,6 +17,10 @@
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
+#   make trace-kernel  build/trace/ferrite.elf, the kernel tools/run-qemu
+#                   --trace-nvm boots (docs/persistence-model.md)
+#   make mutants    trace kernels with a persistence bug planted, which the
+#                   crash states must catch (docs/persistence-model.md)
 #
 # Everything built lands in build/. Sources are found by folder: every .c and
 # .S under boot/ and kernel/ is part of the kernel, with libc/*.c and the
