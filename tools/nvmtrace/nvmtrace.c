@@ -79,7 +79,6 @@ static uint64_t nvm_base, nvm_size;
 static uint64_t block_start;    /* the NVM's offset 0 in QEMU's RAM-block space */
 static bool block_known;
 static uint64_t kernel_writebacks, marked_writebacks, user_writebacks;
-static int failed;
 
 /* --- the trace ------------------------------------------------------------ */
 
@@ -202,6 +201,7 @@ static struct decoded decode(const uint8_t *b, size_t n)
 	struct decoded none = { ROLE_NONE, 0 };
 	bool lock = false, opsize = false, rep = false;
 	uint8_t op, modrm, mod, reg;
+	static const char segment_or_address[] = { 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65, 0x67 };
 	size_t i = 0;
 
 	for (; i < n; i++) { /* legacy prefixes */
@@ -211,7 +211,7 @@ static struct decoded decode(const uint8_t *b, size_t n)
 			opsize = true;
 		else if (b[i] == 0xf2 || b[i] == 0xf3)
 			rep = true;
-		else if (!strchr("\x2e\x36\x3e\x26\x64\x65\x67", b[i]) || !b[i])
+		else if (!memchr(segment_or_address, b[i], sizeof(segment_or_address)))
 			break;
 	}
 	if (lock)
@@ -221,14 +221,12 @@ static struct decoded decode(const uint8_t *b, size_t n)
 	if (i >= n)
 		return none;
 	op = b[i++];
-	modrm = i < n ? b[i] : 0;
-	mod = modrm >> 6;
-	reg = (modrm >> 3) & 7;
+	mod = (i < n ? b[i] : 0) >> 6;
 	if ((op == 0x86 || op == 0x87) && mod != 3)
 		return (struct decoded){ ROLE_FENCE, NVT_FENCE_LOCKED }; /* XCHG mem */
 	if (op == 0xcf)
 		return (struct decoded){ ROLE_FENCE, NVT_FENCE_SERIAL }; /* IRET */
-	if (op == 0xc5 && i + 1 < n) /* two-byte VEX: map 0F */
+	if (op == 0xc5 && i + 2 < n) /* two-byte VEX: map 0F */
 		return (b[i + 1] == 0x2b || b[i + 1] == 0xe7) && (b[i + 2] >> 6) != 3 ?
 			(struct decoded){ ROLE_STORE_NT, 0 } : none;
 	if (op == 0xc4 && i + 3 < n) /* three-byte VEX */
@@ -358,7 +356,6 @@ static void write_start_image(void)
 static int refuse(const char *why, const char *what)
 {
 	fprintf(stderr, "nvmtrace: %s%s%s\n", why, what ? ": " : "", what ? what : "");
-	failed = 1;
 	return -1;
 }
 
@@ -423,5 +420,5 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	write_start_image();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
-	return failed;
+	return 0;
 }

@@ -1,7 +1,7 @@
 # nvmtrace.mk -- the NVM tracer (docs/persistence-model.md): the QEMU
 # plugin build/nvmtrace.so, and the kernel built for tracing,
-# build/trace/ferrite.elf (FERRITE_NVM_TRACE: a load before each cache-line
-# write-back, so the plugin sees its address). Uses BUILD, CC, WARN and
+# build/trace/ferrite.elf (FERRITE_NVM_TRACE: a load right after each
+# cache-line write-back, so the plugin sees its address). Uses BUILD, CC, WARN and
 # the kernel's rules from the top-level Makefile.
 
 NVMTRACE_PLUGIN := $(BUILD)/nvmtrace.so
@@ -21,7 +21,6 @@ trace-kernel:
 # purpose, which the crash states must catch (tests/system/test_persistence.py,
 # docs/persistence-model.md). FERRITE_MUTANT_UNFLUSHED_UNDO: an undo record
 # is never written back (objstore/tx.c).
-MUTANTS := unflushed-undo
 .PHONY: mutants
 mutants:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/mutant-unflushed-undo \

@@ -70,6 +70,13 @@ def _records(path, blob, pos):
         raise TraceError(f"{path}: no end record (QEMU did not exit cleanly)")
 
 
+def unattributed(path, end):
+    """The refusal of a trace whose end record counts kernel write-backs
+    the plugin could not place."""
+    return TraceError(f"{path}: {end.offset} kernel write-backs whose line "
+                      f"is unknown (the kernel was not built for tracing?)")
+
+
 def summary(path):
     """{"nvm_size", "counts": {(kind, sub): n}, "store_bytes",
     "unattributed", "user_writebacks"}"""
@@ -95,8 +102,7 @@ def replay(path):
         if r.kind in (INIT, STORE):
             image[r.offset:r.offset + len(r.data)] = r.data
         if r.kind == END and r.offset:
-            raise TraceError(f"{path}: {r.offset} kernel write-backs whose line "
-                             f"is unknown (the kernel was not built for tracing?)")
+            raise unattributed(path, r)
     return bytes(image)
 
 
@@ -199,8 +205,7 @@ def crash_points(path, chosen):
                     del history[line]
             written_back.clear()
         elif r.kind == END and r.offset:
-            raise TraceError(f"{path}: {r.offset} kernel write-backs whose line "
-                             f"is unknown (the kernel was not built for tracing?)")
+            raise unattributed(path, r)
 
 
 def main(argv):
