@@ -117,6 +117,27 @@ uint32_t arch_crc32c(uint32_t crc, const void *p, size_t len);
 /* arch_cpu_is_virtual -- whether CPUID reports a hypervisor */
 bool arch_cpu_is_virtual(void);
 
+/* --- marks for the NVM tracer (kernel/arch/x86_64/trace_mark.c,
+ * include/ferrite/nvmtrace.h): in the kernel built for tracing
+ * (FERRITE_NVM_TRACE) each is one load the tracer recognises; in any
+ * other build, nothing at all. ------------------------------------------- */
+#ifdef FERRITE_NVM_TRACE
+/* arch_trace_output -- `byte` has just gone to the console */
+void arch_trace_output(uint8_t byte);
+/* arch_trace_event -- the kernel enters or leaves a window (enum nvt_event) */
+void arch_trace_event(unsigned event);
+#else
+static inline void arch_trace_output(uint8_t byte)
+{
+	(void)byte;
+}
+
+static inline void arch_trace_event(unsigned event)
+{
+	(void)event;
+}
+#endif
+
 /* --- port I/O, for the legacy devices of a PC (kernel/arch/x86_64/io.c):
  * the UART, the CMOS RTC, the ACPI PM registers ---------------------------- */
 void arch_outb(uint16_t port, uint8_t value);

@@ -51,6 +51,7 @@
 #include "core/printk.h"
 #include "dev/rtc.h"
 #include "errstr.h"
+#include "ferrite/nvmtrace.h"
 #include "mm/frame.h"
 #include "mm/phys.h"
 #include "objstore/object.h"
@@ -240,8 +241,14 @@ static int open_heap(const struct nvm *nvm)
 /* attach -- format a blank NVM or open its heap; refuse anything else */
 static int attach(const struct nvm *nvm)
 {
-	if (has_magic(nvm))
-		return open_heap(nvm);
+	if (has_magic(nvm)) {
+		int err;
+
+		arch_trace_event(NVT_EVENT_ROLLBACK_BEGIN);
+		err = open_heap(nvm);
+		arch_trace_event(NVT_EVENT_ROLLBACK_END);
+		return err;
+	}
 	if (is_blank(nvm))
 		return format(nvm);
 	pr_err("heap: the NVM holds data that is not a Ferrite heap (no %s magic, and its first %u bytes are not zero)\n"

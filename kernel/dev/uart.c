@@ -69,6 +69,7 @@ static void uart_put(char c)
 		tx_room = TX_FIFO_SIZE;
 	}
 	arch_outb(COM1 + UART_DATA, (uint8_t)c);
+	arch_trace_output((uint8_t)c);
 	tx_room--;
 }
 

@@ -52,6 +52,7 @@
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/time.h"
+#include "ferrite/nvmtrace.h"
 #include "proc/console_io.h"
 #include "proc/epoch.h"
 #include "proc/kobj.h"
@@ -198,8 +199,10 @@ void epoch_commit(void)
 	uint64_t start;
 	struct uvm_epoch user;
 
+	arch_trace_event(NVT_EVENT_COMMIT_BEGIN);
 	if (!started) {
 		commit_heap(); /* power-on's own transactions (see above) */
+		arch_trace_event(NVT_EVENT_COMMIT_END);
 		return;
 	}
 	start = time_ns();
@@ -207,6 +210,7 @@ void epoch_commit(void)
 	commit_heap();
 	uvm_epoch_end(&user);
 	console_release();
+	arch_trace_event(NVT_EVENT_COMMIT_END);
 	last_commit_ns = time_ns();
 	requested = false;
 	count(start, &user);

@@ -44,6 +44,7 @@
 #include "core/panic.h"
 #include "core/time.h"
 #include "ferrite/errors.h"
+#include "ferrite/nvmtrace.h"
 #include "mm/vm.h"
 #include "objstore/object.h"
 #include "proc/epoch.h"
@@ -460,7 +461,9 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 			epoch_request(); /* the write faults again after it */
 			return 0;
 		}
+		arch_trace_event(NVT_EVENT_PAGE_LOG_BEGIN);
 		heap_log(os_ptr(&kheap, off), PAGE);
+		arch_trace_event(NVT_EVENT_PAGE_LOG_END);
 		prot |= VM_WRITE;
 		written[written_count++] = (struct written_page){
 			.slot = p->proc->slot, .pt_root = p->pt_root, .va = page,

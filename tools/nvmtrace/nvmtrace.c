@@ -1,7 +1,7 @@
 /*
  * nvmtrace.c -- a QEMU TCG plugin that records what a guest does to its
  * NVM: every store (with the bytes stored), every cache-line write-back,
- * every ordering point. The trace (trace.h) is what the crash-state
+ * every ordering point. The trace (include/ferrite/nvmtrace.h) is what the crash-state
  * generator and the write accounting read (docs/persistence-model.md).
  *
  *   qemu-system-x86_64 ... -plugin build/nvmtrace.so,out=TRACE,image=IMAGE,
@@ -27,6 +27,11 @@
  *    done, which can only make the model stricter).
  *  - Ordering points. They are instructions: decoded once, at
  *    translation, with a callback on each execution.
+ *  - What the kernel does: the bytes it sends to the console, the windows
+ *    of its protocol. Port I/O is not a memory access either; the kernel
+ *    built for tracing says them with marks (include/ferrite/nvmtrace.h:
+ *    a DS-prefixed MOVZX load from a table, whose address says the byte
+ *    or the event), recorded as NVT_OUTPUT and NVT_EVENT.
  *  - More than one memory callback on an instruction. QEMU 7.2 injects
  *    only the last one registered and calls it for loads and stores
  *    alike, so each instruction gets one, which asks
@@ -54,7 +59,7 @@
 #include <unistd.h>
 
 #include "plugin-api.h"
-#include "trace.h"
+#include "ferrite/nvmtrace.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -65,7 +70,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define OUT_BUFFER (4u << 20)
 
 /* What an instruction is to the persistence model. */
-enum role { ROLE_NONE, ROLE_STORE_NT, ROLE_WRITEBACK, ROLE_FENCE };
+enum role { ROLE_NONE, ROLE_STORE_NT, ROLE_WRITEBACK, ROLE_FENCE, ROLE_MARK };
 
 struct decoded {
 	enum role role;
@@ -188,6 +193,22 @@ static void on_writeback(unsigned int vcpu, void *udata)
 		user_writebacks++;
 }
 
+/* on_mark -- a kernel mark: the entry of the table it loads says what */
+static void on_mark(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		    void *udata)
+{
+	uint64_t entry = vaddr & (NVT_MARK_ALIGN - 1);
+	uint8_t byte = (uint8_t)entry;
+
+	if (qemu_plugin_mem_is_store(info) || entry >= NVT_MARK_ENTRIES)
+		return;
+	if (entry < NVT_MARK_EVENT)
+		emit(NVT_OUTPUT, 0, 1, vcpu, 0, site_pc(udata), &byte);
+	else
+		emit(NVT_EVENT, (uint8_t)(entry - NVT_MARK_EVENT), 0, vcpu, 0,
+		     site_pc(udata), NULL);
+}
+
 static void on_fence(unsigned int vcpu, void *udata)
 {
 	emit(NVT_FENCE, site_sub(udata), 0, vcpu, 0, site_pc(udata), NULL);
@@ -204,6 +225,8 @@ static struct decoded decode(const uint8_t *b, size_t n)
 	static const char segment_or_address[] = { 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65, 0x67 };
 	size_t i = 0;
 
+	if (n >= 4 && b[0] == 0x3e && b[1] == 0x0f && b[2] == 0xb6 && (b[3] >> 6) != 3)
+		return (struct decoded){ ROLE_MARK, 0 }; /* ds movzbl MEM, REG */
 	for (; i < n; i++) { /* legacy prefixes */
 		if (b[i] == 0xf0)
 			lock = true;
@@ -277,8 +300,8 @@ static struct decoded decode(const uint8_t *b, size_t n)
 #define TB_MAX_INSNS 512 /* TCG_MAX_INSNS */
 
 /* on_translate -- instrument a block: every store; the ordering points and
- * write-backs; and the load right after each kernel write-back, which
- * tells its line */
+ * write-backs; the load right after each kernel write-back, which tells
+ * its line; and the kernel's marks */
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
@@ -300,7 +323,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		/* One memory callback per instruction, for reads and writes:
 		 * QEMU 7.2 injects only the last one registered and calls it
 		 * whatever the direction, so the callback asks. */
-		if (i > 0 && d[i - 1].role == ROLE_WRITEBACK && pcs[i - 1] >= KERNEL_HALF)
+		if (d[i].role == ROLE_MARK && pcs[i] >= KERNEL_HALF)
+			qemu_plugin_register_vcpu_mem_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW, site(pcs[i], 0));
+		else if (i > 0 && d[i - 1].role == ROLE_WRITEBACK && pcs[i - 1] >= KERNEL_HALF)
 			qemu_plugin_register_vcpu_mem_cb(insn, on_writeback_mark,
 							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
 							 site(pcs[i - 1], d[i - 1].sub));

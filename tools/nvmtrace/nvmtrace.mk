@@ -8,9 +8,9 @@ NVMTRACE_PLUGIN := $(BUILD)/nvmtrace.so
 TRACE_BUILD := $(BUILD)/trace
 
 $(NVMTRACE_PLUGIN): tools/nvmtrace/nvmtrace.c tools/nvmtrace/plugin-api.h \
-		tools/nvmtrace/trace.h
+		include/ferrite/nvmtrace.h
 	$(CC) -std=gnu11 -O2 -g $(WARN) -Wno-missing-prototypes -fPIC -shared \
-		-fvisibility=hidden -o $@ tools/nvmtrace/nvmtrace.c
+		-fvisibility=hidden -Iinclude -o $@ tools/nvmtrace/nvmtrace.c
 
 .PHONY: trace-kernel
 trace-kernel:

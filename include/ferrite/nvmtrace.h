@@ -1,6 +1,8 @@
 /*
- * trace.h -- the NVM trace: what the nvmtrace plugin records of a run and
- * the crash-state tools read (docs/persistence-model.md).
+ * nvmtrace.h -- the NVM trace: what the nvmtrace plugin
+ * (tools/nvmtrace) records of a run and the crash-state tools read, and
+ * the marks by which the kernel built for tracing tells it what it does
+ * (docs/persistence-model.md).
  *
  * A trace is a header, then the image as it was when QEMU started (an
  * NVT_INIT record for each page that is not all zero), then records in
@@ -14,7 +16,11 @@
  * non-temporal, and every cache-line write-back (CLFLUSH, CLFLUSHOPT,
  * CLWB). Ordering points are recorded wherever they are executed
  * (SFENCE, MFENCE, a locked instruction, a serialising one): they order
- * the write-backs before them, whatever memory they touch.
+ * the write-backs before them, whatever memory they touch. And, from the
+ * kernel built for tracing only, its marks: each byte it sends to the
+ * console (so a crash state knows what a person had seen by then) and
+ * the windows of its persistence protocol (a commit, the logging of a
+ * user page, the power-on's rollback).
  */
 #ifndef NVMTRACE_TRACE_H
 #define NVMTRACE_TRACE_H
@@ -39,6 +45,10 @@ enum nvt_kind {
 	NVT_END = 4,          /* the last record; offset: the kernel's flushes
 			       * the plugin could not attribute (must be 0);
 			       * pc: user-mode flushes, ignored (not attributable) */
+	NVT_OUTPUT = 6,       /* a byte sent to the console: size 1, the byte
+			       * follows (padded to 8); offset 0 */
+	NVT_EVENT = 7,        /* the kernel entered or left a window; sub:
+			       * enum nvt_event; offset 0 */
 };
 
 enum nvt_store { NVT_STORE_CACHED = 0, NVT_STORE_NONTEMPORAL = 1 };
@@ -48,6 +58,16 @@ enum nvt_fence {
 	NVT_FENCE_MFENCE = 1,
 	NVT_FENCE_LOCKED = 2,   /* LOCK prefix, or XCHG with memory */
 	NVT_FENCE_SERIAL = 3,   /* CPUID, IRET, WRMSR, MOV to CR, LGDT, ... */
+};
+
+/* The windows the kernel marks: each has a BEGIN (even) and an END (odd). */
+enum nvt_event {
+	NVT_EVENT_COMMIT_BEGIN = 0,   /* epoch_commit (kernel/proc/epoch.c) */
+	NVT_EVENT_COMMIT_END = 1,
+	NVT_EVENT_PAGE_LOG_BEGIN = 2, /* a write fault logs a user page (uvm.c) */
+	NVT_EVENT_PAGE_LOG_END = 3,
+	NVT_EVENT_ROLLBACK_BEGIN = 4, /* power-on opens the heap: recovery */
+	NVT_EVENT_ROLLBACK_END = 5,
 };
 
 struct nvt_record {
@@ -65,6 +85,19 @@ _Static_assert(sizeof(struct nvt_record) == 24, "nvt_record is 24 bytes");
 
 #define NVT_LINE 64   /* bytes in a cache line */
 #define NVT_PAGE 4096 /* bytes of an NVT_INIT record's page */
+
+/*
+ * The marks. A version 1 plugin sees the address of a load but no register,
+ * so the kernel built for tracing says things by loading from a table: one
+ * instruction, `ds movzbl ENTRY, %eax` (the DS prefix, which nothing else
+ * puts on a MOVZX, is how the plugin knows a mark), from the table of
+ * NVT_MARK_ENTRIES bytes aligned to NVT_MARK_ALIGN, so that the address's
+ * low bits say which entry: NVT_MARK_OUTPUT + byte, NVT_MARK_EVENT + event.
+ */
+#define NVT_MARK_OUTPUT 0    /* 256 entries: a console byte */
+#define NVT_MARK_EVENT 256   /* an enum nvt_event */
+#define NVT_MARK_ENTRIES 512
+#define NVT_MARK_ALIGN 1024
 
 /* nvt_padded -- the bytes a store's data takes in the trace */
 static inline uint64_t nvt_padded(uint64_t size)
