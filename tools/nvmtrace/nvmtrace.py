@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""nvmtrace.py -- read an NVM trace (tools/nvmtrace/trace.h), written by
+"""nvmtrace.py -- read an NVM trace (include/ferrite/nvmtrace.h), written by
 the nvmtrace QEMU plugin (tools/run-qemu --trace-nvm TRACE).
 
   nvmtrace.py summary TRACE          what the trace holds, by kind
   nvmtrace.py replay TRACE OUT       the image at the end of the run,
                                      rebuilt from the trace alone
+  nvmtrace.py console TRACE          what the kernel sent to the console
 
 A replay applies the starting image and every store in order: it must
 equal the image QEMU left, byte for byte (that is the tracer's own check:
@@ -22,12 +23,17 @@ HEADER = struct.Struct("<8sQQ40x")
 RECORD = struct.Struct("<BBBBIQQ")
 PAGE = 4096
 
-STORE, WRITEBACK, FENCE, END, INIT = 1, 2, 3, 4, 5
+STORE, WRITEBACK, FENCE, END, INIT, OUTPUT, EVENT = 1, 2, 3, 4, 5, 6, 7
 KINDS = {STORE: "store", WRITEBACK: "write-back", FENCE: "fence",
-         END: "end", INIT: "starting page"}
+         END: "end", INIT: "starting page", OUTPUT: "console byte",
+         EVENT: "kernel event"}
+# The windows the kernel marks (enum nvt_event): event 2w begins window w,
+# 2w + 1 ends it.
+WINDOWS = ("commit", "page log", "rollback")
 SUBS = {STORE: ("cached", "non-temporal"),
         WRITEBACK: ("clflush", "clflushopt", "clwb"),
-        FENCE: ("sfence", "mfence", "locked", "serialising")}
+        FENCE: ("sfence", "mfence", "locked", "serialising"),
+        EVENT: tuple("%s %s" % (w, edge) for w in WINDOWS for edge in ("begins", "ends"))}
 
 Record = collections.namedtuple("Record", "kind sub size vcpu offset pc data")
 
@@ -57,11 +63,13 @@ def _records(path, blob, pos):
         if kind == INIT:
             data = blob[pos:pos + PAGE]
             pos += PAGE
-        elif kind == STORE:
+        elif kind in (STORE, OUTPUT):
             data = blob[pos:pos + size]
             pos += (size + 7) & ~7
         elif kind not in KINDS:
             raise TraceError(f"{path}: unknown record kind {kind} at byte {pos - RECORD.size}")
+        elif kind == EVENT and sub >= len(SUBS[EVENT]):
+            raise TraceError(f"{path}: unknown kernel event {sub} at byte {pos - RECORD.size}")
         yield Record(kind, sub, size, vcpu, offset, pc, data)
         if kind == END:
             ended = True
@@ -106,6 +114,13 @@ def replay(path):
     return bytes(image)
 
 
+def console(path):
+    """The bytes the kernel sent to the console during the run, as sent
+    ("\r\n" for a new line)."""
+    _, _, records = open_trace(path)
+    return b"".join(r.data for r in records if r.kind == OUTPUT)
+
+
 # --- crash states -----------------------------------------------------------
 
 LINE = 64
@@ -118,13 +133,17 @@ class CrashPoint:
     stores made to it since it was last durable (`history`: line offset ->
     [(offset, bytes)], oldest first). Any prefix of a line's history may
     have reached the NVM by then (write-backs and evictions happen at any
-    moment); nothing else can have."""
+    moment); nothing else can have. Also what a person had seen by then
+    (`console`: the bytes sent so far) and the kernel's windows open
+    there (`windows`: names from WINDOWS)."""
 
-    def __init__(self, index, record, durable, history):
+    def __init__(self, index, record, durable, history, console, windows):
         self.index = index            # the ordering point's place among them
         self.record = record          # its Record (sub: which fence; pc)
         self.durable = durable        # bytes
         self.history = history
+        self.console = console
+        self.windows = windows
 
     def write(self, path, kept):
         """Write the image with, for each dirty line, the first kept[line]
@@ -159,15 +178,37 @@ class CrashPoint:
 
 
 def ordering_points(path):
-    """How many ordering points the trace has."""
+    """The trace's ordering points, in order: for each, the kernel's windows
+    open there (a frozenset of names from WINDOWS)."""
     _, _, records = open_trace(path)
-    return sum(1 for r in records if r.kind == ORDERING)
+    points, windows = [], frozenset()
+    for r in records:
+        if r.kind == ORDERING:
+            points.append(windows)
+        elif r.kind == EVENT:
+            window = {WINDOWS[r.sub // 2]}
+            windows = windows - window if r.sub % 2 else windows | window
+    return points
+
+
+def window_runs(points, window):
+    """The runs of consecutive ordering points inside `window`, each a range
+    of indices, in order (points: ordering_points())."""
+    runs, start = [], None
+    for i, open_ in enumerate(points + [frozenset()]):
+        if window in open_ and start is None:
+            start = i
+        elif window not in open_ and start is not None:
+            runs.append(range(start, i))
+            start = None
+    return runs
 
 
 def crash_points(path, chosen):
     """CrashPoint at each ordering point whose index is in `chosen` (a set;
-    or a function of the index and the dirty lines' offsets that says
-    whether to stop there), in trace order. The rules (docs/persistence-model.md): a store
+    or a function of the index, the dirty lines' offsets and the windows
+    open that says whether to stop there), in trace order. The rules
+    (docs/persistence-model.md): a store
     is durable once its line was written back (CLFLUSH, CLFLUSHOPT, CLWB)
     and an ordering point followed; a non-temporal store once an ordering
     point followed it; until then any prefix of a line's stores may be
@@ -176,8 +217,10 @@ def crash_points(path, chosen):
     durable = bytearray(size)
     history = {}        # line -> [(offset, bytes)] not yet surely durable
     written_back = {}   # line -> how many of its history a write-back took
+    console = bytearray()
+    windows = set()
     index = 0
-    wanted = chosen if callable(chosen) else lambda i, _: i in chosen
+    wanted = chosen if callable(chosen) else lambda i, _, __: i in chosen
     for r in records:
         if r.kind == INIT:
             durable[r.offset:r.offset + PAGE] = r.data
@@ -192,10 +235,19 @@ def crash_points(path, chosen):
                 at, data = at + span, data[span:]
         elif r.kind == WRITEBACK and r.offset in history:
             written_back[r.offset] = len(history[r.offset])
+        elif r.kind == OUTPUT:
+            console += r.data
+        elif r.kind == EVENT:
+            window = WINDOWS[r.sub // 2]
+            if r.sub % 2:
+                windows.discard(window)
+            else:
+                windows.add(window)
         elif r.kind == ORDERING:
-            if wanted(index, history.keys()):
+            if wanted(index, history.keys(), frozenset(windows)):
                 yield CrashPoint(index, r, bytes(durable),
-                                 {line: list(h) for line, h in history.items()})
+                                 {line: list(h) for line, h in history.items()},
+                                 bytes(console), frozenset(windows))
             index += 1
             for line, n in written_back.items():
                 for off, data in history[line][:n]:
@@ -217,6 +269,9 @@ def main(argv):
         print(f"kernel write-backs not attributed {s['unattributed']:,}; "
               f"user write-backs ignored {s['user_writebacks']:,}")
         return 1 if s["unattributed"] else 0
+    if len(argv) == 2 and argv[0] == "console":
+        sys.stdout.buffer.write(console(argv[1]))
+        return 0
     if len(argv) == 3 and argv[0] == "replay":
         with open(argv[2], "wb") as f:
             f.write(replay(argv[1]))
