@@ -209,8 +209,8 @@ class LineChecker:
     """The console lines of every power-on, in order: each program's numbers
     consecutive across the run (Sequence), and no line that means failure."""
 
-    def __init__(self):
-        self.sequences = [Sequence(p) for p in WORKLOAD]
+    def __init__(self, programs=WORKLOAD):
+        self.sequences = [Sequence(p) for p in programs]
 
     def program_line(self, text):
         """(sequence, number) of a program's numbered line, or None."""
