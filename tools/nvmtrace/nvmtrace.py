@@ -148,12 +148,12 @@ class CrashPoint:
     def write(self, path, kept):
         """Write the image with, for each dirty line, the first kept[line]
         of its stores (lines not in `kept`: none) to path."""
+        image = bytearray(self.durable)
+        for line, n in kept.items():
+            for off, data in self.history[line][:n]:
+                image[off:off + len(data)] = data
         with open(path, "wb") as f:
-            f.write(self.durable)
-            for line, n in kept.items():
-                for off, data in self.history[line][:n]:
-                    f.seek(off)
-                    f.write(data)
+            f.write(image)
 
     def variants(self, rng, singles, regions=()):
         """[(name, kept)] for write(): every dirty line lost; every one
