@@ -15,12 +15,14 @@ points of a traced run, the images the x86 persistency rules allow
 
 import os
 import random
+import re
 import subprocess
 import sys
 
 import pytest
 
 from ferrite import PROMPT, ROOT, run, run_launcher
+from powercut import LineChecker, Program, counter, program_text
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "nvmtrace"))
 import nvmtrace  # noqa: E402
@@ -77,6 +79,11 @@ SESSION = [
     ("hello", r"hello"),
     ("sync", r"sync: epoch \d+ committed\n"),
 ]
+# The session's names in the catalogue (of notes/* and big) after each of
+# its commands.
+SESSION_NAMES = [{"notes/a"}, {"notes/a", "notes/b"}, {"notes/a", "notes/c"},
+                 {"notes/a", "notes/c"}, {"notes/c"}, {"notes/c", "big"},
+                 {"notes/c", "big"}, {"notes/c", "big"}]
 
 
 def test_genesis_and_a_session_replay_to_the_final_image(machines, tmp_path):
@@ -131,39 +138,53 @@ def log_region(image):
     return ("log", g["log_offset"], g["log_offset"] + g["log_size"])
 
 
-def crash_campaign(machines, tmp_path, trace, points, boots, seed, regions=()):
-    """Build the crash states at `points` ordering points of the trace, chosen
-    at random (seeded): every unflushed line lost, all kept, a random prefix
-    of each, the unflushed lines of each of `regions` lost, two lines lost
-    alone. Each is checked offline; the random one of `boots` points spread
-    over the run is powered on, then cut, then checked again. [(objtool
-    status, text, where)], and the power-ons' consoles [(had a heap,
-    console, where)]."""
-    total = nvmtrace.ordering_points(trace)
+def spread(chosen, n):
+    """n of the chosen points, spread evenly over them."""
+    chosen = sorted(chosen)
+    return set(chosen[::max(1, len(chosen) // n)][:n]) if n else set()
+
+
+def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
+                   check=None, power_on=None):
+    """Build the crash states at the ordering points `chosen` (a set of
+    indices) of the trace: every unflushed line lost, all kept, a random
+    prefix of each, the unflushed lines of each of `regions` lost, two
+    lines lost alone. Each is checked offline, by objtool and by
+    check(point, image) (a problem or None); at the points in `boot`, the
+    random one is powered on, power_on(point, m) waits for what must
+    follow (default: the resume or genesis line) and returns a problem or
+    None, then the power is cut and the image checked again. [(objtool
+    status, text, where)], the problems, and the power-ons' consoles
+    [(had a heap, console, where)]."""
     rng = random.Random(seed)
-    chosen = set(rng.sample(range(total), points))
-    boot_points = set(sorted(chosen)[::points // boots][:boots]) if boots else set()
     image = tmp_path / "crash.nvm"
-    checked, powered = [], []
+    checked, problems, powered = [], [], []
     for point in nvmtrace.crash_points(trace, chosen):
         for name, kept in point.variants(rng, 2, regions):
-            where = "ordering point %d of %d (pc %#x), %s" % (
-                point.index, total, point.record.pc, name)
+            where = "ordering point %d (pc %#x, %s), %s" % (
+                point.index, point.record.pc,
+                "/".join(sorted(point.windows)) or "no window", name)
             point.write(image, kept)
             status, text = objtool_check(image)
             checked.append((status, text, where))
-            if point.index in boot_points and name == "random":
+            problem = check(point, image) if check and status == 0 else None
+            if problem:
+                problems.append("%s: %s" % (where, problem))
+            if point.index in boot and name == "random":
                 m = machines(image=image, size="32M", accel_name="tcg")
                 m.expect(r"ferrite: (resumed at epoch \d+|genesis complete)",
                          timeout=TIMEOUT)
+                problem = power_on(point, m) if power_on else None
+                if problem:
+                    problems.append("%s, powered on: %s" % (where, problem))
                 m.power_cut()
                 after, text = objtool_check(image)
                 assert after == 0, "%s, after its power-on: %s" % (where, text)
                 powered.append((status == 0, m.output, where))
-    print("crash states: %d ordering points in the trace, %d chosen, %d images, "
-          "%d powered on" % (total, points, len(checked), len(powered)))
-    assert len(powered) == len(boot_points)
-    return checked, powered
+    print("crash states: %d ordering points chosen, %d images, %d powered on, "
+          "%d problems" % (len(chosen), len(checked), len(powered), len(problems)))
+    assert len(powered) == len(boot)
+    return checked, problems, powered
 
 
 def test_crash_states_of_genesis(machines, tmp_path):
@@ -172,7 +193,10 @@ def test_crash_states_of_genesis(machines, tmp_path):
     # the latter, and finishes genesis on a heap without its kernel objects.
     trace = tmp_path / "t.trace"
     traced_session(machines, tmp_path / "t.nvm", trace, [])
-    checked, powered = crash_campaign(machines, tmp_path, trace, 40, 6, seed=15)
+    rng = random.Random(15)
+    chosen = set(rng.sample(range(len(nvmtrace.ordering_points(trace))), 40))
+    checked, _, powered = crash_campaign(machines, tmp_path, trace, chosen,
+                                         spread(chosen, 6), seed=15)
     bad = [c for c in checked if c[0] != 0 and NOT_AN_IMAGE not in c[1]]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
     assert len(checked) >= 120
@@ -181,20 +205,164 @@ def test_crash_states_of_genesis(machines, tmp_path):
         assert formatted != had_heap, where + ":\n" + console
 
 
+def session_names(image):
+    """The session's names in an image's catalogue (objtool ls, which reads
+    the image as a power-on would: its unfinished epoch rolled back)."""
+    p = subprocess.run([OBJTOOL, str(image), "ls"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return {n for n in p.stdout.split() if n.startswith("notes/") or n == "big"}
+
+
+def reported_names(point, image):
+    """The catalogue holds what every command reported done had made: a
+    command is done when osh's next prompt went out (output commit: sent
+    only once the epoch holding the command's changes was durable); the
+    command after it may have been committed too, or not."""
+    # A prompt begins a line; the first is before any command ("\rosh> "
+    # is the prompt redrawn when typing begins).
+    done = max(point.console.count(b"\n" + PROMPT.encode()) - 1, 0)
+    allowed = [SESSION_NAMES[i - 1] if i else set()
+               for i in (done, done + 1) if i <= len(SESSION_NAMES)]
+    names = session_names(image)
+    if names not in allowed:
+        return "%d commands reported done, the catalogue holds %s (expected %s)" % (
+            done, sorted(names), " or ".join(str(sorted(a)) for a in allowed))
+    return None
+
+
 def test_crash_states_of_a_session(machines, tmp_path):
     # A heap made by an untraced power-on, then an osh session traced from
-    # it: at every crash state the image checks clean, and every one powered
-    # on resumes from its last commit.
+    # it: at every crash state the image checks clean, the catalogue holds
+    # the names of every command reported done (and maybe of the one after
+    # it), and every one powered on resumes from its last commit.
     image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
     make_heap(machines, image)
     traced_session(machines, image, trace, SESSION)
-    checked, powered = crash_campaign(machines, tmp_path, trace, 80, 14, seed=16,
-                                      regions=[log_region(image)])
+    rng = random.Random(16)
+    chosen = set(rng.sample(range(len(nvmtrace.ordering_points(trace))), 80))
+    checked, problems, powered = crash_campaign(
+        machines, tmp_path, trace, chosen, spread(chosen, 14), seed=16,
+        regions=[log_region(image)], check=reported_names)
     bad = [c for c in checked if c[0] != 0]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
+    assert not problems, "\n".join(problems[:10])
     assert len(checked) >= 200
     for _, console, where in powered:
         assert "ferrite: resumed at epoch" in console, where + ":\n" + console
+
+
+# counter, churn, spawner and memtest together (powercut.py's programs,
+# faster and smaller): memtest never pauses, so epochs are dirty and pages
+# are logged all the time.
+WORKLOAD = [
+    counter(100000, 100),
+    Program("churn", "churn 7 100 &", r"churn: round (\d+) ok", 1, "churn: round %d ok"),
+    Program("spawner", "spawner 100 &", r"spawner: round (\d+) ok", 1,
+            "spawner: round %d ok"),
+    Program("memtest", "memtest 16 0 &", r"memtest: pass (\d+) ok", 1,
+            "memtest: pass %d ok"),
+]
+PROGRESS = 2      # lines each program prints after a power-on
+
+
+def text(console):
+    """Console bytes as the test harness reads them."""
+    return console.decode("latin-1").replace("\r\n", "\n")
+
+
+def progress(m, start, programs=WORKLOAD):
+    """Wait until each of `programs` printed PROGRESS lines after start."""
+    for p in programs:
+        at = start
+        for _ in range(PROGRESS):
+            at = m.expect(r"^(?:%s)*%s\n" % (PROMPT, p.regex.pattern), timeout=TIMEOUT,
+                          start=at).end()
+
+
+def traced_workload(machines, image, trace, start_it):
+    """Resume the heap with the tracer and let the workload run (started
+    now if start_it, else resumed): every program prints PROGRESS lines;
+    then power off."""
+    m = machines(image=image, size="32M", extra=["--trace-nvm", str(trace)],
+                 accel_name="tcg")
+    start = m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end()
+    if start_it:
+        start = m.expect(PROMPT, timeout=TIMEOUT, start=start).end()
+        m.send(" ".join(p.command for p in WORKLOAD) + "\n")
+    progress(m, start)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+
+
+def started(consoles):
+    """The programs of WORKLOAD that printed a line on these consoles."""
+    lines = [program_text(line) for out in consoles for line in out.split("\n")]
+    return [p for p in WORKLOAD if any(p.number(line) for line in lines)]
+
+
+def lines_continue(*seen):
+    """power_on for crash_campaign: after the consoles `seen` (what a person
+    saw of the power-ons before), each program goes on from where they
+    left it (powercut.py's LineChecker: no number lost, none repeated but
+    the line in flight, no failure line). A program that had printed
+    nothing by then may not have been started yet: it is not waited for,
+    but its lines, if any, are checked."""
+    def check(point, m):
+        before = [text(c) for c in seen] + [text(point.console)]
+        progress(m, m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end(),
+                 started(before))
+        checker = LineChecker(WORKLOAD)
+        problems = [p for i, out in enumerate(before + [m.output])
+                    for p in checker.feed(i + 1, out)]
+        return "; ".join(problems) or None
+    return check
+
+
+def test_crash_states_of_the_workload(machines, tmp_path):
+    # counter, churn, spawner and memtest, started in a traced power-on of a
+    # heap (made untraced, so that every crash state has one): at every
+    # ordering point of a commit and of six page-logging write faults, and
+    # at random ones, the images check clean; those powered on resume, and
+    # every program carries on from what had been printed by then. Then the
+    # state just before a commit (an epoch's pages logged, every program
+    # running) is powered on traced: at every ordering point of its
+    # rollback the same holds.
+    image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
+    make_heap(machines, image)
+    traced_workload(machines, image, trace, start_it=True)
+    points = nvmtrace.ordering_points(trace)
+    commits = nvmtrace.window_runs(points, "commit")
+    page_logs = nvmtrace.window_runs(points, "page log")
+    assert len(commits) >= 4 and len(page_logs) >= 20
+    rng = random.Random(17)
+    chosen = set(rng.sample(range(len(points)), 20))
+    for run_ in commits[len(commits) // 2:][:1] + page_logs[len(page_logs) // 2:][:6]:
+        chosen.update(run_)
+    checked, problems, powered = crash_campaign(
+        machines, tmp_path, trace, chosen, spread(chosen, 5), seed=17,
+        regions=[log_region(image)], power_on=lines_continue())
+    bad = [c for c in checked if c[0] != 0]
+    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
+    assert not problems, "\n".join(problems[:10])
+
+    # A state at the end of an epoch (its pages logged, the commit not
+    # begun): power it on, traced, and cut it anywhere in its rollback.
+    dirty = next(p for p in nvmtrace.crash_points(trace, {c.start - 1 for c in commits})
+                 if started([text(p.console)]) == WORKLOAD)
+    dirty.write(image, {line: len(h) for line, h in dirty.history.items()})
+    second = tmp_path / "rollback.trace"
+    traced_workload(machines, image, second, start_it=False)
+    undone = re.search(rb"rolled back (\d+) records", nvmtrace.console(second))
+    assert undone and int(undone.group(1)) > 0, nvmtrace.console(second)
+    rollback = nvmtrace.window_runs(nvmtrace.ordering_points(second), "rollback")
+    # Two ordering points: the restored bytes' fence, the epoch store's.
+    assert len(rollback) == 1 and len(rollback[0]) >= 2
+    checked, problems, powered = crash_campaign(
+        machines, tmp_path, second, set(rollback[0]), spread(rollback[0], 2), seed=18,
+        regions=[log_region(image)], power_on=lines_continue(dirty.console))
+    bad = [c for c in checked if c[0] != 0]
+    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
+    assert not problems, "\n".join(problems[:10])
 
 
 def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_path):
@@ -212,7 +380,7 @@ def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_pat
 
     seen = []
 
-    def mid_transaction(index, dirty):
+    def mid_transaction(index, dirty, _):
         """every 8th point with log lines and other lines both unflushed"""
         dirty = list(dirty)
         if (any(start <= line < end for line in dirty) and
