@@ -23,10 +23,10 @@ HEADER = struct.Struct("<8sQQ40x")
 RECORD = struct.Struct("<BBBBIQQ")
 PAGE = 4096
 
-STORE, WRITEBACK, FENCE, END, INIT, OUTPUT, EVENT = 1, 2, 3, 4, 5, 6, 7
+STORE, WRITEBACK, FENCE, END, INIT, OUTPUT, EVENT, INSNS = 1, 2, 3, 4, 5, 6, 7, 8
 KINDS = {STORE: "store", WRITEBACK: "write-back", FENCE: "fence",
          END: "end", INIT: "starting page", OUTPUT: "console byte",
-         EVENT: "kernel event"}
+         EVENT: "kernel event", INSNS: "instructions"}
 # The windows the kernel marks (enum nvt_event): event 2w begins window w,
 # 2w + 1 ends it.
 WINDOWS = ("commit", "page log", "rollback")
@@ -87,14 +87,17 @@ def unattributed(path, end):
 
 def summary(path):
     """{"nvm_size", "counts": {(kind, sub): n}, "store_bytes",
-    "unattributed", "user_writebacks"}"""
+    "unattributed", "user_writebacks", "instructions" (None in a trace
+    without them)}"""
     _, size, records = open_trace(path)
     counts = collections.Counter()
-    out = {"nvm_size": size, "store_bytes": 0}
+    out = {"nvm_size": size, "store_bytes": 0, "instructions": None}
     for r in records:
         counts[(KINDS[r.kind], SUBS[r.kind][r.sub] if r.kind in SUBS else "")] += 1
         if r.kind == STORE:
             out["store_bytes"] += r.size
+        if r.kind == INSNS:
+            out["instructions"] = r.offset
         if r.kind == END:
             out["unattributed"] = r.offset
             out["user_writebacks"] = r.pc
@@ -266,6 +269,8 @@ def main(argv):
         for (kind, sub), n in sorted(s["counts"].items()):
             print(f"{kind:14} {sub:12} {n:>12,}")
         print(f"bytes stored   {s['store_bytes']:>25,}")
+        if s["instructions"] is not None:
+            print(f"instructions   {s['instructions']:>25,}")
         print(f"kernel write-backs not attributed {s['unattributed']:,}; "
               f"user write-backs ignored {s['user_writebacks']:,}")
         return 1 if s["unattributed"] else 0
