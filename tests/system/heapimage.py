@@ -297,11 +297,61 @@ def object_names(img):
     return names
 
 
-def _object_label(oid, h, names):
+KERNEL_MAGICS = {b"ROOT": "root", b"CONS": "console", b"CLCK": "clock"}
+
+
+def _object_label(oid, h, names, owners):
+    """'#ID TYPE' and what says more: its first name, the kernel object it
+    is, the process it belongs to (owners: {id: pid})."""
     label = "#%d %s" % (oid, TYPE_NAMES.get(h["type"], "type %d" % h["type"]))
     if oid in names:
         label += " " + names[oid][0]
-    return label
+    elif h["type"] == 10 and h["placement"] == PLACE_SMALL:
+        label += " " + KERNEL_MAGICS.get(bytes(owners["img"][h["data"]:h["data"] + 4]), "")
+    whose = owners["pid"].get(oid)
+    if isinstance(whose, int):
+        label += " of pid %d" % whose
+    elif whose:
+        label += ", " + whose
+    return label.rstrip()
+
+
+def _process_objects(img):
+    """{id: pid} of each live process's own objects: the process, its
+    thread, address space, handle table and the anonymous objects its
+    address space maps (its stack, heap or data); {id: what} of the
+    console's rings."""
+    pids = {}
+    heads = object_headers(img)
+    kroot_id = u64(img, geometry(img)["root_offset"] + ROOT_APP_ROOTS)
+    if kroot_id not in heads:
+        return pids
+
+    def data(oid):
+        return header(img, heads[oid])["data"] if oid in heads else None
+
+    root = data(kroot_id)
+    console = data(get(img, root, KROOT, "console"))
+    if console is not None:
+        pids[get(img, console, KCONSOLE, "out_ring")] = "the console's output ring"
+        pids[get(img, console, KCONSOLE, "in_ring")] = "the console's input ring"
+    for slot in range(KROOT_MAX_PROCS):
+        proc = get(img, root, KROOT, "procs", slot)
+        p = data(proc)
+        if p is None:
+            continue
+        pid = get(img, p, KPROC, "pid")
+        pids[proc] = pid
+        for field in ("thread", "aspace", "handles"):
+            pids[get(img, p, KPROC, field)] = pid
+        asp = data(get(img, p, KPROC, "aspace"))
+        for i in range(min(get(img, asp, KASPACE, "count"), 32) if asp else 0):
+            at = asp + KMAPPING_AT + i * KMAPPING_SIZE
+            for field in ("object", "shadow"):
+                oid = get(img, at, KMAPPING, field)
+                if oid and heads.get(oid) and header(img, heads[oid])["type"] == 8:
+                    pids.setdefault(oid, pid)
+    return pids
 
 
 class Owners:
@@ -323,9 +373,10 @@ class Owners:
         self.pages = {}    # data page offset -> label
         self.blocks = []   # (start, end, label) of small blocks in slab pages
         names = object_names(img)
+        owners = {"img": img, "pid": _process_objects(img)}
         for oid, off in object_headers(img).items():
             h = header(img, off)
-            label = _object_label(oid, h, names)
+            label = _object_label(oid, h, names, owners)
             self.blocks.append((off, off + HEADER_SIZE, label + " (header)"))
             if h["placement"] == PLACE_SMALL:
                 self.blocks.append((h["data"], h["data"] + self._block_size(img, h["data"]),
