@@ -78,7 +78,7 @@ def test_icount_passes_a_shift_under_tcg_only(image):
     status, out = run_launcher("--image", str(image), "--boot", "kernel",
                                "--icount", "0", "--dry-run")
     assert status == 0, out
-    assert " -icount shift=0 " in out, out
+    assert " -icount shift=0 -rtc clock=vm " in out, out
     status, out = run_launcher("--image", str(image), "--boot", "kernel", "--dry-run")
     assert status == 0 and "-icount" not in out, out
     status, out = run_launcher("--image", str(image), "--boot", "kernel",
