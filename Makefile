@@ -17,6 +17,10 @@
 #   make clean      remove build/ (never var/, where the NVM images live)
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
+#   make nvm-stats  NVM write accounting of genesis, a shell session, the
+#                   power-cut programs and kv: bytes stored, write-backs,
+#                   line writes, fences, undo bytes, the hottest lines
+#                   (tests/bench/nvm-stats, docs/performance.md)
 #   make trace-kernel  build/trace/ferrite.elf, the kernel tools/run-qemu
 #                   --trace-nvm boots (docs/persistence-model.md)
 #   make mutants    trace kernels with a persistence bug planted, which the

@@ -6,7 +6,8 @@
  *
  * A trace is a header, then the image as it was when QEMU started (an
  * NVT_INIT record for each page that is not all zero), then records in
- * the order the vCPU executed them, then one NVT_END record. Every record is a struct nvt_record; a store's
+ * the order the vCPU executed them, then an NVT_INSNS record and one
+ * NVT_END record. Every record is a struct nvt_record; a store's
  * bytes (`size` of them, as they were right after the store) follow it,
  * padded with zeros to a multiple of 8. Offsets are from the start of the
  * NVM (the image file), not guest-physical addresses. Little-endian, as
@@ -49,6 +50,9 @@ enum nvt_kind {
 			       * follows (padded to 8); offset 0 */
 	NVT_EVENT = 7,        /* the kernel entered or left a window; sub:
 			       * enum nvt_event; offset 0 */
+	NVT_INSNS = 8,        /* right before NVT_END: offset: the guest
+			       * instructions executed (blocks entered times
+			       * their length; ns under -icount shift=0) */
 };
 
 enum nvt_store { NVT_STORE_CACHED = 0, NVT_STORE_NONTEMPORAL = 1 };

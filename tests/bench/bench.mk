@@ -17,6 +17,11 @@
 #   make bench-linux      wall time from launching QEMU to the first line of
 #                         a Debian kernel + busybox initramfs, the yardstick
 #                         for a resumed program (tests/bench/linux-boot-time)
+#   make nvm-stats        NVM write accounting: bytes stored, write-backs,
+#                         line writes, fences, undo bytes, the hottest line,
+#                         for genesis, a shell session, the power-cut
+#                         programs and kv, traced under --icount 0
+#                         (tests/bench/nvm-stats, tools/nvmtrace)
 #   make bench-report     build/bench/report.md and its plots from the
 #                         build/bench/*.json the benchmarks wrote
 #                         (tests/bench/report)
@@ -46,7 +51,7 @@ BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
 BENCH_FILL_HEAP := $(BENCH_DIR)/fill_heap
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
-	bench-boot bench-linux bench-report bench-deps
+	bench-boot bench-linux bench-report bench-deps nvm-stats
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -56,10 +61,11 @@ BENCH_RUNS := \
 	"tests/bench/boot-time" \
 	"tests/bench/run-kernel-bench" \
 	"tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)" \
-	"tests/bench/linux-boot-time"
+	"tests/bench/linux-boot-time" \
+	"tests/bench/nvm-stats"
 
 bench: bench-deps
-	@$(MAKE) --no-print-directory all bench-objstore-bins $(BENCH_FILL_HEAP)
+	@$(MAKE) --no-print-directory all trace-kernel bench-objstore-bins $(BENCH_FILL_HEAP)
 	@rm -f $(BENCH_DIR)/*.json
 	@start=$$(date +%s); status=0; \
 	for run in $(BENCH_RUNS); do \
@@ -79,6 +85,10 @@ bench-boot: deps kernel iso
 
 bench-linux: bench-deps
 	@tests/bench/linux-boot-time
+
+# the traced kernel and the plugin (tools/nvmtrace/nvmtrace.mk)
+nvm-stats: all trace-kernel
+	@tests/bench/nvm-stats $(NVM_STATS_ARGS)
 
 bench-kernel: all
 	@tests/bench/run-kernel-bench

@@ -256,6 +256,166 @@ def metadata_ranges(img):
     return kinds
 
 
+# --- what owns a byte ----------------------------------------------------------
+
+PLACE_SMALL, PLACE_PAGED = 1, 2
+PAGE_SLAB = 1
+
+
+def _radix_pages(img, top, depth):
+    """(index pages, {page number in the object: data page offset}) of a
+    paged object's radix tree."""
+    index, data = [], {}
+
+    def walk(off, level, base):
+        if not level:
+            data[base] = off
+            return
+        index.append(off)
+        for i in range(OS_RADIX_FANOUT):
+            e = u64(img, off + 8 * i)
+            if e:
+                walk(e, level - 1, (base << 9) | i)
+
+    if top:
+        walk(top, depth, 0)
+    return index, data
+
+
+OS_RADIX_FANOUT = 512
+
+
+def object_names(img):
+    """{id: [names]} from the catalogue."""
+    names = {}
+    for n in catalogue_nodes(img):
+        if n["level"]:
+            continue
+        for at, oid in n["entries"]:
+            name = bytes(img[at + CAT_ENTRY_HDR:at + CAT_ENTRY_HDR + img[at + 12]])
+            names.setdefault(oid, []).append(name.decode("utf-8", "replace"))
+    return names
+
+
+KERNEL_MAGICS = {b"ROOT": "root", b"CONS": "console", b"CLCK": "clock"}
+
+
+def _object_label(oid, h, names, owners):
+    """'#ID TYPE' and what says more: its first name, the kernel object it
+    is, the process it belongs to (owners: {id: pid})."""
+    label = "#%d %s" % (oid, TYPE_NAMES.get(h["type"], "type %d" % h["type"]))
+    if oid in names:
+        label += " " + names[oid][0]
+    elif h["type"] == 10 and h["placement"] == PLACE_SMALL:
+        label += " " + KERNEL_MAGICS.get(bytes(owners["img"][h["data"]:h["data"] + 4]), "")
+    whose = owners["pid"].get(oid)
+    if isinstance(whose, int):
+        label += " of pid %d" % whose
+    elif whose:
+        label += ", " + whose
+    return label.rstrip()
+
+
+def _process_objects(img):
+    """{id: pid} of each live process's own objects: the process, its
+    thread, address space, handle table and the anonymous objects its
+    address space maps (its stack, heap or data); {id: what} of the
+    console's rings."""
+    pids = {}
+    heads = object_headers(img)
+    kroot_id = u64(img, geometry(img)["root_offset"] + ROOT_APP_ROOTS)
+    if kroot_id not in heads:
+        return pids
+
+    def data(oid):
+        return header(img, heads[oid])["data"] if oid in heads else None
+
+    root = data(kroot_id)
+    console = data(get(img, root, KROOT, "console"))
+    if console is not None:
+        pids[get(img, console, KCONSOLE, "out_ring")] = "the console's output ring"
+        pids[get(img, console, KCONSOLE, "in_ring")] = "the console's input ring"
+    for slot in range(KROOT_MAX_PROCS):
+        proc = get(img, root, KROOT, "procs", slot)
+        p = data(proc)
+        if p is None:
+            continue
+        pid = get(img, p, KPROC, "pid")
+        pids[proc] = pid
+        for field in ("thread", "aspace", "handles"):
+            pids[get(img, p, KPROC, field)] = pid
+        asp = data(get(img, p, KPROC, "aspace"))
+        for i in range(min(get(img, asp, KASPACE, "count"), 32) if asp else 0):
+            at = asp + KMAPPING_AT + i * KMAPPING_SIZE
+            for field in ("object", "shadow"):
+                oid = get(img, at, KMAPPING, field)
+                if oid and heads.get(oid) and header(img, heads[oid])["type"] == 8:
+                    pids.setdefault(oid, pid)
+    return pids
+
+
+class Owners:
+    """What holds each byte of a heap image: the metadata region, or the
+    object (id, type, first name) whose header, bytes or index pages are
+    there. Built once from the image (the id index, every object's radix
+    tree, the catalogue); owner(offset) says it in a few words."""
+
+    def __init__(self, img):
+        g = self.g = geometry(img)
+        self.regions = [
+            (0, SB_EPOCH, "superblock"),
+            (SB_EPOCH, PAGE, "superblock (committed epoch)"),
+            (g["root_offset"], g["root_offset"] + PAGE, "root block"),
+            (g["log_offset"], g["log_offset"] + g["log_size"], "undo log"),
+            (g["desc_offset"], g["stack_offset"], "page descriptors"),
+            (g["stack_offset"], g["data_offset"], "free-page stack"),
+        ]
+        self.pages = {}    # data page offset -> label
+        self.blocks = []   # (start, end, label) of small blocks in slab pages
+        names = object_names(img)
+        owners = {"img": img, "pid": _process_objects(img)}
+        for oid, off in object_headers(img).items():
+            h = header(img, off)
+            label = _object_label(oid, h, names, owners)
+            self.blocks.append((off, off + HEADER_SIZE, label + " (header)"))
+            if h["placement"] == PLACE_SMALL:
+                self.blocks.append((h["data"], h["data"] + self._block_size(img, h["data"]),
+                                    label))
+            elif h["placement"] == PLACE_PAGED:
+                index, data = _radix_pages(img, h["data"], h["depth"])
+                for page in index:
+                    self.pages[page] = label + " (radix page)"
+                for number, page in data.items():
+                    self.pages[page] = "%s page %d" % (label, number)
+        for n in catalogue_nodes(img):
+            self.pages[n["off"]] = "catalogue node"
+        root = g["root_offset"]
+        index, _ = _radix_pages(img, u64(img, root + 16), u32(img, root + 24))
+        for page in index:
+            self.pages[page] = "id index page"
+        self.blocks.sort()
+
+    def _block_size(self, img, off):
+        page = (off - self.g["data_offset"]) // PAGE
+        desc = self.g["desc_offset"] + DESC_SIZE * page
+        return 64 << img[desc + 1] if img[desc] == PAGE_SLAB else PAGE
+
+    def owner(self, offset):
+        """The region or object that holds the byte at `offset`."""
+        for start, end, label in self.regions:
+            if start <= offset < end:
+                return label
+        page = offset - (offset - self.g["data_offset"]) % PAGE
+        if page in self.pages:
+            return self.pages[page]
+        for start, end, label in self.blocks:
+            if start <= offset < end:
+                return "%s +%#x" % (label, offset - start) if offset > start else label
+        if offset >= self.g["data_offset"] + PAGE * self.g["page_count"]:
+            return "past the heap"
+        return "free or unused slab space"
+
+
 # --- the kernel's objects (kernel/kformat/kformat.h) --------------------------------
 
 # Field offsets of the kernel objects: {name: (offset, struct format)}.

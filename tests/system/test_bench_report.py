@@ -80,6 +80,17 @@ def write_fixture(directory, linux=True):
         linux_data.note("skipped: no Debian kernel")
     linux_data.write(directory)
 
+    nvm = Results("nvm", "NVM write accounting")
+    nvm.figure("nvm-writes", "NVM writes per workload", "traced power-ons")
+    for column, values in (("guest ms", [45.7, 45.7, 45.8]),
+                           ("bytes stored", [4336482, 4336482, 4336500])):
+        nvm.add("nvm-writes", "genesis: " + column, column, "tcg", values,
+                workload="genesis", column=column)
+    nvm.add("nvm-writes", "genesis: hottest line", "line writes", "tcg", [18],
+            workload="genesis", column="hottest line", line="0x100",
+            owner="superblock (committed epoch)")
+    nvm.write(directory)
+
 
 def make_report(tmp_path, env=None):
     """Run the generator on tmp_path/data; the report's text and its plot directory."""
@@ -98,7 +109,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
                     "## Power-on time",
                     "### Resume time against heap size", "### Resume time against object count",
                     "### Wall time to a resumed program", "### Commit pause against dirty pages",
-                    "### Checkpoint overhead", "## Linux + busybox boot"):
+                    "### Checkpoint overhead", "## Linux + busybox boot",
+                    "## NVM write accounting (`make nvm-stats`)"):
         assert heading in text, heading
     # what was measured, where, median of how many runs, the spread
     assert "accelerator: tcg; median of 3 runs" in text
@@ -110,6 +122,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "| malloc/free | 760 | 759 – 770 | 1,267 | 1,200 – 1,300 | +66.7 % |" in text
     assert "| --boot kernel | 0.148 s | 0.136 s – 0.192 s | 3 |" in text
     assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
+    assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
+            in text)
     assert "Not run" not in text
     for plot in PLOTS:
         svg = (plots / plot).read_text()

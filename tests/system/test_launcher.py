@@ -72,3 +72,20 @@ def test_modules_qemu_cannot_carry_are_refused(image, tmp_path):
                  ("--boot", "iso", "--no-modules")):
         status, out = run_launcher("--image", str(image), "--dry-run", *args)
         assert status == 2 and out.startswith("run-qemu: "), (args, out)
+
+
+def test_icount_passes_a_shift_under_tcg_only(image):
+    status, out = run_launcher("--image", str(image), "--boot", "kernel",
+                               "--icount", "0", "--dry-run")
+    assert status == 0, out
+    assert " -icount shift=0 -rtc clock=vm " in out, out
+    status, out = run_launcher("--image", str(image), "--boot", "kernel", "--dry-run")
+    assert status == 0 and "-icount" not in out, out
+    status, out = run_launcher("--image", str(image), "--boot", "kernel",
+                               "--accel", "kvm", "--icount", "0", "--dry-run",
+                               env={"FERRITE_KVM_DEV": "/dev/null"})
+    assert status == 2, out
+    assert out.startswith("run-qemu: --icount needs --accel tcg"), out
+    for bad in ("11", "-1", "two"):
+        status, out = run_launcher("--image", str(image), "--icount", bad, "--dry-run")
+        assert status == 2 and "--icount" in out and "0 to 10" in out, (bad, out)

@@ -35,12 +35,14 @@ MUTANT_UNFLUSHED_UNDO = os.path.join(ROOT, "build", "mutant-unflushed-undo", "fe
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 
 
-def traced_session(machines, image, trace, commands, kernel=None):
+def traced_session(machines, image, trace, commands, kernel=None, extra=(),
+                   qemu_args=()):
     """Power on with the tracer, run osh commands, power off; the console."""
-    extra = ["--trace-nvm", str(trace)]
+    extra = ["--trace-nvm", str(trace)] + list(extra)
     if kernel:
         extra += ["--kernel", kernel]
-    m = machines(image=image, size="32M", extra=extra, accel_name="tcg")
+    m = machines(image=image, size="32M", extra=extra, qemu_args=qemu_args,
+                 accel_name="tcg")
     m.expect(PROMPT, timeout=TIMEOUT)
     for line, pattern in commands:
         run(m, line, pattern, timeout=TIMEOUT)
@@ -99,6 +101,21 @@ def test_genesis_and_a_session_replay_to_the_final_image(machines, tmp_path):
     assert_replays(trace, image)
     p = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_under_icount_a_write_back_ending_its_block_is_placed(machines, tmp_path):
+    # Under -icount a block ends wherever the budget to the next timer
+    # deadline runs out, so the load that tells a write-back's line may
+    # start the next block. -singlestep makes every block one instruction:
+    # every write-back ends its block, and every one must still be placed.
+    image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
+    traced_session(machines, image, trace, SESSION[:2], extra=["--icount", "0"],
+                   qemu_args=["-singlestep"])
+    s = nvmtrace.summary(trace)
+    assert s["unattributed"] == 0
+    assert s["counts"][("write-back", "clflushopt")] > 1000
+    assert s["instructions"] > 10 ** 7
+    assert_replays(trace, image)
 
 
 def test_a_resumed_image_replays_from_its_starting_pages(machines, tmp_path):

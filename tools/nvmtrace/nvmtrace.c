@@ -46,6 +46,19 @@
  *    kernel touches the NVM before any program can; the trace's replay
  *    check (the final image rebuilt from the trace, byte for byte) is
  *    what proves the placement.
+ *  - A write-back that ends its block. TCG may end a block after any
+ *    instruction (always under -singlestep; under -icount wherever the
+ *    instruction budget to the next timer deadline runs out), so the
+ *    load that tells a write-back's line may be the first instruction of
+ *    a later block, with an interrupt handler maybe run in between. Such
+ *    a write-back is left pending, keyed by the address of the
+ *    instruction after it, and the first load of a block at that address
+ *    completes it; it is recorded there, later than it executed, which
+ *    can only make the model stricter.
+ *  - Guest time. A version 1 plugin cannot read QEMU's clock; it counts
+ *    the instructions of every block entered (NVT_INSNS), which under
+ *    -icount shift=0 (tools/run-qemu --icount 0) are nanoseconds of the
+ *    guest's busy time.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -84,6 +97,18 @@ static uint64_t nvm_base, nvm_size;
 static uint64_t block_start;    /* the NVM's offset 0 in QEMU's RAM-block space */
 static bool block_known;
 static uint64_t kernel_writebacks, marked_writebacks, user_writebacks;
+static uint64_t guest_insns;    /* instructions of every block entered */
+
+/* Kernel write-backs that ended their block, waiting for the load at
+ * the address after them (several if an interrupt handler's write-back
+ * ends a block too). */
+#define PENDING_MAX 8
+struct pending_writeback {
+	uint64_t next_pc;  /* the address of the load that tells the line; 0: free */
+	uint64_t pc;
+	uint8_t sub;
+};
+static struct pending_writeback pending[PENDING_MAX];
 
 /* --- the trace ------------------------------------------------------------ */
 
@@ -103,10 +128,16 @@ static void emit(uint8_t kind, uint8_t sub, uint8_t size, unsigned vcpu,
 	}
 }
 
-/* A callback's user data: the instruction's address and what it is. */
+/* A callback's user data: the instruction's address, what it is (sub,
+ * below 16) and, for a write-back, its length in bytes. */
 static void *site(uint64_t pc, uint8_t sub)
 {
 	return (void *)(uintptr_t)((pc << 8) | sub);
+}
+
+static void *site_sized(uint64_t pc, uint8_t sub, size_t size)
+{
+	return site(pc, (uint8_t)(sub | size << 4));
 }
 
 static uint64_t site_pc(void *udata)
@@ -117,7 +148,12 @@ static uint64_t site_pc(void *udata)
 
 static uint8_t site_sub(void *udata)
 {
-	return (uint8_t)(uintptr_t)udata;
+	return (uint8_t)(uintptr_t)udata & 0xf;
+}
+
+static uint8_t site_size(void *udata)
+{
+	return (uint8_t)(uintptr_t)udata >> 4;
 }
 
 /* nvm_offset -- the NVM offset a guest access lands on, or -1 */
@@ -168,20 +204,45 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	}
 }
 
+/* record_writeback -- the write-back at pc, of the line a load at vaddr read */
+static void record_writeback(unsigned int vcpu, qemu_plugin_meminfo_t info,
+			     uint64_t vaddr, uint64_t pc, uint8_t sub)
+{
+	int64_t off = nvm_offset(info, vaddr);
+
+	marked_writebacks++;
+	if (off >= 0)
+		emit(NVT_WRITEBACK, sub, 0, vcpu,
+		     (uint64_t)off & ~(uint64_t)(NVT_LINE - 1), pc, NULL);
+}
+
 static void on_writeback_mark(unsigned int vcpu, qemu_plugin_meminfo_t info,
 			      uint64_t vaddr, void *udata)
 {
-	int64_t off;
-
 	if (qemu_plugin_mem_is_store(info)) { /* not a mark: a store, recorded at the write-back's pc */
 		on_access(vcpu, info, vaddr, site(site_pc(udata), NVT_STORE_CACHED));
 		return;
 	}
-	off = nvm_offset(info, vaddr);
-	marked_writebacks++;
-	if (off >= 0)
-		emit(NVT_WRITEBACK, site_sub(udata), 0, vcpu,
-		     (uint64_t)off & ~(uint64_t)(NVT_LINE - 1), site_pc(udata), NULL);
+	record_writeback(vcpu, info, vaddr, site_pc(udata), site_sub(udata));
+}
+
+/* on_block_start -- the first access of a block: the load that completes
+ * a pending write-back, or an ordinary access */
+static void on_block_start(unsigned int vcpu, qemu_plugin_meminfo_t info,
+			   uint64_t vaddr, void *udata)
+{
+	uint64_t pc = site_pc(udata);
+
+	if (!qemu_plugin_mem_is_store(info)) {
+		for (size_t i = 0; i < PENDING_MAX; i++) {
+			if (pending[i].next_pc == pc) {
+				pending[i].next_pc = 0;
+				record_writeback(vcpu, info, vaddr, pending[i].pc, pending[i].sub);
+				return;
+			}
+		}
+	}
+	on_access(vcpu, info, vaddr, udata);
 }
 
 static void on_writeback(unsigned int vcpu, void *udata)
@@ -191,6 +252,24 @@ static void on_writeback(unsigned int vcpu, void *udata)
 		kernel_writebacks++;
 	else
 		user_writebacks++;
+}
+
+/* on_writeback_ending_block -- a kernel write-back whose load comes in
+ * another block: leave it pending (none free: it stays unattributed) */
+static void on_writeback_ending_block(unsigned int vcpu, void *udata)
+{
+	uint64_t pc = site_pc(udata);
+
+	on_writeback(vcpu, udata);
+	for (size_t i = 0; i < PENDING_MAX; i++) {
+		if (!pending[i].next_pc) {
+			pending[i] = (struct pending_writeback){
+				.next_pc = pc + site_size(udata), .pc = pc,
+				.sub = site_sub(udata),
+			};
+			return;
+		}
+	}
 }
 
 /* on_mark -- a kernel mark: the entry of the table it loads says what */
@@ -323,6 +402,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		/* One memory callback per instruction, for reads and writes:
 		 * QEMU 7.2 injects only the last one registered and calls it
 		 * whatever the direction, so the callback asks. */
+		uint8_t store = d[i].role == ROLE_STORE_NT ? NVT_STORE_NONTEMPORAL :
+							     NVT_STORE_CACHED;
+
 		if (d[i].role == ROLE_MARK && pcs[i] >= KERNEL_HALF)
 			qemu_plugin_register_vcpu_mem_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS,
 							 QEMU_PLUGIN_MEM_RW, site(pcs[i], 0));
@@ -331,20 +413,24 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
 							 site(pcs[i - 1], d[i - 1].sub));
 		else
-			qemu_plugin_register_vcpu_mem_cb(insn, on_access, QEMU_PLUGIN_CB_NO_REGS,
-							 QEMU_PLUGIN_MEM_RW,
-							 site(pcs[i], d[i].role == ROLE_STORE_NT ?
-								      NVT_STORE_NONTEMPORAL :
-								      NVT_STORE_CACHED));
+			qemu_plugin_register_vcpu_mem_cb(insn, i ? on_access : on_block_start,
+							 QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW, site(pcs[i], store));
 		if (d[i].role == ROLE_FENCE)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_fence,
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       site(pcs[i], d[i].sub));
-		if (d[i].role == ROLE_WRITEBACK)
+		if (d[i].role == ROLE_WRITEBACK && i + 1 == n && pcs[i] >= KERNEL_HALF)
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_writeback_ending_block, QEMU_PLUGIN_CB_NO_REGS,
+				site_sized(pcs[i], d[i].sub, qemu_plugin_insn_size(insn)));
+		else if (d[i].role == ROLE_WRITEBACK)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_writeback,
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       site(pcs[i], d[i].sub));
 	}
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &guest_insns, n);
 }
 
 /* --- setup and teardown ---------------------------------------------------- */
@@ -359,6 +445,7 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 
 	(void)id;
 	(void)udata;
+	emit(NVT_INSNS, 0, 0, 0, guest_insns, 0, NULL);
 	fwrite(&end, sizeof(end), 1, out);
 	if (fclose(out) != 0)
 		fprintf(stderr, "nvmtrace: writing the trace: %s\n", strerror(errno));

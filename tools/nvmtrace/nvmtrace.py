@@ -6,6 +6,12 @@ the nvmtrace QEMU plugin (tools/run-qemu --trace-nvm TRACE).
   nvmtrace.py replay TRACE OUT       the image at the end of the run,
                                      rebuilt from the trace alone
   nvmtrace.py console TRACE          what the kernel sent to the console
+  nvmtrace.py stats TRACE [--log START:END]
+                                     the write accounting: bytes stored,
+                                     write-backs, line writes, fences,
+                                     commits, undo bytes (stored into the
+                                     log's NVM range START:END), the
+                                     hottest lines
 
 A replay applies the starting image and every store in order: it must
 equal the image QEMU left, byte for byte (that is the tracer's own check:
@@ -23,10 +29,10 @@ HEADER = struct.Struct("<8sQQ40x")
 RECORD = struct.Struct("<BBBBIQQ")
 PAGE = 4096
 
-STORE, WRITEBACK, FENCE, END, INIT, OUTPUT, EVENT = 1, 2, 3, 4, 5, 6, 7
+STORE, WRITEBACK, FENCE, END, INIT, OUTPUT, EVENT, INSNS = 1, 2, 3, 4, 5, 6, 7, 8
 KINDS = {STORE: "store", WRITEBACK: "write-back", FENCE: "fence",
          END: "end", INIT: "starting page", OUTPUT: "console byte",
-         EVENT: "kernel event"}
+         EVENT: "kernel event", INSNS: "instructions"}
 # The windows the kernel marks (enum nvt_event): event 2w begins window w,
 # 2w + 1 ends it.
 WINDOWS = ("commit", "page log", "rollback")
@@ -87,14 +93,17 @@ def unattributed(path, end):
 
 def summary(path):
     """{"nvm_size", "counts": {(kind, sub): n}, "store_bytes",
-    "unattributed", "user_writebacks"}"""
+    "unattributed", "user_writebacks", "instructions" (None in a trace
+    without them)}"""
     _, size, records = open_trace(path)
     counts = collections.Counter()
-    out = {"nvm_size": size, "store_bytes": 0}
+    out = {"nvm_size": size, "store_bytes": 0, "instructions": None}
     for r in records:
         counts[(KINDS[r.kind], SUBS[r.kind][r.sub] if r.kind in SUBS else "")] += 1
         if r.kind == STORE:
             out["store_bytes"] += r.size
+        if r.kind == INSNS:
+            out["instructions"] = r.offset
         if r.kind == END:
             out["unattributed"] = r.offset
             out["user_writebacks"] = r.pc
@@ -119,6 +128,115 @@ def console(path):
     ("\r\n" for a new line)."""
     _, _, records = open_trace(path)
     return b"".join(r.data for r in records if r.kind == OUTPUT)
+
+
+# --- write accounting --------------------------------------------------------
+
+WEAR_BUCKETS = ((1, 1), (2, 9), (10, 99), (100, None))  # line writes per line
+HOTTEST = 10
+
+
+def stats(path, log=None):
+    """The write accounting of a trace (docs/performance.md, "NVM write
+    accounting"). log: the undo log's NVM range (start, end), or None.
+    A dict:
+      store_bytes, cached_bytes, nontemporal_bytes   bytes stored
+      undo_bytes       of store_bytes, those stored into the log's range
+      stores           store records
+      writebacks       write-back records (CLFLUSH, CLFLUSHOPT, CLWB)
+      line_writes      write-backs that found their line changed since it
+                       was last written back (or since the start): what
+                       reaches the media, the wear figure; a non-temporal
+                       store is one line write of each line it touches
+      fences           SFENCE and MFENCE, the kernel's explicit ones
+      ordering_points  every ordering point (with locked and serialising
+                       instructions, the firmware's too)
+      commits          the kernel's commits (COMMIT_END events)
+      instructions     guest instructions executed, None if not recorded
+      lines_written    distinct lines with a line write
+      wear             [((low, high or None), lines)] for WEAR_BUCKETS
+      hottest          [(line offset, line writes)], most written first
+                       (ties: lower offset first), at most HOTTEST
+    The trace's console bytes (OUTPUT) count for nothing."""
+    _, size, records = open_trace(path)
+    image = bytearray(size)
+    last = {}           # line -> its bytes when last written back (or at the start)
+    writes = collections.Counter()
+    out = {"store_bytes": 0, "cached_bytes": 0, "nontemporal_bytes": 0,
+           "undo_bytes": 0, "stores": 0, "writebacks": 0, "line_writes": 0,
+           "fences": 0, "ordering_points": 0, "commits": 0, "instructions": None}
+    lo, hi = log if log else (0, 0)
+    for r in records:
+        if r.kind == STORE:
+            _account_store(out, r, image, last, writes, lo, hi)
+        elif r.kind == WRITEBACK:
+            out["writebacks"] += 1
+            line = image[r.offset:r.offset + LINE]
+            if r.offset in last and last[r.offset] != line:
+                last[r.offset] = bytes(line)
+                writes[r.offset] += 1
+        elif r.kind == INIT:
+            image[r.offset:r.offset + PAGE] = r.data
+        elif r.kind == FENCE:
+            out["ordering_points"] += 1
+            out["fences"] += r.sub in (0, 1)
+        elif r.kind == EVENT:
+            out["commits"] += r.sub == 1   # COMMIT_END
+        elif r.kind == INSNS:
+            out["instructions"] = r.offset
+        elif r.kind == END and r.offset:
+            raise unattributed(path, r)
+    out["line_writes"] = sum(writes.values())
+    out["lines_written"] = len(writes)
+    out["wear"] = [((low, high), sum(1 for n in writes.values()
+                                     if n >= low and (high is None or n <= high)))
+                   for low, high in WEAR_BUCKETS]
+    out["hottest"] = sorted(writes.items(), key=lambda lw: (-lw[1], lw[0]))[:HOTTEST]
+    return out
+
+
+def _account_store(out, r, image, last, writes, lo, hi):
+    """Count one store; apply it to the image, remembering the old bytes
+    of each line it is the first to change."""
+    at, end = r.offset, r.offset + r.size
+    out["stores"] += 1
+    out["store_bytes"] += r.size
+    out["nontemporal_bytes" if r.sub == 1 else "cached_bytes"] += r.size
+    out["undo_bytes"] += max(0, min(end, hi) - max(at, lo))
+    first, final = at & ~(LINE - 1), (end - 1) & ~(LINE - 1)
+    for line in range(first, final + 1, LINE):
+        if line not in last:
+            last[line] = bytes(image[line:line + LINE])
+    image[at:end] = r.data
+    if r.sub == 1:  # non-temporal: to the media at once
+        for line in range(first, final + 1, LINE):
+            last[line] = bytes(image[line:line + LINE])
+            writes[line] += 1
+
+
+def parse_range(text):
+    """START:END (decimal or 0x hex) -> (start, end), start <= end."""
+    try:
+        start, end = (int(v, 0) for v in text.split(":"))
+    except ValueError:
+        raise ValueError(f"--log {text!r}: give START:END, e.g. 0x2000:0x202000")
+    if not 0 <= start <= end:
+        raise ValueError(f"--log {text!r}: START must not be after END")
+    return start, end
+
+
+def print_stats(s):
+    """The figures of stats(), one a line."""
+    for key in ("store_bytes", "cached_bytes", "nontemporal_bytes", "undo_bytes",
+                "stores", "writebacks", "line_writes", "lines_written", "fences",
+                "ordering_points", "commits", "instructions"):
+        value = s[key]
+        print(f"{key.replace('_', ' '):18} {'-' if value is None else format(value, ','):>16}")
+    for (low, high), lines in s["wear"]:
+        name = f"{low}" if low == high else f"{low}+" if high is None else f"{low}-{high}"
+        print(f"lines written {name + ' times':14} {lines:>9,}")
+    for line, n in s["hottest"]:
+        print(f"hot line {line:#12x} {n:>15,} writes")
 
 
 # --- crash states -----------------------------------------------------------
@@ -266,11 +384,21 @@ def main(argv):
         for (kind, sub), n in sorted(s["counts"].items()):
             print(f"{kind:14} {sub:12} {n:>12,}")
         print(f"bytes stored   {s['store_bytes']:>25,}")
+        if s["instructions"] is not None:
+            print(f"instructions   {s['instructions']:>25,}")
         print(f"kernel write-backs not attributed {s['unattributed']:,}; "
               f"user write-backs ignored {s['user_writebacks']:,}")
         return 1 if s["unattributed"] else 0
     if len(argv) == 2 and argv[0] == "console":
         sys.stdout.buffer.write(console(argv[1]))
+        return 0
+    if argv[:1] == ["stats"] and len(argv) in (2, 4) and argv[2:3] in ([], ["--log"]):
+        try:
+            log = parse_range(argv[3]) if len(argv) == 4 else None
+        except ValueError as e:
+            print(f"nvmtrace: {e}", file=sys.stderr)
+            return 2
+        print_stats(stats(argv[1], log))
         return 0
     if len(argv) == 3 and argv[0] == "replay":
         with open(argv[2], "wb") as f:

@@ -1,5 +1,5 @@
 /*
- * churn.c -- churn [SEED] [PERIOD_MS]: create, write, resize, rename and
+ * churn.c -- churn [SEED] [PERIOD_MS] [ROUNDS]: create, write, resize, rename and
  * delete named objects forever, and check them all against a model after
  * every round.
  *
@@ -11,7 +11,8 @@
  * object (open by name, stat, read all bytes, compare) and lists the prefix
  * with a cursor, a few names per call, so that no name exists the model does
  * not know. It prints "churn: round N ok" (N = 1, 2, ...) and sleeps
- * PERIOD_MS (default 250).
+ * PERIOD_MS (default 250); after ROUNDS rounds (0, the default: never) it
+ * exits with status 0.
  *
  * A power cut rolls the heap -- objects, catalogue and this program's memory
  * alike -- back to the last commit, which happens only between system
@@ -262,24 +263,26 @@ static void churn_verify(void)
 	verify_listing();
 }
 
-/* main -- churn and verify forever */
+/* main -- churn and verify, forever or ROUNDS rounds */
 int main(int argc, char **argv)
 {
-	uint64_t seed = 1, period_ms = 250;
+	uint64_t seed = 1, period_ms = 250, rounds = 0;
 	int step;
 
-	if (argc > 3) {
-		printf("usage: churn [SEED] [PERIOD_MS]\n");
+	if (argc > 4) {
+		printf("usage: churn [SEED] [PERIOD_MS] [ROUNDS]\n");
 		return 2;
 	}
 	if (argc > 1 && !fe_parse_arg("churn", "SEED", argv[1], &seed))
 		return 2;
 	if (argc > 2 && !fe_parse_arg("churn", "PERIOD_MS", argv[2], &period_ms))
 		return 2;
+	if (argc > 3 && !fe_parse_arg("churn", "ROUNDS", argv[3], &rounds))
+		return 2;
 	churn_rng = seed;
 	snprintf(churn_prefix, sizeof(churn_prefix), "churn/%ld/", fe_getpid());
 	printf("churn: seed %lu, objects under %s\n", seed, churn_prefix);
-	for (;;) {
+	while (!rounds || churn_round < rounds) {
 		churn_round++;
 		for (step = 0; step < CHURN_STEPS; step++)
 			churn_step();
@@ -288,4 +291,5 @@ int main(int argc, char **argv)
 		if (period_ms > 0)
 			fe_sleep_ms(period_ms);
 	}
+	return 0;
 }

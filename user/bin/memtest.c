@@ -1,6 +1,7 @@
 /*
- * memtest.c -- memtest [PAGES] [PERIOD_MS]: write and verify patterns through
- * a shared mapping of a blob, forever.
+ * memtest.c -- memtest [PAGES] [PERIOD_MS] [PASSES]: write and verify
+ * patterns through a shared mapping of a blob, forever, or PASSES passes
+ * and exit (0: forever).
  *
  * At start the program creates a blob of PAGES pages (default 16), binds it
  * to "memtest/PID" and maps it shared and writable. Pass N (N = 1, 2, ...)
@@ -104,18 +105,20 @@ static void memtest_setup(void)
 	printf("memtest: %lu pages of %s at %#lx\n", memtest_pages, name, addr);
 }
 
-/* main -- set up, then pass after pass forever */
+/* main -- set up, then pass after pass, forever or PASSES of them */
 int main(int argc, char **argv)
 {
-	uint64_t period_ms = 300, i, words;
+	uint64_t period_ms = 300, passes = 0, i, words;
 
-	if (argc > 3) {
-		printf("usage: memtest [PAGES] [PERIOD_MS]\n");
+	if (argc > 4) {
+		printf("usage: memtest [PAGES] [PERIOD_MS] [PASSES]\n");
 		return 2;
 	}
 	if (argc > 1 && !fe_parse_arg("memtest", "PAGES", argv[1], &memtest_pages))
 		return 2;
 	if (argc > 2 && !fe_parse_arg("memtest", "PERIOD_MS", argv[2], &period_ms))
+		return 2;
+	if (argc > 3 && !fe_parse_arg("memtest", "PASSES", argv[3], &passes))
 		return 2;
 	if (memtest_pages == 0 || memtest_pages > 4096) {
 		printf("memtest: PAGES must be 1 to 4096\n");
@@ -123,7 +126,7 @@ int main(int argc, char **argv)
 	}
 	memtest_setup();
 	words = memtest_pages * MEMTEST_WORDS_PER_PAGE;
-	for (;;) {
+	while (!passes || memtest_pass < passes) {
 		memtest_pass++;
 		verify_mapping(memtest_pass - 1);
 		for (i = 0; i < words; i++)
@@ -134,4 +137,5 @@ int main(int argc, char **argv)
 		if (period_ms > 0)
 			fe_sleep_ms(period_ms);
 	}
+	return 0;
 }

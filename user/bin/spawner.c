@@ -1,11 +1,13 @@
 /*
- * spawner.c -- spawner [PERIOD_MS]: spawn a child, wait for it and check
+ * spawner.c -- spawner [PERIOD_MS] [ROUNDS]: spawn a child, wait for it and check
  * how it ended, forever.
  *
  *   spawner [PERIOD_MS]       round N: spawn "spawner child STATUS" with
  *                             STATUS = spawner_status(N), wait, check the
  *                             exit record, print "spawner: round N ok",
- *                             sleep PERIOD_MS (default 200)
+ *                             sleep PERIOD_MS (default 200); after
+ *                             ROUNDS rounds (0, the default: never)
+ *                             exit with status 0
  *   spawner child STATUS      exit at once with STATUS
  *
  * The round number and the child's handle live in persistent memory, and a
@@ -66,27 +68,30 @@ static void spawner_round_once(void)
 		spawner_fail("close of the child's handle failed");
 }
 
-/* main -- a child's exit, or rounds forever */
+/* main -- a child's exit, or rounds, forever or ROUNDS of them */
 int main(int argc, char **argv)
 {
-	uint64_t period_ms = 200, status;
+	uint64_t period_ms = 200, rounds = 0, status;
 
 	if (argc == 3 && strcmp(argv[1], "child") == 0) {
 		if (!fe_parse_arg("spawner", "STATUS", argv[2], &status))
 			return 2;
 		return (int)status;
 	}
-	if (argc > 2) {
-		printf("usage: spawner [PERIOD_MS]\n");
+	if (argc > 3) {
+		printf("usage: spawner [PERIOD_MS] [ROUNDS]\n");
 		return 2;
 	}
 	if (argc > 1 && !fe_parse_arg("spawner", "PERIOD_MS", argv[1], &period_ms))
 		return 2;
-	for (;;) {
+	if (argc > 2 && !fe_parse_arg("spawner", "ROUNDS", argv[2], &rounds))
+		return 2;
+	while (!rounds || spawner_round < rounds) {
 		spawner_round++;
 		spawner_round_once();
 		printf("spawner: round %lu ok\n", spawner_round);
 		if (period_ms > 0)
 			fe_sleep_ms(period_ms);
 	}
+	return 0;
 }
