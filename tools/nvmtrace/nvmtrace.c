@@ -50,11 +50,13 @@
  *    instruction (always under -singlestep; under -icount wherever the
  *    instruction budget to the next timer deadline runs out), so the
  *    load that tells a write-back's line may be the first instruction of
- *    a later block, with an interrupt handler maybe run in between. Such
- *    a write-back is left pending, keyed by the address of the
- *    instruction after it, and the first load of a block at that address
- *    completes it; it is recorded there, later than it executed, which
- *    can only make the model stricter.
+ *    the next block. Such a write-back is left pending, keyed by the
+ *    address of the instruction after it, and the first load of a block
+ *    at that address completes it. The kernel flushes with interrupts
+ *    off, so that block is the very next one: nothing comes between the
+ *    write-back and the record of it. (Were a handler to run first, its
+ *    fences would find the write-back missing -- stricter -- but a store
+ *    of its own to the same line would be taken as written back too.)
  *  - Guest time. A version 1 plugin cannot read QEMU's clock; it counts
  *    the instructions of every block entered (NVT_INSNS), which under
  *    -icount shift=0 (tools/run-qemu --icount 0) are nanoseconds of the
