@@ -263,13 +263,18 @@ class CrashPoint:
         self.console = console
         self.windows = windows
 
-    def write(self, path, kept):
-        """Write the image with, for each dirty line, the first kept[line]
-        of its stores (lines not in `kept`: none) to path."""
-        image = bytearray(self.durable)
+    def apply(self, image, kept):
+        """Store into `image` (durable's bytes, or of its pages those of
+        dirty lines), for each dirty line, the first kept[line] of its
+        stores (lines not in `kept`: none)."""
         for line, n in kept.items():
             for off, data in self.history[line][:n]:
                 image[off:off + len(data)] = data
+
+    def write(self, path, kept):
+        """Write the image apply() makes to path."""
+        image = bytearray(self.durable)
+        self.apply(image, kept)
         with open(path, "wb") as f:
             f.write(image)
 
@@ -293,6 +298,40 @@ class CrashPoint:
             one_lost[line] = 0
             out.append(("lost-%#x" % line, one_lost))
         return out
+
+
+class ImageFile:
+    """A file that crash images are written to one after another: only
+    the pages that differ from the image written before are written (a
+    busy trace's images differ in a few pages of many). Whatever else
+    writes the file -- a power-on -- must be followed by forget()."""
+
+    def __init__(self, path):
+        self.path = path
+        self.image = None     # what the file holds, if known
+
+    def forget(self):
+        self.image = None
+
+    def write(self, point, kept):
+        """Make the file hold point's image with `kept` (CrashPoint.apply)."""
+        new = point.durable
+        if self.image is None or len(self.image) != len(new):
+            self.image = bytearray(new)
+            point.apply(self.image, kept)
+            with open(self.path, "wb") as f:
+                f.write(self.image)
+            return
+        pages = {at for at in range(0, len(new), PAGE)
+                 if self.image[at:at + PAGE] != new[at:at + PAGE]}
+        pages.update(line & ~(PAGE - 1) for line in kept)
+        for at in pages:
+            self.image[at:at + PAGE] = new[at:at + PAGE]
+        point.apply(self.image, kept)
+        with open(self.path, "r+b") as f:
+            for at in sorted(pages):
+                f.seek(at)
+                f.write(self.image[at:at + PAGE])
 
 
 def ordering_points(path):
