@@ -291,11 +291,16 @@ int os_tx_commit(struct objstore *os)
 	while (pos < os->log_tail) {
 		const struct os_log_entry *e = (const void *)(os->log + pos);
 
+#ifdef FERRITE_MUTANT_UNFLUSHED_PAGES
+		if (e->length != OS_PAGE_SIZE)
+#endif
 		os_flush(os, os->base + e->offset, e->length);
 		size = os_log_record_size(e->kind, e->length);
 		pos += size;
 	}
+#ifndef FERRITE_MUTANT_UNFENCED_COMMIT
 	os_fence(os);
+#endif
 	if (os->log_tail)
 		store_epoch(os, os->tx_epoch);
 	os->in_tx = false;

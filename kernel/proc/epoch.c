@@ -206,10 +206,15 @@ void epoch_commit(void)
 		return;
 	}
 	start = time_ns();
+#ifdef FERRITE_MUTANT_EARLY_CONSOLE
+	console_release();
+#endif
 	stamp_root();
 	commit_heap();
 	uvm_epoch_end(&user);
+#ifndef FERRITE_MUTANT_EARLY_CONSOLE
 	console_release();
+#endif
 	arch_trace_event(NVT_EVENT_COMMIT_END);
 	last_commit_ns = time_ns();
 	requested = false;

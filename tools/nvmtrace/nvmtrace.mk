@@ -19,10 +19,21 @@ trace-kernel:
 
 # Mutants: kernels built for tracing with one persistence bug planted on
 # purpose, which the crash states must catch (tests/system/test_persistence.py,
-# docs/persistence-model.md). FERRITE_MUTANT_UNFLUSHED_UNDO: an undo record
-# is never written back (objstore/tx.c).
+# docs/persistence-model.md), each built as $(BUILD)/mutant-NAME/ferrite.elf
+# with -DFERRITE_MUTANT_NAME (upper case, '_' for '-'):
+#   unflushed-undo   an undo record is never written back (objstore/tx.c)
+#   unflushed-pages  the commit writes back no logged whole page: a user
+#                    page's new bytes (objstore/tx.c)
+#   unfenced-commit  no fence between the commit's write-backs and the
+#                    epoch store (objstore/tx.c)
+#   early-console    the epoch's console output is sent before the commit
+#                    (kernel/proc/epoch.c)
+MUTANTS := unflushed-undo unflushed-pages unfenced-commit early-console
+
 .PHONY: mutants
 mutants:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/mutant-unflushed-undo \
-		KERNEL_DEFS="-DFERRITE_NVM_TRACE -DFERRITE_MUTANT_UNFLUSHED_UNDO" \
-		$(BUILD)/mutant-unflushed-undo/ferrite.elf
+	@for m in $(MUTANTS); do \
+		$(MAKE) --no-print-directory BUILD=$(BUILD)/mutant-$$m \
+			KERNEL_DEFS="-DFERRITE_NVM_TRACE -DFERRITE_MUTANT_$$(echo $$m | tr a-z- A-Z_)" \
+			$(BUILD)/mutant-$$m/ferrite.elf || exit 1; \
+	done
