@@ -31,8 +31,12 @@ import heapimage as H  # noqa: E402
 
 TIMEOUT = 300
 NORMAL_KERNEL = os.path.join(ROOT, "build", "ferrite.elf")
-MUTANT_UNFLUSHED_UNDO = os.path.join(ROOT, "build", "mutant-unflushed-undo", "ferrite.elf")
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
+
+
+def mutant(name):
+    """A kernel with a persistence bug planted (make mutants)."""
+    return os.path.join(ROOT, "build", "mutant-" + name, "ferrite.elf")
 
 
 def traced_session(machines, image, trace, commands, kernel=None, extra=(),
@@ -139,6 +143,18 @@ def test_a_kernel_not_built_for_tracing_is_refused(machines, tmp_path):
         nvmtrace.replay(trace)
 
 
+@pytest.mark.parametrize("args, why", [
+    (["--accel", "kvm"], "--trace-nvm needs --accel tcg"),
+    (["--boot", "iso"], "--trace-nvm needs --boot kernel"),
+    (["--boot", "kernel", "--ram", "3G"], "--trace-nvm needs --ram 2G or less"),
+    (["--boot", "kernel", "--no-nvm"], "--trace-nvm traces the NVM; drop --no-nvm"),
+])
+def test_the_launcher_refuses_what_cannot_be_traced(tmp_path, args, why):
+    status, out = run_launcher("--trace-nvm", str(tmp_path / "t.trace"), "--dry-run", *args)
+    assert status == 2
+    assert why in out
+
+
 def objtool_check(image):
     """(status, text) of `objtool IMAGE check`."""
     p = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
@@ -162,32 +178,34 @@ def spread(chosen, n):
 
 
 def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
-                   check=None, power_on=None):
+                   check=None, power_on=None, singles=2, boot_variant="random"):
     """Build the crash states at the ordering points `chosen` (a set of
     indices) of the trace: every unflushed line lost, all kept, a random
-    prefix of each, the unflushed lines of each of `regions` lost, two
-    lines lost alone. Each is checked offline, by objtool and by
+    prefix of each, the unflushed lines of each of `regions` lost, up to
+    `singles` lines lost alone. Each is checked offline, by objtool and by
     check(point, image) (a problem or None); at the points in `boot`, the
-    random one is powered on, power_on(point, m) waits for what must
+    variant `boot_variant` is powered on, power_on(point, m) waits for what must
     follow (default: the resume or genesis line) and returns a problem or
-    None, then the power is cut and the image checked again. [(objtool
+    None, then the power is cut and the image checked again (a problem
+    if it fails). [(objtool
     status, text, where)], the problems, and the power-ons' consoles
     [(had a heap, console, where)]."""
     rng = random.Random(seed)
     image = tmp_path / "crash.nvm"
+    image_file = nvmtrace.ImageFile(image)
     checked, problems, powered = [], [], []
     for point in nvmtrace.crash_points(trace, chosen):
-        for name, kept in point.variants(rng, 2, regions):
+        for name, kept in point.variants(rng, singles, regions):
             where = "ordering point %d (pc %#x, %s), %s" % (
                 point.index, point.record.pc,
                 "/".join(sorted(point.windows)) or "no window", name)
-            point.write(image, kept)
+            image_file.write(point, kept)
             status, text = objtool_check(image)
             checked.append((status, text, where))
             problem = check(point, image) if check and status == 0 else None
             if problem:
                 problems.append("%s: %s" % (where, problem))
-            if point.index in boot and name == "random":
+            if point.index in boot and name == boot_variant:
                 m = machines(image=image, size="32M", accel_name="tcg")
                 m.expect(r"ferrite: (resumed at epoch \d+|genesis complete)",
                          timeout=TIMEOUT)
@@ -195,8 +213,10 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
                 if problem:
                     problems.append("%s, powered on: %s" % (where, problem))
                 m.power_cut()
+                image_file.forget()
                 after, text = objtool_check(image)
-                assert after == 0, "%s, after its power-on: %s" % (where, text)
+                if after != 0:
+                    problems.append("%s, after its power-on: %s" % (where, text))
                 powered.append((status == 0, m.output, where))
     print("crash states: %d ordering points chosen, %d images, %d powered on, "
           "%d problems" % (len(chosen), len(checked), len(powered), len(problems)))
@@ -233,37 +253,47 @@ def session_names(image):
 def reported_names(point, image):
     """The catalogue holds what every command reported done had made: a
     command is done when osh's next prompt went out (output commit: sent
-    only once the epoch holding the command's changes was durable); the
-    command after it may have been committed too, or not."""
-    # A prompt begins a line; the first is before any command ("\rosh> "
-    # is the prompt redrawn when typing begins).
+    only once the epoch holding the command's changes was durable). The
+    commands after it may have been done too: the session types ahead at
+    times (its first wait for a prompt can take the one osh redraws when
+    typing begins, "\rosh> "), so one epoch may hold several."""
+    # A prompt after a new line ends a command; the first is before any.
     done = max(point.console.count(b"\n" + PROMPT.encode()) - 1, 0)
     allowed = [SESSION_NAMES[i - 1] if i else set()
-               for i in (done, done + 1) if i <= len(SESSION_NAMES)]
+               for i in range(done, len(SESSION_NAMES) + 1)]
     names = session_names(image)
     if names not in allowed:
-        return "%d commands reported done, the catalogue holds %s (expected %s)" % (
-            done, sorted(names), " or ".join(str(sorted(a)) for a in allowed))
+        return "%d commands reported done, the catalogue holds %s (expected one of %s)" % (
+            done, sorted(names), ", ".join(str(sorted(a)) for a in allowed))
     return None
+
+
+def commit_points(trace):
+    """The ordering points inside the trace's commits."""
+    return {i for run_ in nvmtrace.window_runs(nvmtrace.ordering_points(trace), "commit")
+            for i in run_}
 
 
 def test_crash_states_of_a_session(machines, tmp_path):
     # A heap made by an untraced power-on, then an osh session traced from
-    # it: at every crash state the image checks clean, the catalogue holds
-    # the names of every command reported done (and maybe of the one after
-    # it), and every one powered on resumes from its last commit.
+    # it: at every ordering point of its commits and at random ones, with
+    # six lines lost alone at each, the image checks clean and the
+    # catalogue holds the names of every command reported done; every
+    # state powered on resumes from its last commit. (The mutants below
+    # break this.)
     image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
     make_heap(machines, image)
     traced_session(machines, image, trace, SESSION)
     rng = random.Random(16)
-    chosen = set(rng.sample(range(len(nvmtrace.ordering_points(trace))), 80))
+    chosen = set(rng.sample(range(len(nvmtrace.ordering_points(trace))), 40))
+    chosen |= commit_points(trace)
     checked, problems, powered = crash_campaign(
-        machines, tmp_path, trace, chosen, spread(chosen, 14), seed=16,
-        regions=[log_region(image)], check=reported_names)
+        machines, tmp_path, trace, chosen, spread(chosen, 10), seed=16,
+        regions=[log_region(image)], check=reported_names, singles=6)
     bad = [c for c in checked if c[0] != 0]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
     assert not problems, "\n".join(problems[:10])
-    assert len(checked) >= 200
+    assert len(checked) >= 600
     for _, console, where in powered:
         assert "ferrite: resumed at epoch" in console, where + ":\n" + console
 
@@ -287,26 +317,36 @@ def text(console):
     return console.decode("latin-1").replace("\r\n", "\n")
 
 
+# The kernel stopped: a panic, or a damaged heap it will not run on.
+STOPPED = r"^(?:panic: |error: ).*\n"
+
+
 def progress(m, start, programs=WORKLOAD):
-    """Wait until each of `programs` printed PROGRESS lines after start."""
+    """Wait until each of `programs` printed PROGRESS lines after start, or
+    the kernel stopped: None, or the line that says why it stopped."""
     for p in programs:
         at = start
         for _ in range(PROGRESS):
-            at = m.expect(r"^(?:%s)*%s\n" % (PROMPT, p.regex.pattern), timeout=TIMEOUT,
-                          start=at).end()
+            found = m.expect(r"^(?:%s)*%s\n|%s" % (PROMPT, p.regex.pattern, STOPPED),
+                             timeout=TIMEOUT, start=at)
+            if re.match(STOPPED, found.group(0)):
+                return found.group(0).strip()
+            at = found.end()
+    return None
 
 
-def traced_workload(machines, image, trace, start_it):
+def traced_workload(machines, image, trace, start_it, kernel=None):
     """Resume the heap with the tracer and let the workload run (started
     now if start_it, else resumed): every program prints PROGRESS lines;
     then power off."""
-    m = machines(image=image, size="32M", extra=["--trace-nvm", str(trace)],
-                 accel_name="tcg")
+    extra = ["--trace-nvm", str(trace)] + (["--kernel", kernel] if kernel else [])
+    m = machines(image=image, size="32M", extra=extra, accel_name="tcg")
     start = m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end()
     if start_it:
         start = m.expect(PROMPT, timeout=TIMEOUT, start=start).end()
         m.send(" ".join(p.command for p in WORKLOAD) + "\n")
-    progress(m, start)
+    stopped = progress(m, start)
+    assert not stopped, stopped
     m.send("poweroff\n")
     assert m.wait_exit(timeout=TIMEOUT) == 0
 
@@ -326,8 +366,10 @@ def lines_continue(*seen):
     but its lines, if any, are checked."""
     def check(point, m):
         before = [text(c) for c in seen] + [text(point.console)]
-        progress(m, m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end(),
-                 started(before))
+        stopped = progress(m, m.expect(r"ferrite: resumed at epoch .*\n",
+                                       timeout=TIMEOUT).end(), started(before))
+        if stopped:
+            return stopped
         checker = LineChecker(WORKLOAD)
         problems = [p for i, out in enumerate(before + [m.output])
                     for p in checker.feed(i + 1, out)]
@@ -391,7 +433,7 @@ def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_pat
     # so. (The unmutated kernel's same states check clean: test above.)
     image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
     make_heap(machines, image)
-    traced_session(machines, image, trace, SESSION, kernel=MUTANT_UNFLUSHED_UNDO)
+    traced_session(machines, image, trace, SESSION, kernel=mutant("unflushed-undo"))
     region = log_region(image)
     _, start, end = region
 
@@ -407,9 +449,10 @@ def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_pat
         return False
 
     caught, looked = [], 0
+    image_file = nvmtrace.ImageFile(tmp_path / "crash.nvm")
     for point in nvmtrace.crash_points(trace, mid_transaction):
         kept = dict(point.variants(random.Random(0), 0, [region]))["log-lost"]
-        point.write(tmp_path / "crash.nvm", kept)
+        image_file.write(point, kept)
         status, text = objtool_check(tmp_path / "crash.nvm")
         looked += 1
         if status != 0:
@@ -419,13 +462,58 @@ def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_pat
     assert looked >= 50 and caught
 
 
-@pytest.mark.parametrize("args, why", [
-    (["--accel", "kvm"], "--trace-nvm needs --accel tcg"),
-    (["--boot", "iso"], "--trace-nvm needs --boot kernel"),
-    (["--boot", "kernel", "--ram", "3G"], "--trace-nvm needs --ram 2G or less"),
-    (["--boot", "kernel", "--no-nvm"], "--trace-nvm traces the NVM; drop --no-nvm"),
-])
-def test_the_launcher_refuses_what_cannot_be_traced(tmp_path, args, why):
-    status, out = run_launcher("--trace-nvm", str(tmp_path / "t.trace"), "--dry-run", *args)
-    assert status == 2
-    assert why in out
+def session_campaign(machines, tmp_path, kernel, seed, singles=2):
+    """The session traced on `kernel` from a heap, and its crash states at
+    every ordering point of its commits: the problems the names check
+    finds and the images objtool refuses."""
+    image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
+    make_heap(machines, image)
+    traced_session(machines, image, trace, SESSION, kernel=kernel)
+    checked, problems, _ = crash_campaign(
+        machines, tmp_path, trace, commit_points(trace), set(), seed=seed,
+        regions=[log_region(image)], check=reported_names, singles=singles)
+    return problems + ["%s: %s" % (where, text) for status, text, where in checked
+                       if status != 0]
+
+
+def test_a_kernel_that_sends_output_before_its_commit_is_caught(machines, tmp_path):
+    # The mutant sends an epoch's console output before the commit that
+    # makes its work durable: a cut in between, and the prompt after a
+    # command has gone out while its names are lost -- and the console
+    # object's own cursor says more was sent than was ever written.
+    problems = session_campaign(machines, tmp_path, mutant("early-console"), seed=19)
+    print("early console: %d problems, first: %s" % (len(problems), problems[:1]))
+    assert problems
+
+
+def test_a_kernel_that_commits_without_a_fence_is_caught(machines, tmp_path):
+    # The mutant stores the epoch without waiting for the write-backs of
+    # what the transaction changed: the epoch may reach the NVM before
+    # them, and a single line of theirs lost leaves a committed heap
+    # broken.
+    problems = session_campaign(machines, tmp_path, mutant("unfenced-commit"), seed=19,
+                                singles=12)
+    print("unfenced commit: %d problems, first: %s" % (len(problems), problems[:1]))
+    assert problems
+
+
+def test_a_kernel_that_leaves_user_pages_unflushed_is_caught(machines, tmp_path):
+    # The mutant's commit writes back no whole page it logged: the user
+    # pages the epoch wrote (and whole kernel pages) stay in the cache
+    # after their epoch is committed. Lose them at a cut some time later
+    # and the programs go back to older numbers than they had printed, or
+    # the kernel finds its heap damaged and stops.
+    image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
+    make_heap(machines, image)
+    traced_workload(machines, image, trace, start_it=True,
+                    kernel=mutant("unflushed-pages"))
+    points = nvmtrace.ordering_points(trace)
+    commits = nvmtrace.window_runs(points, "commit")
+    assert len(commits) >= 4
+    # the point right after each of the last commits
+    chosen = {run_.stop + 1 for run_ in commits[-3:] if run_.stop + 1 < len(points)}
+    _, problems, powered = crash_campaign(
+        machines, tmp_path, trace, chosen, chosen, seed=20,
+        power_on=lines_continue(), boot_variant="lost")
+    print("unflushed pages: %d problems, first: %s" % (len(problems), problems[:1]))
+    assert powered and problems
