@@ -12,6 +12,13 @@ the nvmtrace QEMU plugin (tools/run-qemu --trace-nvm TRACE).
                                      commits, undo bytes (stored into the
                                      log's NVM range START:END), the
                                      hottest lines
+  nvmtrace.py crash TRACE POINT VARIANT OUT
+                                     the crash image at ordering point
+                                     POINT (a number a test printed): lost
+                                     (every dirty line lost), kept (every
+                                     one kept) or lost-0xLINE (that line
+                                     lost alone); power it on with
+                                     tools/run-qemu --image OUT
 
 A replay applies the starting image and every store in order: it must
 equal the image QEMU left, byte for byte (that is the tracer's own check:
@@ -21,6 +28,7 @@ is not a trace.
 """
 
 import collections
+import re
 import struct
 import sys
 
@@ -417,6 +425,33 @@ def crash_points(path, chosen):
             raise unattributed(path, r)
 
 
+def write_crash_image(trace, point, variant, out):
+    """The crash command: the image of one named variant at one point."""
+    if not point.isdigit():
+        print(f"nvmtrace: {point!r} is not an ordering point's number", file=sys.stderr)
+        return 2
+    found = next(crash_points(trace, {int(point)}), None)
+    if found is None:
+        print(f"nvmtrace: {trace} has no ordering point {point}", file=sys.stderr)
+        return 2
+    everything = {line: len(h) for line, h in found.history.items()}
+    if variant == "lost":
+        kept = {}
+    elif variant == "kept":
+        kept = everything
+    elif re.fullmatch(r"lost-0x[0-9a-f]+", variant) and int(variant[5:], 16) in everything:
+        kept = dict(everything)
+        kept[int(variant[5:], 16)] = 0
+    else:
+        print(f"nvmtrace: no variant {variant!r} at point {point}: lost, kept, or "
+              f"lost-LINE for a dirty line ({len(everything)} of them)", file=sys.stderr)
+        return 2
+    found.write(out, kept)
+    print(f"point {point} (pc {found.record.pc:#x}, "
+          f"{'/'.join(sorted(found.windows)) or 'no window'}), {variant}: {out}")
+    return 0
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == "summary":
         s = summary(argv[1])
@@ -439,6 +474,8 @@ def main(argv):
             return 2
         print_stats(stats(argv[1], log))
         return 0
+    if len(argv) == 5 and argv[0] == "crash":
+        return write_crash_image(*argv[1:])
     if len(argv) == 3 and argv[0] == "replay":
         with open(argv[2], "wb") as f:
             f.write(replay(argv[1]))
