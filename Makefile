@@ -25,6 +25,9 @@
 #                   --trace-nvm boots (docs/persistence-model.md)
 #   make mutants    trace kernels with a persistence bug planted, which the
 #                   crash states must catch (docs/persistence-model.md)
+#   make persist-check  the long crash-state campaign: every ordering point
+#                   of genesis and a session, most of a workload's, 500
+#                   power-ons (docs/persistence-model.md)
 #
 # Everything built lands in build/. Sources are found by folder: every .c and
 # .S under boot/ and kernel/ is part of the kernel, with libc/*.c and the
@@ -166,6 +169,15 @@ fuzz: fuzz-calls
 fuzz-calls: deps all
 	@$(PYTHON) tests/system/sysfuzz.py $(if $(FUZZ_CALLS),--calls $(FUZZ_CALLS)) \
 		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+
+# The long crash-state campaign (docs/persistence-model.md): the crash
+# tests of test_persistence.py at every ordering point of genesis and of
+# the session, 1,500 of the workload's and all of its commits and page
+# logs, with 500 crash states powered on. `make test` runs the quick form.
+.PHONY: persist-check
+persist-check: deps all trace-kernel
+	@PERSIST_CHECK=long $(PYTHON) -m pytest -q -s -p no:cacheprovider \
+		tests/system/test_persistence.py -k crash_states
 
 clean:
 	rm -rf $(BUILD)

@@ -30,6 +30,9 @@ import nvmtrace  # noqa: E402
 import heapimage as H  # noqa: E402
 
 TIMEOUT = 300
+# make persist-check: the long campaign, the same tests on every ordering
+# point of genesis and the session, most of the workload's, 500 power-ons.
+LONG = os.environ.get("PERSIST_CHECK") == "long"
 NORMAL_KERNEL = os.path.join(ROOT, "build", "ferrite.elf")
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 
@@ -120,6 +123,36 @@ def test_under_icount_a_write_back_ending_its_block_is_placed(machines, tmp_path
     assert s["counts"][("write-back", "clflushopt")] > 1000
     assert s["instructions"] > 10 ** 7
     assert_replays(trace, image)
+
+
+def test_one_crash_image_is_rebuilt_from_its_name(machines, tmp_path):
+    # What a failing test names -- a point and a variant -- the CLI builds,
+    # to power on or to look at: the same bytes as the campaign's.
+    image, trace, out = tmp_path / "t.nvm", tmp_path / "t.trace", tmp_path / "c.nvm"
+    traced_session(machines, image, trace, SESSION[:2])
+    point = max(commit_points(trace))
+    cli = [sys.executable, os.path.join(ROOT, "tools", "nvmtrace", "nvmtrace.py"),
+           "crash", str(trace)]
+    for variant in ("lost", "kept"):
+        p = subprocess.run(cli + [str(point), variant, str(out)], capture_output=True,
+                           text=True)
+        assert p.returncode == 0, p.stderr
+        assert "point %d" % point in p.stdout and "commit" in p.stdout
+        expected = next(nvmtrace.crash_points(trace, {point}))
+        assert out.read_bytes() == bytes(image_of(expected, variant))
+        assert objtool_check(out)[0] == 0
+    for bad, why in (([str(point), "half", str(out)], "no variant 'half'"),
+                     (["10000000", "lost", str(out)], "has no ordering point 10000000"),
+                     (["x", "lost", str(out)], "not an ordering point's number")):
+        p = subprocess.run(cli + bad, capture_output=True, text=True)
+        assert p.returncode == 2 and why in p.stderr, p.stderr
+
+
+def image_of(point, variant):
+    """The image of the campaign's variant at a crash point."""
+    image = bytearray(point.durable)
+    point.apply(image, dict(point.variants(random.Random(0), 0))[variant])
+    return image
 
 
 def test_a_resumed_image_replays_from_its_starting_pages(machines, tmp_path):
@@ -218,8 +251,13 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
                 if after != 0:
                     problems.append("%s, after its power-on: %s" % (where, text))
                 powered.append((status == 0, m.output, where))
-    print("crash states: %d ordering points chosen, %d images, %d powered on, "
-          "%d problems" % (len(chosen), len(checked), len(powered), len(problems)))
+    points = nvmtrace.ordering_points(trace)
+    windows = ", ".join("%s %d of %d" % (w, len([i for i in chosen if w in points[i]]),
+                                          len([p for p in points if w in p]))
+                        for w in nvmtrace.WINDOWS)
+    print("crash states: %d of %d ordering points (%s), %d images, %d powered on, "
+          "%d problems" % (len(chosen), len(points), windows, len(checked),
+                           len(powered), len(problems)))
     assert len(powered) == len(boot)
     return checked, problems, powered
 
@@ -231,9 +269,10 @@ def test_crash_states_of_genesis(machines, tmp_path):
     trace = tmp_path / "t.trace"
     traced_session(machines, tmp_path / "t.nvm", trace, [])
     rng = random.Random(15)
-    chosen = set(rng.sample(range(len(nvmtrace.ordering_points(trace))), 40))
+    total = len(nvmtrace.ordering_points(trace))
+    chosen = set(range(total)) if LONG else set(rng.sample(range(total), 40))
     checked, _, powered = crash_campaign(machines, tmp_path, trace, chosen,
-                                         spread(chosen, 6), seed=15)
+                                         spread(chosen, 100 if LONG else 6), seed=15)
     bad = [c for c in checked if c[0] != 0 and NOT_AN_IMAGE not in c[1]]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
     assert len(checked) >= 120
@@ -285,10 +324,11 @@ def test_crash_states_of_a_session(machines, tmp_path):
     make_heap(machines, image)
     traced_session(machines, image, trace, SESSION)
     rng = random.Random(16)
-    chosen = set(rng.sample(range(len(nvmtrace.ordering_points(trace))), 40))
+    total = len(nvmtrace.ordering_points(trace))
+    chosen = set(range(total)) if LONG else set(rng.sample(range(total), 40))
     chosen |= commit_points(trace)
     checked, problems, powered = crash_campaign(
-        machines, tmp_path, trace, chosen, spread(chosen, 10), seed=16,
+        machines, tmp_path, trace, chosen, spread(chosen, 150 if LONG else 10), seed=16,
         regions=[log_region(image)], check=reported_names, singles=6)
     bad = [c for c in checked if c[0] != 0]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
@@ -394,11 +434,16 @@ def test_crash_states_of_the_workload(machines, tmp_path):
     page_logs = nvmtrace.window_runs(points, "page log")
     assert len(commits) >= 4 and len(page_logs) >= 20
     rng = random.Random(17)
-    chosen = set(rng.sample(range(len(points)), 20))
-    for run_ in commits[len(commits) // 2:][:1] + page_logs[len(page_logs) // 2:][:6]:
+    if LONG:
+        chosen = set(rng.sample(range(len(points)), min(len(points), 1500)))
+        runs = commits + page_logs
+    else:
+        chosen = set(rng.sample(range(len(points)), 20))
+        runs = commits[len(commits) // 2:][:1] + page_logs[len(page_logs) // 2:][:6]
+    for run_ in runs:
         chosen.update(run_)
     checked, problems, powered = crash_campaign(
-        machines, tmp_path, trace, chosen, spread(chosen, 5), seed=17,
+        machines, tmp_path, trace, chosen, spread(chosen, 250 if LONG else 5), seed=17,
         regions=[log_region(image)], power_on=lines_continue())
     bad = [c for c in checked if c[0] != 0]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
