@@ -26,7 +26,7 @@
 #   make mutants    trace kernels with a persistence bug planted, which the
 #                   crash states must catch (docs/persistence-model.md)
 #   make persist-check  the long crash-state campaign: every ordering point
-#                   of genesis and a session, most of a workload's, 500
+#                   of genesis, a session and kv, most of a workload's, 600
 #                   power-ons (docs/persistence-model.md)
 #
 # Everything built lands in build/. Sources are found by folder: every .c and
@@ -171,9 +171,9 @@ fuzz-calls: deps all
 		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 # The long crash-state campaign (docs/persistence-model.md): the crash
-# tests of test_persistence.py at every ordering point of genesis and of
-# the session, 1,500 of the workload's and all of its commits and page
-# logs, with 500 crash states powered on. `make test` runs the quick form.
+# tests of test_persistence.py at every ordering point of genesis, of the
+# session and of kv, 1,500 of the workload's and all of its commits and
+# page logs, with 600 crash states powered on. `make test` runs the quick form.
 .PHONY: persist-check
 persist-check: deps all trace-kernel
 	@PERSIST_CHECK=long $(PYTHON) -m pytest -q -s -p no:cacheprovider \

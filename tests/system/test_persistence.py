@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from ferrite import PROMPT, ROOT, run, run_launcher
+from ferrite import PROMPT, ROOT, command, run, run_launcher
 from powercut import LineChecker, Program, counter, program_text
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "nvmtrace"))
@@ -31,7 +31,8 @@ import heapimage as H  # noqa: E402
 
 TIMEOUT = 300
 # make persist-check: the long campaign, the same tests on every ordering
-# point of genesis and the session, most of the workload's, 500 power-ons.
+# point of genesis, the session and kv, most of the workload's, 600
+# power-ons.
 LONG = os.environ.get("PERSIST_CHECK") == "long"
 NORMAL_KERNEL = os.path.join(ROOT, "build", "ferrite.elf")
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
@@ -296,14 +297,20 @@ def reported_names(point, image):
     commands after it may have been done too: the session types ahead at
     times (its first wait for a prompt can take the one osh redraws when
     typing begins, "\rosh> "), so one epoch may hold several."""
+    return at_least_reported(point.console, SESSION_NAMES, session_names(image),
+                             "the catalogue holds")
+
+
+def at_least_reported(console, states, found, what):
+    """A problem if `found` is not states[k - 1] (after command k; before
+    the first: empty) for some k at or past the commands the console
+    reported done, else None."""
     # A prompt after a new line ends a command; the first is before any.
-    done = max(point.console.count(b"\n" + PROMPT.encode()) - 1, 0)
-    allowed = [SESSION_NAMES[i - 1] if i else set()
-               for i in range(done, len(SESSION_NAMES) + 1)]
-    names = session_names(image)
-    if names not in allowed:
-        return "%d commands reported done, the catalogue holds %s (expected one of %s)" % (
-            done, sorted(names), ", ".join(str(sorted(a)) for a in allowed))
+    done = max(console.count(b"\n" + PROMPT.encode()) - 1, 0)
+    allowed = [states[i - 1] if i else set() for i in range(done, len(states) + 1)]
+    if found not in allowed:
+        return "%d commands reported done, %s %s (expected one of %s)" % (
+            done, what, sorted(found), ", ".join(str(sorted(a)) for a in allowed))
     return None
 
 
@@ -467,6 +474,59 @@ def test_crash_states_of_the_workload(machines, tmp_path):
     bad = [c for c in checked if c[0] != 0]
     assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
     assert not problems, "\n".join(problems[:10])
+
+
+# kv puts and a delete, served by a kvd already running; the keys after
+# each command.
+KV_SESSION = [("kv put key%02d value %d" % (i, i), r"") for i in range(6)] + [
+    ("kv del key02", r""), ("kv put key06 value 6", r"")]
+KV_KEYS = [{"key%02d" % i for i in range(n + 1)} for n in range(6)] + [
+    {"key00", "key01", "key03", "key04", "key05"},
+    {"key00", "key01", "key03", "key04", "key05", "key06"}]
+
+
+def kv_keys_reported(listed):
+    """power_on for crash_campaign: kvd holds every key whose put was
+    reported done (and no key whose delete was), by `kv ls`; each
+    listing is added to `listed`."""
+    def check(point, m):
+        start = m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end()
+        # osh may be back at a half-typed line (what was typed before the
+        # cut and read in a committed epoch): Ctrl-U erases it.
+        m.send("\x15kv ls\n")
+        keys = set(m.expect(r"kv ls\n((?:key\d\d\n)*)%s" % PROMPT, timeout=TIMEOUT,
+                            start=start).group(1).split())
+        listed.append(keys)
+        return at_least_reported(point.console, KV_KEYS, keys, "kvd lists")
+    return check
+
+
+def test_crash_states_of_kv(machines, tmp_path):
+    # kvd started on a heap, then kv puts and a delete traced: at every
+    # ordering point of the commits and at random ones the images check
+    # clean, and those powered on list every key reported stored.
+    image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
+    make_heap(machines, image)
+    m = machines(image=image, size="32M", accel_name="tcg")
+    start = m.expect(PROMPT, timeout=TIMEOUT).end()
+    m.send("kvd &\n")
+    m.expect(r"kvd: serving svc/kv\n", timeout=TIMEOUT, start=start)
+    command(m, "sync", timeout=TIMEOUT)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+    traced_session(machines, image, trace, KV_SESSION)
+    rng = random.Random(21)
+    total = len(nvmtrace.ordering_points(trace))
+    chosen = set(range(total)) if LONG else set(rng.sample(range(total), 20))
+    chosen |= commit_points(trace)
+    listed = []
+    checked, problems, powered = crash_campaign(
+        machines, tmp_path, trace, chosen, spread(chosen, 100 if LONG else 6), seed=21,
+        regions=[log_region(image)], power_on=kv_keys_reported(listed))
+    bad = [c for c in checked if c[0] != 0]
+    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
+    assert not problems, "\n".join(problems[:10])
+    assert max(len(keys) for keys in listed) >= 3, listed
 
 
 def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_path):
