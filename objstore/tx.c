@@ -183,9 +183,10 @@ static int append(struct objstore *os, unsigned kind, uint64_t off,
 	memset((uint8_t *)(e + 1) + data_len, 0,
 	       size - sizeof(*e) - data_len);
 	e->crc = record_checksum(e, e + 1, data_len);
-#ifndef FERRITE_MUTANT_UNFLUSHED_UNDO
-	os_flush(os, e, size);
+#ifdef FERRITE_MUTANT_UNFLUSHED_UNDO
+	if (os->log_tail) /* the transaction's first record stays unflushed */
 #endif
+	os_flush(os, e, size);
 	if (kind == OS_LOG_UNDO)
 		os_fence(os);
 	os->last_record_size = (uint32_t)size;

@@ -529,9 +529,11 @@ def test_crash_states_of_kv(machines, tmp_path):
     assert max(len(keys) for keys in listed) >= 3, listed
 
 
-def test_a_kernel_that_leaves_undo_records_unflushed_is_caught(machines, tmp_path):
-    # The mutant (make mutants: FERRITE_MUTANT_UNFLUSHED_UNDO) never writes
-    # an undo record back. Under QEMU's own power cuts it would pass -- every
+def test_a_kernel_that_leaves_an_undo_record_unflushed_is_caught(machines, tmp_path):
+    # The mutant (make mutants: FERRITE_MUTANT_UNFLUSHED_UNDO) leaves the
+    # first undo record of each transaction unflushed (a later record's
+    # write-back of the same line may still take it along). Under QEMU's
+    # own power cuts it would pass -- every
     # store reaches the file -- but in the states where a transaction's
     # in-place writes reached the NVM and its log did not (every 8th point
     # with both unflushed: about 80), its heap is broken, and objtool says

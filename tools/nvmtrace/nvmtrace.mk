@@ -21,7 +21,8 @@ trace-kernel:
 # purpose, which the crash states must catch (tests/system/test_persistence.py,
 # docs/persistence-model.md), each built as $(BUILD)/mutant-NAME/ferrite.elf
 # with -DFERRITE_MUTANT_NAME (upper case, '_' for '-'):
-#   unflushed-undo   an undo record is never written back (objstore/tx.c)
+#   unflushed-undo   a transaction's first undo record is not written back
+#                    (objstore/tx.c)
 #   unflushed-pages  the commit writes back no logged whole page: a user
 #                    page's new bytes (objstore/tx.c)
 #   unfenced-commit  no fence between the commit's write-backs and the
