@@ -263,6 +263,13 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
     return checked, problems, powered
 
 
+def assert_clean(checked, problems):
+    """Every image checked clean, and no check found a problem."""
+    bad = [c for c in checked if c[0] != 0]
+    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
+    assert not problems, "\n".join(problems[:10])
+
+
 def test_crash_states_of_genesis(machines, tmp_path):
     # Cut anywhere in genesis: the image is a heap that checks clean, or no
     # heap at all (the superblock not yet durable); a power-on formats only
@@ -337,9 +344,7 @@ def test_crash_states_of_a_session(machines, tmp_path):
     checked, problems, powered = crash_campaign(
         machines, tmp_path, trace, chosen, spread(chosen, 150 if LONG else 10), seed=16,
         regions=[log_region(image)], check=reported_names, singles=6)
-    bad = [c for c in checked if c[0] != 0]
-    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
-    assert not problems, "\n".join(problems[:10])
+    assert_clean(checked, problems)
     assert len(checked) >= 600
     for _, console, where in powered:
         assert "ferrite: resumed at epoch" in console, where + ":\n" + console
@@ -452,9 +457,7 @@ def test_crash_states_of_the_workload(machines, tmp_path):
     checked, problems, powered = crash_campaign(
         machines, tmp_path, trace, chosen, spread(chosen, 250 if LONG else 5), seed=17,
         regions=[log_region(image)], power_on=lines_continue())
-    bad = [c for c in checked if c[0] != 0]
-    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
-    assert not problems, "\n".join(problems[:10])
+    assert_clean(checked, problems)
 
     # A state at the end of an epoch (its pages logged, the commit not
     # begun): power it on, traced, and cut it anywhere in its rollback.
@@ -471,9 +474,7 @@ def test_crash_states_of_the_workload(machines, tmp_path):
     checked, problems, powered = crash_campaign(
         machines, tmp_path, second, set(rollback[0]), spread(rollback[0], 2), seed=18,
         regions=[log_region(image)], power_on=lines_continue(dirty.console))
-    bad = [c for c in checked if c[0] != 0]
-    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
-    assert not problems, "\n".join(problems[:10])
+    assert_clean(checked, problems)
 
 
 # kv puts and a delete, served by a kvd already running; the keys after
@@ -523,9 +524,7 @@ def test_crash_states_of_kv(machines, tmp_path):
     checked, problems, powered = crash_campaign(
         machines, tmp_path, trace, chosen, spread(chosen, 100 if LONG else 6), seed=21,
         regions=[log_region(image)], power_on=kv_keys_reported(listed))
-    bad = [c for c in checked if c[0] != 0]
-    assert not bad, "\n".join("%s: %s" % (where, text) for _, text, where in bad[:10])
-    assert not problems, "\n".join(problems[:10])
+    assert_clean(checked, problems)
     assert max(len(keys) for keys in listed) >= 3, listed
 
 

@@ -351,9 +351,15 @@ def ordering_points(path):
         if r.kind == ORDERING:
             points.append(windows)
         elif r.kind == EVENT:
-            window = {WINDOWS[r.sub // 2]}
-            windows = windows - window if r.sub % 2 else windows | window
+            windows = after_event(windows, r)
     return points
+
+
+def after_event(windows, r):
+    """The windows open (a frozenset of names from WINDOWS) after the
+    EVENT record r: event 2w begins window w, 2w + 1 ends it."""
+    window = {WINDOWS[r.sub // 2]}
+    return windows - window if r.sub % 2 else windows | window
 
 
 def window_runs(points, window):
@@ -383,7 +389,7 @@ def crash_points(path, chosen):
     history = {}        # line -> [(offset, bytes)] not yet surely durable
     written_back = {}   # line -> how many of its history a write-back took
     console = bytearray()
-    windows = set()
+    windows = frozenset()
     index = 0
     wanted = chosen if callable(chosen) else lambda i, _, __: i in chosen
     for r in records:
@@ -403,16 +409,12 @@ def crash_points(path, chosen):
         elif r.kind == OUTPUT:
             console += r.data
         elif r.kind == EVENT:
-            window = WINDOWS[r.sub // 2]
-            if r.sub % 2:
-                windows.discard(window)
-            else:
-                windows.add(window)
+            windows = after_event(windows, r)
         elif r.kind == ORDERING:
-            if wanted(index, history.keys(), frozenset(windows)):
+            if wanted(index, history.keys(), windows):
                 yield CrashPoint(index, r, bytes(durable),
                                  {line: list(h) for line, h in history.items()},
-                                 bytes(console), frozenset(windows))
+                                 bytes(console), windows)
             index += 1
             for line, n in written_back.items():
                 for off, data in history[line][:n]:
