@@ -345,7 +345,11 @@ def test_crash_states_of_a_session(machines, tmp_path):
         machines, tmp_path, trace, chosen, spread(chosen, 150 if LONG else 10), seed=16,
         regions=[log_region(image)], check=reported_names, singles=6)
     assert_clean(checked, problems)
-    assert len(checked) >= 600
+    # Every point gave its three images (lost, kept, random); how many
+    # lines were dirty at each varies with the session's timing, but lines
+    # lost alone were tried at least once a point on average.
+    assert len(checked) >= 3 * len(chosen)
+    assert len([w for _, _, w in checked if ", lost-0x" in w]) >= len(chosen)
     for _, console, where in powered:
         assert "ferrite: resumed at epoch" in console, where + ":\n" + console
 
