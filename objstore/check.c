@@ -381,7 +381,7 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 		os_check_problem(&ck, "%s", message);
 		return ck.problems;
 	}
-	os_root_after_rollback(ck.base, ck.sb, &scan, &root);
+	os_after_rollback(ck.base, ck.sb, &scan, ck.sb->root_offset, sizeof(root), &root);
 	ck.root = &root;
 	check_root(&ck);
 	if (scan.records)
@@ -397,5 +397,6 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 	os_check_catalogue(&ck);
 	check_app_roots(&ck);
 	check_claims(&ck);
+	os_check_snapshots(&ck, ck.slot_claimed);
 	return ck.problems;
 }

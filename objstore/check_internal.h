@@ -73,6 +73,10 @@ bool os_check_offset_ok(const struct os_checker *ck, uint64_t off, uint64_t len)
 void os_check_objects(struct os_checker *ck);
 void os_check_catalogue(struct os_checker *ck);
 
+/* os_check_snapshots -- the snapshot area (check_snapshots.c), last: it
+ * reuses `scratch`, the slot_claimed array, as its own */
+void os_check_snapshots(struct os_checker *ck, void *scratch);
+
 /* os_check_object_exists -- whether `id` is a live object with a good
  * header and a refcount of at least 1 (a name refers to it); read-only,
  * usable from os_check_catalogue */

@@ -31,10 +31,12 @@ static uint64_t default_log_size(uint64_t size)
 	return OS_ALIGN_DOWN(log, OS_PAGE_SIZE);
 }
 
-/* layout -- place the regions of a heap of `size` bytes; 0 or -ERR_NOSPC */
-static int layout(struct os_superblock *sb, uint64_t size, uint64_t log_size)
+/* layout -- place the regions of a heap of `size` bytes, the last
+ * `snap_size` of them the snapshot area; 0 or -ERR_NOSPC */
+static int layout(struct os_superblock *sb, uint64_t size, uint64_t log_size,
+		  uint64_t snap_size)
 {
-	uint64_t fixed = 2 * OS_PAGE_SIZE + log_size;
+	uint64_t fixed = 2 * OS_PAGE_SIZE + log_size + snap_size;
 	uint64_t pages, meta;
 
 	if (size < OS_MIN_HEAP_SIZE || fixed >= size)
@@ -60,6 +62,12 @@ static int layout(struct os_superblock *sb, uint64_t size, uint64_t log_size)
 	sb->data_offset = sb->stack_offset +
 			  OS_ALIGN_UP(pages * sizeof(uint32_t), OS_PAGE_SIZE);
 	sb->page_count = pages;
+	if (snap_size) {
+		sb->snap_offset = size - snap_size;
+		sb->snap_size = snap_size;
+		if (os_snap_geometry_check(sb))
+			return -ERR_NOSPC;
+	}
 	return 0;
 }
 
@@ -88,7 +96,7 @@ const char *os_geometry_check(const struct os_superblock *sb, uint64_t size)
 	if (sb->data_offset > size ||
 	    pages > (size - sb->data_offset) / OS_PAGE_SIZE)
 		return "data pages run past the end of the heap";
-	return NULL;
+	return os_snap_geometry_check(sb);
 }
 
 /* os_sb_check -- magic, version, checksum and geometry; 0 or error, with the reason in *why */
@@ -101,7 +109,7 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 		*why = "no Ferrite heap magic";
 		return -ERR_INVAL;
 	}
-	if (sb->layout_major != OS_LAYOUT_MAJOR) {
+	if (sb->layout_major < OS_LAYOUT_OLDEST_MAJOR || sb->layout_major > OS_LAYOUT_MAJOR) {
 		*why = "another layout major version";
 		return -ERR_VERSION;
 	}
@@ -118,31 +126,30 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 	return *why ? -ERR_CORRUPT : 0;
 }
 
-/* os_root_after_rollback -- the root block as rollback of a scanned log
- * would leave it, in *out, writing nothing */
-void os_root_after_rollback(const uint8_t *base, const struct os_superblock *sb,
-			    const struct os_log_scan *scan, struct os_root *out)
+/* os_after_rollback -- the `len` bytes at heap offset `off` as rollback
+ * of a scanned log would leave them, in *out, writing nothing */
+void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
+		       const struct os_log_scan *scan, uint64_t off, uint64_t len,
+		       void *out)
 {
 	const uint8_t *log = base + sb->log_offset;
-	uint64_t root = sb->root_offset, root_end = root + sizeof(*out), pos = 0;
-	/* Forward: the oldest record wins, so apply in order only where not yet applied. */
-	uint8_t applied[sizeof(struct os_root)] = { 0 };
+	uint64_t pos = scan->last;
 
-	memcpy(out, base + root, sizeof(*out));
-	while (pos < scan->bytes) {
+	memcpy(out, base + off, len);
+	if (!scan->records)
+		return;
+	/* Newest record first, as rollback copies: the oldest copy of a byte wins. */
+	for (;;) {
 		const struct os_log_entry *e = (const void *)(log + pos);
-		const uint8_t *data = (const uint8_t *)(e + 1);
+		uint64_t from = e->offset > off ? e->offset : off;
+		uint64_t to = e->offset + e->length < off + len ? e->offset + e->length : off + len;
 
-		if (e->kind == OS_LOG_UNDO && e->offset < root_end &&
-		    e->offset + e->length > root) {
-			for (uint64_t a = e->offset; a < e->offset + e->length; a++) {
-				if (a < root || a >= root_end || applied[a - root])
-					continue;
-				((uint8_t *)out)[a - root] = data[a - e->offset];
-				applied[a - root] = 1;
-			}
-		}
-		pos += os_log_record_size(e->kind, e->length);
+		if (e->kind == OS_LOG_UNDO && from < to)
+			memcpy((uint8_t *)out + (from - off),
+			       (const uint8_t *)(e + 1) + (from - e->offset), to - from);
+		if (pos == 0)
+			break;
+		pos -= e->prev_size;
 	}
 }
 
@@ -187,10 +194,11 @@ int os_diagnose(const void *base, uint64_t size, struct os_diagnosis *d)
 		return err;
 	d->records = scan.records;
 	d->undo_bytes = scan.undo_bytes;
-	os_root_after_rollback(base, sb, &scan, &root);
+	os_after_rollback(base, sb, &scan, sb->root_offset, sizeof(root), &root);
 	if (os_root_problem(&root, sb, d->why, sizeof(d->why)))
 		return -ERR_CORRUPT;
-	return 0;
+	return os_snap_after_rollback_problem(base, sb, &scan, d->why, sizeof(d->why)) ?
+		-ERR_CORRUPT : 0;
 }
 
 /* os_probe -- the same checks as os_open, writing nothing: 0 or its error */
@@ -216,6 +224,7 @@ static void attach(struct objstore *os, void *base, uint64_t size,
 	os->desc = (struct os_page_desc *)((uint8_t *)base + g->desc_offset);
 	os->stack = (uint32_t *)((uint8_t *)base + g->stack_offset);
 	os->data = (uint8_t *)base + g->data_offset;
+	os_snap_attach(os, g);
 }
 
 /* open_heap -- validate, attach, roll back (committed, or pending with `save`) */
@@ -291,6 +300,8 @@ int os_create(struct objstore *os, void *base, uint64_t size,
 	struct os_superblock sb;
 	uint64_t log_size = opts && opts->log_size ? opts->log_size
 						 : default_log_size(size);
+	uint64_t snap_size = !opts || !opts->snap_size ? os_snap_area_size(size) :
+			     opts->snap_size == OS_NO_SNAPSHOTS ? 0 : opts->snap_size;
 	int err;
 
 	if (pf->crc32c)
@@ -298,13 +309,15 @@ int os_create(struct objstore *os, void *base, uint64_t size,
 	memset(&sb, 0, sizeof(sb));
 	if (log_size < LOG_FLOOR || log_size % OS_PAGE_SIZE)
 		return -ERR_INVAL;
-	err = layout(&sb, size, log_size);
-	if (err)
-		return err;
+	if (snap_size % OS_PAGE_SIZE)
+		return -ERR_INVAL;
 	memcpy(sb.magic, OS_MAGIC, 8);
 	sb.layout_major = OS_LAYOUT_MAJOR;
 	sb.layout_minor = OS_LAYOUT_MINOR;
 	sb.header_size = sizeof(sb);
+	err = layout(&sb, size, log_size, snap_size);
+	if (err)
+		return err;
 	if (opts && opts->heap_id)
 		memcpy(sb.heap_id, opts->heap_id, 16);
 	else
@@ -320,6 +333,7 @@ int os_create(struct objstore *os, void *base, uint64_t size,
 	pf->fence();
 	attach(os, base, size, pf, &sb);
 	format_data_structures(os, sb.page_count);
+	os_snap_format(os, &sb);
 	pf->fence();
 	/* The superblock without its magic, then the magic alone (one aligned
 	 * 8-byte store): a cut anywhere before leaves "no heap", never a
@@ -384,6 +398,7 @@ void os_stats(const struct objstore *os, struct os_stats *out)
 	out->epoch = os->sb->committed_epoch;
 	out->log_size = os->log_size;
 	out->log_used = os->log_tail;
+	out->log_free = os->log_size - os->log_tail - os_snap_log_reserve(os);
 	out->log_high_water = os->log_high_water;
 	out->rolled_back = os->rolled_back;
 	out->rolled_back_bytes = os->rolled_back_bytes;

@@ -112,10 +112,72 @@ static inline void os_fence(const struct objstore *os)
  * a 4160-byte record). os_alloc checks the need of its actual size. */
 #define OS_ALLOC_LOG_RESERVE (OS_FREE_LOG_RESERVE + 4160u)
 
+/* --- the snapshot area (snapshot.c) --- */
+
+/* Log bytes capture keeps for its own records: the area header's and the
+ * head node's, each logged once per transaction (320 + 192, rounded). */
+#define OS_SNAP_LOG_RESERVE 512u
+
+/* os_snap_log_reserve -- log bytes no caller may take: the reserve, until
+ * this transaction has logged what capture needs */
+uint64_t os_snap_log_reserve(const struct objstore *os);
+
+/* os_snap_capture -- before [off, off+len) of the live heap changes: the
+ * pages first changed since the newest snapshot are copied for it */
+void os_snap_capture(struct objstore *os, uint64_t off, uint64_t len);
+
+/* os_snap_tx_begin, os_snap_seal -- at a transaction's begin and commit */
+void os_snap_tx_begin(struct objstore *os);
+void os_snap_seal(struct objstore *os);
+
+/* os_snap_geometry_check -- the area of a superblock: NULL or what is wrong */
+const char *os_snap_geometry_check(const struct os_superblock *sb);
+
+/* os_snap_area_size -- the default area of a heap of `size` bytes */
+uint64_t os_snap_area_size(uint64_t size);
+
+/* os_snap_attach, os_snap_format -- find the area of a heap of geometry
+ * sb; write an empty one (os_create) */
+void os_snap_attach(struct objstore *os, const struct os_superblock *sb);
+void os_snap_format(struct objstore *os, const struct os_superblock *sb);
+
+/* os_snap_area_crc, os_snap_node_crc -- the checksums they must carry */
+uint32_t os_snap_area_crc(const struct os_snap_area *a);
+uint32_t os_snap_node_crc(const struct os_snap_node *n);
+
+/* os_snap_node_problem -- the first thing wrong with node i (in use), NULL if none */
+const char *os_snap_node_problem(const struct os_snap_area *a, const struct os_snap_node *n,
+				 unsigned i, char *why, size_t why_size);
+
+/* os_snap_in_domain -- whether heap page p is one capture copies */
+bool os_snap_in_domain(const struct objstore *os, uint64_t p);
+
+/* os_snap_dir_slot, os_snap_entry_at -- where node n keeps list page k,
+ * and its entry i (meaningful below n->count); NULL where the list's
+ * pages are missing or were never handed out */
+uint32_t *os_snap_dir_slot(const struct objstore *os, const struct os_snap_node *n,
+			   uint32_t k);
+struct os_snap_entry *os_snap_entry_at(const struct objstore *os,
+				       const struct os_snap_node *n, uint32_t i);
+
+/* os_snap_area_problem -- the first thing wrong with an area header and
+ * its node table as they are, NULL if none */
+const char *os_snap_area_problem(const struct os_snap_area *a, const struct os_snap_node *nodes,
+				 const struct os_superblock *sb, char *why, size_t why_size);
+
+struct os_log_scan;
+
+/* os_snap_after_rollback_problem -- the first thing wrong with the area
+ * header and node table as rollback would leave them, NULL if none */
+const char *os_snap_after_rollback_problem(const uint8_t *base, const struct os_superblock *sb,
+					   const struct os_log_scan *scan, char *why,
+					   size_t why_size);
+
 /* os_log_room -- 0 if `bytes` more of log fit, else -ERR_NOSPC */
 static inline int os_log_room(const struct objstore *os, uint64_t bytes)
 {
-	return os->log_size - os->log_tail >= bytes ? 0 : -ERR_NOSPC;
+	return os->log_size - os->log_tail >= bytes + os_snap_log_reserve(os) ?
+		0 : -ERR_NOSPC;
 }
 
 /* os_log_root -- log the root block once per transaction */
@@ -167,9 +229,10 @@ int os_rollback(struct objstore *os, bool commit, uint8_t *save);
 const char *os_root_problem(const struct os_root *r, const struct os_superblock *sb,
 			    char *why, size_t why_size);
 
-/* os_root_after_rollback -- the root block as rollback of a scanned log
- * would leave it, in *out, writing nothing */
-void os_root_after_rollback(const uint8_t *base, const struct os_superblock *sb,
-			    const struct os_log_scan *scan, struct os_root *out);
+/* os_after_rollback -- the `len` bytes at heap offset `off` as rollback
+ * of a scanned log would leave them, in *out, writing nothing */
+void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
+		       const struct os_log_scan *scan, uint64_t off, uint64_t len,
+		       void *out);
 
 #endif

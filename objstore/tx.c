@@ -169,7 +169,7 @@ static int append(struct objstore *os, unsigned kind, uint64_t off,
 	struct os_log_entry *e = (struct os_log_entry *)(os->log + os->log_tail);
 	uint64_t data_len = kind == OS_LOG_UNDO ? len : 0;
 
-	if (size > os->log_size - os->log_tail)
+	if (size + os_snap_log_reserve(os) > os->log_size - os->log_tail)
 		return -ERR_NOSPC;
 	e->offset = off;
 	e->length = len;
@@ -206,6 +206,7 @@ int os_tx_begin(struct objstore *os)
 	os->log_tail = 0;
 	os->last_record_size = 0;
 	os->root_logged = false;
+	os_snap_tx_begin(os);
 	return 0;
 }
 
@@ -229,12 +230,19 @@ int os_tx_log(struct objstore *os, const void *p, size_t len)
 		return -ERR_INVAL;
 	if ((const uint8_t *)p < os->base || !loggable(os, off, len))
 		return -ERR_FAULT;
+	if (os_log_room(os, os_log_record_size(OS_LOG_UNDO, len)))
+		return -ERR_NOSPC; /* before a capture: a refused call changes nothing */
+	os_snap_capture(os, off, len);
 	return append(os, OS_LOG_UNDO, off, p, (uint32_t)len);
 }
 
 /* os_log_fresh -- record a newly allocated range, to be flushed at commit */
 int os_log_fresh(struct objstore *os, uint64_t off, uint32_t len)
 {
+	if (os_log_room(os, os_log_record_size(OS_LOG_FRESH, len)))
+		return -ERR_NOSPC;
+	/* Free in the live state, maybe not in the newest snapshot's: captured too. */
+	os_snap_capture(os, off, len);
 	return append(os, OS_LOG_FRESH, off, NULL, len);
 }
 
@@ -289,6 +297,7 @@ int os_tx_commit(struct objstore *os)
 		return -ERR_INVAL;
 	if (os->root_logged)
 		os->root->crc = os_root_crc(os->root);
+	os_snap_seal(os);
 	while (pos < os->log_tail) {
 		const struct os_log_entry *e = (const void *)(os->log + pos);
 

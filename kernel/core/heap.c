@@ -56,6 +56,7 @@
 #include "mm/phys.h"
 #include "objstore/object.h"
 #include "kformat/kcheck.h"
+#include "core/cmdline.h"
 
 #define BLANK_PROBE_BYTES 4096
 
@@ -139,10 +140,10 @@ static void explain_refusal(const struct nvm *nvm, int err,
 	char size_note[96] = "";
 
 	if (err == -ERR_VERSION) {
-		pr_err("heap: the NVM holds a Ferrite heap of layout version %u.%u; this kernel reads layout %u.x (it writes %u.%u)\n"
+		pr_err("heap: the NVM holds a Ferrite heap of layout version %u.%u; this kernel reads layouts %u.x to %u.x (it writes %u.%u)\n"
 		       "  not touching it: boot a kernel that reads layout %u, or give this one another image\n",
-		       sb->layout_major, sb->layout_minor, OS_LAYOUT_MAJOR,
-		       OS_LAYOUT_MAJOR, OS_LAYOUT_MINOR, sb->layout_major);
+		       sb->layout_major, sb->layout_minor, OS_LAYOUT_OLDEST_MAJOR,
+		       OS_LAYOUT_MAJOR, OS_LAYOUT_MAJOR, OS_LAYOUT_MINOR, sb->layout_major);
 		return;
 	}
 	if (sb->heap_size != nvm->size)
@@ -181,6 +182,23 @@ static void save_free(void)
 	save_frames = 0;
 }
 
+/* list_snapshots -- the snapshots a person could power on into, and how */
+static void list_snapshots(void)
+{
+	struct os_snap_info list[OS_SNAP_NODES];
+	unsigned count = os_snap_list(&kheap, list, OS_SNAP_NODES), named = 0;
+
+	for (unsigned i = 0; i < count; i++) {
+		if (!list[i].name[0])
+			continue;
+		if (!named++)
+			pr_err("  the heap keeps these snapshots:\n");
+		pr_err("    %-24s epoch %llu\n", list[i].name, (unsigned long long)list[i].epoch);
+	}
+	if (named)
+		pr_err("  power on into one with: tools/run-qemu --append resume=NAME\n");
+}
+
 /* print_kernel_problem -- one problem kcheck_image found, under a heading */
 static void print_kernel_problem(void *ctx, const char *message)
 {
@@ -203,20 +221,132 @@ static int check_kernel_objects(void)
 		return 0;
 	if (printed > KCHECK_PRINTED_MAX)
 		pr_err("  ... and %u more\n", printed - KCHECK_PRINTED_MAX);
-	if (os_open_retract(&kheap))
+	if (!kheap.pending)
+		pr_err("  stopping: `objtool IMAGE check` on the host says what is wrong\n");
+	else if (os_open_retract(&kheap))
 		pr_err("  the rollback of the unfinished epoch stays (no DRAM kept what it overwrote); nothing else was written\n");
 	else
 		pr_err("  not touching it: `objtool IMAGE check` on the host says what is wrong\n");
+	list_snapshots();
 	return -ERR_CORRUPT;
+}
+
+/* Volatile: the snapshot this power-on started from, "" if none. */
+static char resumed_from[OS_SNAP_NAME_MAX + 1];
+
+/* heap_resumed_from -- the snapshot this power-on started from, or NULL */
+const char *heap_resumed_from(void)
+{
+	return resumed_from[0] ? resumed_from : NULL;
+}
+
+/* power_on_target -- the snapshot this power-on starts from: resume=NAME,
+ * else the one `snapshot boot` chose; NULL if none */
+static const char *power_on_target(void)
+{
+	static struct os_snap_info list[OS_SNAP_NODES];
+	const char *name = cmdline_get("resume");
+	unsigned count;
+
+	if (name)
+		return name;
+	count = os_snap_list(&kheap, list, OS_SNAP_NODES);
+	for (unsigned i = 0; i < count; i++)
+		if (list[i].boot) {
+			pr_info("heap: snapshot boot: every power-on starts from snapshot %s (`snapshot boot off` stops it)\n",
+				list[i].name);
+			return list[i].name;
+		}
+	return NULL;
+}
+
+/* before_name -- a free name for the state a restore to `target` replaces:
+ * before-TARGET-N, N counting up from 1 */
+static void before_name(const char *target, char *out, size_t size)
+{
+	for (unsigned n = 1;; n++) {
+		int len = snprintf(out, size, "before-%s-%u", target, n);
+
+		if (len < 0 || (size_t)len >= size)
+			len = snprintf(out, size, "before-resume-%u", n);
+		if (os_snap_find(&kheap, out) < 0)
+			return;
+	}
+}
+
+/* power_on_into -- restore the snapshot `target`, keeping the live state */
+static int power_on_into(const char *target)
+{
+	char before[OS_SNAP_NAME_MAX + 1];
+	int index = os_snap_find(&kheap, target), err;
+
+	if (index < 0) {
+		pr_err("heap: there is no snapshot named '%s' to power on into\n", target);
+		list_snapshots();
+		return -ERR_NOENT;
+	}
+	before_name(target, before, sizeof(before));
+	err = os_snap_restore(&kheap, target, before, rtc_wall_ns());
+	if (err) {
+		pr_err("heap: powering on into snapshot %s failed: %s\n"
+		       "  `objtool IMAGE check` on the host says what is wrong\n",
+		       target, err_name(err));
+		return err;
+	}
+	pr_info("heap: powered on into snapshot %s; the state it replaced is kept as snapshot %s\n",
+		target, before);
+	memcpy(resumed_from, target, strlen(target) + 1);
+	return 0;
+}
+
+/* console_seen -- after a restore: the snapshot's console output was all
+ * seen when it was taken (released right after that commit), and what was
+ * sent since belongs to the state replaced; nothing is sent again. The
+ * cursor is the one word written outside the log, so it may be anything
+ * relative to the snapshot's queue: set to it, durably. */
+static void console_seen(void)
+{
+	uint64_t queued, *sent = kcheck_output_cursor(&kheap, &queued);
+
+	if (sent && *sent != queued && os_store_durable(&kheap, sent, queued))
+		panic("heap: the console's output cursor is not an aligned word of the heap");
+}
+
+/* restore -- finish a restore a power cut interrupted, then power on into
+ * `target` if asked: the rollback is committed first, as a restore writes */
+static int restore(const char *target)
+{
+	int err;
+
+	os_open_confirm(&kheap);
+	save_free();
+	if (os_snap_restoring(&kheap)) {
+		err = os_snap_finish(&kheap);
+		if (err) {
+			pr_err("heap: finishing the restore a power cut interrupted failed: %s\n"
+			       "  `objtool IMAGE check` on the host says what is wrong\n", err_name(err));
+			return err;
+		}
+		pr_info("heap: finished the restore to a snapshot that a power cut interrupted\n");
+	}
+	if (target) {
+		err = power_on_into(target);
+		if (err)
+			return err;
+	}
+	console_seen();
+	return 0;
 }
 
 /* open_heap -- open the heap on the NVM, validating all that power-on
  * reads (superblock, log, root block, kernel objects) before the rollback
- * becomes a write that stays */
+ * becomes a write that stays; or, when this power-on goes into a snapshot,
+ * validating the kernel objects of the state restored */
 static int open_heap(const struct nvm *nvm)
 {
 	struct os_diagnosis d;
 	struct os_stats st;
+	const char *target;
 	int err = os_diagnose(nvm->base, nvm->size, &d);
 
 	if (!err)
@@ -227,7 +357,11 @@ static int open_heap(const struct nvm *nvm)
 		save_free();
 		return err;
 	}
-	err = check_kernel_objects();
+	target = power_on_target();
+	if (target || os_snap_restoring(&kheap))
+		err = restore(target);
+	if (!err)
+		err = check_kernel_objects();
 	save_free();
 	if (err)
 		return err;
@@ -358,5 +492,5 @@ uint64_t heap_log_free(void)
 	struct os_stats st;
 
 	os_stats(&kheap, &st);
-	return st.log_size - st.log_used;
+	return st.log_free;
 }

@@ -370,6 +370,26 @@ static void check_reap_queue(struct kcheck *k, const struct kroot *r)
 }
 
 /* kcheck_image -- check the kernel objects of `os`; the problems found */
+/* kcheck_output_cursor -- the console's durable output cursor and how far
+ * output was queued, when the kernel root and the console are sound
+ * enough to say (their sizes and magics); NULL otherwise */
+uint64_t *kcheck_output_cursor(const struct objstore *os, uint64_t *queued)
+{
+	struct kcheck_report quiet = { .problem = NULL };
+	struct kcheck k = { .os = os, .report = &quiet };
+	uint64_t id = os_app_root(os, OS_APP_ROOT_KERNEL);
+	const struct kroot *r;
+	const struct kconsole *c;
+
+	r = id ? kobj_bytes(&k, id, OS_TYPE_KERNEL, sizeof(*r), KROOT_MAGIC, "kernel root") : NULL;
+	c = r && r->console ? kobj_bytes(&k, r->console, OS_TYPE_KERNEL, sizeof(*c),
+					 KCONSOLE_MAGIC, "console") : NULL;
+	if (!c)
+		return NULL;
+	*queued = c->out_queued;
+	return (uint64_t *)&c->out_sent;
+}
+
 unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *report)
 {
 	struct kcheck k = { .os = os, .report = report };

@@ -31,4 +31,9 @@ struct kcheck_report {
  * (0: sound, or no kernel root yet) */
 unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *report);
 
+/* kcheck_output_cursor -- where the console keeps out_sent, the one word
+ * written outside the log, and out_queued in *queued; NULL if the kernel
+ * root or console is missing or malformed. Reads only. */
+uint64_t *kcheck_output_cursor(const struct objstore *os, uint64_t *queued);
+
 #endif

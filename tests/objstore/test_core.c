@@ -57,7 +57,9 @@ CHECK_TEST(open_refuses_what_is_not_a_heap)
 	struct os_superblock *sb = base;
 
 	CHECK_EQ(os_open(&os, base, HEAP - 4096, host_platform()), -ERR_CORRUPT);
-	sb->layout_major = 2;
+	sb->layout_major = OS_LAYOUT_MAJOR + 1;
+	CHECK_EQ(os_probe(base, HEAP), -ERR_VERSION);
+	sb->layout_major = OS_LAYOUT_OLDEST_MAJOR - 1;
 	CHECK_EQ(os_probe(base, HEAP), -ERR_VERSION);
 	sb->layout_major = OS_LAYOUT_MAJOR;
 	sb->heap_id[3] ^= 1;
@@ -69,21 +71,38 @@ CHECK_TEST(open_refuses_what_is_not_a_heap)
 	free(base);
 }
 
-CHECK_TEST(layout_1_0_heaps_still_open)
+CHECK_TEST(layout_1_heaps_still_open)
 {
+	struct os_create_opts opts = { .snap_size = OS_NO_SNAPSHOTS };
 	struct objstore os;
-	void *base = test_create(&os, HEAP);
+	void *base = test_heap_new(HEAP);
 	struct os_superblock *sb = base;
 
-	CHECK_EQ(sb->layout_major, OS_LAYOUT_MAJOR);
-	CHECK_EQ(sb->layout_minor, OS_LAYOUT_MINOR);
-	CHECK_EQ(OS_LAYOUT_MINOR, 1);
-	/* A 1.0 heap differs only in what 1.1 added: the minor version. */
-	sb->layout_minor = 0;
+	CHECK_EQ(os_create(&os, base, HEAP, host_platform(), NULL), 0);
+	CHECK_EQ(sb->layout_major, 2);
+	CHECK_EQ(sb->layout_minor, 0);
+	CHECK(os_snap_available(&os));
+	/* A 1.x heap is a 2.0 heap without a snapshot area (1.1 added the
+	 * app roots to 1.0, which a 1.0 heap holds as zeros). */
+	CHECK_EQ(os_create(&os, base, HEAP, host_platform(), &opts), 0);
+	CHECK(!os_snap_available(&os));
+	for (uint16_t minor = 0; minor <= 1; minor++) {
+		sb->layout_major = 1;
+		sb->layout_minor = minor;
+		sb->crc = crc32c(0, sb, __builtin_offsetof(struct os_superblock, crc));
+		CHECK_EQ(os_probe(base, HEAP), 0);
+		CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
+		CHECK_EQ(os_app_root(&os, OS_APP_ROOT_KERNEL), 0);
+		CHECK(!os_snap_available(&os));
+		CHECK_EQ(os_tx_begin(&os), 0);
+		CHECK_EQ(os_snap_take(&os, "s", 0, 0), -ERR_NOTSUP);
+		CHECK_EQ(os_tx_commit(&os), 0);
+	}
+	/* A snapshot area in a layout 1 superblock is damage. */
+	sb->snap_offset = HEAP - (1u << 20);
+	sb->snap_size = 1u << 20;
 	sb->crc = crc32c(0, sb, __builtin_offsetof(struct os_superblock, crc));
-	CHECK_EQ(os_probe(base, HEAP), 0);
-	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
-	CHECK_EQ(os_app_root(&os, OS_APP_ROOT_KERNEL), 0);
+	CHECK_EQ(os_probe(base, HEAP), -ERR_CORRUPT);
 	free(base);
 }
 

@@ -19,6 +19,7 @@ SB_HEAP_SIZE = 32
 SB_GEOMETRY = 40              # root, log, log_size, desc, stack, data, page_count
 SB_GEOMETRY_FIELDS = ("root_offset", "log_offset", "log_size", "desc_offset",
                       "stack_offset", "data_offset", "page_count")
+SB_SNAP = 104                 # snap_offset, snap_size (layout 2.0)
 SB_CRC = 252                  # CRC-32C of the 252 bytes before it
 SB_CRC_END = 256              # [0, 256): everything the crc covers, and the crc
 SB_EPOCH = 256                # committed_epoch, not covered
@@ -37,6 +38,12 @@ CAT_ENTRY_HDR = 13
 LOG_HEADER = 32
 LOG_UNDO, LOG_FRESH = 1, 2
 CACHE_LINE = 64
+# struct os_snap_area, struct os_snap_node
+SNAP_AREA_SIZE = 192
+SNAP_NODE_SIZE = 128
+SNAP_NODES = 64
+SNAP_NODE_GEN = 56
+SNAP_AREA_TABLE_GEN = 20
 
 TYPE_NAMES = {1: "blob", 2: "code", 3: "process", 4: "thread", 5: "aspace",
               6: "channel", 7: "catalogue", 8: "anon", 9: "handles", 10: "kernel"}
@@ -84,6 +91,7 @@ def geometry(img):
     g = dict(zip(SB_GEOMETRY_FIELDS, struct.unpack_from("<7Q", img, SB_GEOMETRY)))
     g["heap_size"] = u64(img, SB_HEAP_SIZE)
     g["epoch"] = u64(img, SB_EPOCH)
+    g["snap_offset"], g["snap_size"] = struct.unpack_from("<2Q", img, SB_SNAP)
     return g
 
 
@@ -252,6 +260,14 @@ def metadata_ranges(img):
         kinds["catalogue node"].append((off, CAT_HEADER + 8 * n["count"]))  # header, live slots
         for at, _ in n["entries"]:
             kinds["catalogue node"].append((at, CAT_ENTRY_HDR + img[at + 12]))  # a live entry
+    if g["snap_size"]:
+        area = g["snap_offset"]
+        kinds["snapshot area"] = [(area, SNAP_AREA_SIZE)]
+        gen = u32(img, area + SNAP_AREA_TABLE_GEN)
+        nodes = [area + PAGE + SNAP_NODE_SIZE * i for i in range(SNAP_NODES)]
+        in_use = [(n, SNAP_NODE_SIZE) for n in nodes if u32(img, n + SNAP_NODE_GEN) == gen]
+        if in_use:
+            kinds["snapshot node"] = in_use
     assert len(kinds["object header"]) == u64(img, root_off + 8)
     return kinds
 

@@ -168,15 +168,15 @@ def test_genesis_finishes_on_a_heap_objtool_made(machines, image, tmp_path):
 def test_another_layout_major_version_is_left_untouched(machines, image, tmp_path):
     boot_and_settle(machines, image, size="64M", modules=False)
     with open(image, "r+b") as f:
-        # A whole, valid layout 2.0 superblock: the version and its checksum.
+        # A whole, valid layout 3.0 superblock: the version and its checksum.
         f.seek(SB_LAYOUT_MAJOR)
-        f.write(struct.pack("<HH", 2, 0))
+        f.write(struct.pack("<HH", 3, 0))
         f.seek(0)
         head = f.read(SB_CRC)
         f.write(struct.pack("<I", crc32c(head)))
     refused_untouched(machines, image,
-                      r"heap: the NVM holds a Ferrite heap of layout version 2\.0; "
-                      r"this kernel reads layout 1\.x \(it writes 1\.1\)\n"
+                      r"heap: the NVM holds a Ferrite heap of layout version 3\.0; "
+                      r"this kernel reads layouts 1\.x to 2\.x \(it writes 2\.0\)\n"
                       r"  not touching it")
 
 

@@ -160,7 +160,7 @@ def test_create_then_info(tmp_path):
     assert st.st_size == 64 * MIB
     assert st.st_blocks * 512 < 8 * MIB, "the image should be sparse"
     i = info(image)
-    assert i["layout version"].strip() == "1.1"
+    assert i["layout version"].strip() == "2.0"
     assert re.fullmatch(r" +[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                         i["heap id"])
     assert "67108864 bytes" in i["size"]
@@ -466,9 +466,9 @@ def test_refuses_a_newer_layout_version(tmp_path):
         # Only the version: no checksum recomputed. os_probe looks at the
         # version before the checksum, so this must read as a version.
         f.seek(SB_LAYOUT_MAJOR)
-        f.write(struct.pack("<HH", 2, 1))
+        f.write(struct.pack("<HH", 3, 1))
     refused_everywhere(image, tmp_path, EXIT_VERSION,
-                       f"objtool: {image}: layout version 2.1, this objtool reads 1.x")
+                       f"objtool: {image}: layout version 3.1, this objtool reads 1.x to 2.x")
 
 
 def test_refuses_a_corrupt_superblock(tmp_path):

@@ -46,7 +46,7 @@ import gdb
 
 # --- the format's constants that DWARF does not carry ------------------------
 
-LAYOUT_MAJOR = 1               # format.h OS_LAYOUT_MAJOR, the layout these walks know
+LAYOUT_MAJORS = (1, 2)        # format.h OS_LAYOUT_OLDEST_MAJOR..OS_LAYOUT_MAJOR, the layouts these walks know
 HEAP_MAGIC = b"FERRHEAP"       # format.h OS_MAGIC
 PAGE_SIZE = 4096               # format.h OS_PAGE_SIZE
 CACHE_LINE = 64                # format.h OS_CACHE_LINE
@@ -216,10 +216,10 @@ class Heap:
             raise FeError(f"no heap at kheap.base {self.base:#x}: no "
                           f"{HEAP_MAGIC.decode()} magic")
         self.sb = typed(self.base, "struct os_superblock")
-        if int(self.sb["layout_major"]) != LAYOUT_MAJOR:
+        if int(self.sb["layout_major"]) not in LAYOUT_MAJORS:
             raise FeError(f"the heap has layout {int(self.sb['layout_major'])}."
                           f"{int(self.sb['layout_minor'])}; these helpers know "
-                          f"layout {LAYOUT_MAJOR}")
+                          f"layouts {LAYOUT_MAJORS[0]}.x to {LAYOUT_MAJORS[-1]}.x")
         self.root = typed(self.base + int(self.sb["root_offset"]), "struct os_root")
         self.kheap = kheap
 

@@ -152,9 +152,9 @@ static int probe(struct image *img)
 	case -ERR_INVAL:
 		return fail(EXIT_NOT_IMAGE, "%s is not a Ferrite image", img->path);
 	case -ERR_VERSION:
-		return fail(EXIT_VERSION, "%s: layout version %u.%u, this objtool reads %u.x",
+		return fail(EXIT_VERSION, "%s: layout version %u.%u, this objtool reads %u.x to %u.x",
 			    img->path, sb->layout_major, sb->layout_minor,
-			    OS_LAYOUT_MAJOR);
+			    OS_LAYOUT_OLDEST_MAJOR, OS_LAYOUT_MAJOR);
 	case -ERR_CORRUPT:
 		if (img->access == ACCESS_CHECK)
 			return EXIT_OK; /* check reports what is wrong */

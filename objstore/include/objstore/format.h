@@ -20,6 +20,8 @@
  *   desc_offset       page descriptors: page_count x struct os_page_desc
  *   stack_offset      free-page stack: page_count x uint32_t page numbers
  *   data_offset       the data pages: page_count x OS_PAGE_SIZE
+ *   snap_offset       the snapshot area (2.0): snap_size bytes to the end
+ *                     of the heap (struct os_snap_area, below)
  *
  * A "page number" p names the data page at data_offset + p * OS_PAGE_SIZE.
  */
@@ -32,8 +34,11 @@
 #define OS_CACHE_LINE 64u
 
 #define OS_MAGIC "FERRHEAP"     /* 8 bytes, no NUL */
-#define OS_LAYOUT_MAJOR 1
-#define OS_LAYOUT_MINOR 1
+#define OS_LAYOUT_MAJOR 2
+#define OS_LAYOUT_MINOR 0
+/* The oldest major version this code still reads: a 1.x heap opens and
+ * runs unchanged, without a snapshot area (its snap_size is 0). */
+#define OS_LAYOUT_OLDEST_MAJOR 1
 
 /* The smallest heap: metadata plus a useful number of data pages. */
 #define OS_MIN_HEAP_SIZE (4u << 20)
@@ -59,7 +64,9 @@ struct os_superblock {
 	uint64_t data_offset;       /* data page 0 */
 	uint64_t page_count;        /* data pages */
 	uint64_t create_time;       /* platform time at creation, ns (0: unknown) */
-	uint64_t reserved[18];      /* zero */
+	uint64_t snap_offset;       /* the snapshot area (2.0); 0 in a 1.x heap */
+	uint64_t snap_size;         /* its bytes, to the end of the heap; 0: none */
+	uint64_t reserved[16];      /* zero */
 	uint32_t flags;             /* zero: no flags defined in 1.0 */
 	uint32_t crc;               /* CRC32C of all bytes above */
 	/* --- not covered by crc --- */
@@ -303,5 +310,114 @@ struct os_cat_entry {
 	char name[];                /* the name, no NUL, not terminated */
 } __attribute__((packed));
 _Static_assert(sizeof(struct os_cat_entry) == 13, "catalogue entry header size");
+
+/* --- the snapshot area (layout 2.0) ------------------------------------ */
+
+/*
+ * Snapshots (objstore/snapshot.c, docs/snapshots.md): whole-heap states
+ * kept by copy-before-write. The *live* state is the heap outside this
+ * area. Each snapshot is a node holding a *list* of (heap page, area page)
+ * entries: the snapshot's bytes of every page where it may differ from
+ * its parent -- another node, or, for the one node whose parent is 0 (the
+ * *head*), the live state. A snapshot's state is therefore the live state
+ * with the lists on the path from the head down to it copied over it, the
+ * head's first and its own last.
+ *
+ * Capture: before the first change since the head was taken to a live page
+ * P of the capture domain (the heap's pages below snap_offset, except the
+ * superblock and the undo log), P's bytes are copied to a free area page
+ * and the entry appended to the head's list. Every range a transaction
+ * records, UNDO or FRESH, is captured before it is written, and every
+ * byte a transaction changes lies in such a range (the log checker's
+ * rule), so: Invariant (I1): a live page absent from the head's list holds
+ * exactly the head's bytes. A page free in the head is captured too when
+ * it is first written: the node that may later hold the live state (the
+ * one a restore keeps) needs those bytes.
+ *
+ * Area geometry, all fixed by snap_size and snap_offset (checked):
+ *   area page 0          struct os_snap_area
+ *   area pages 1-2       the node table: OS_SNAP_NODES x struct os_snap_node
+ *   map_pages            the head map: uint32_t per heap page below snap_offset
+ *   stack_pages          free stack: uint32_t per area data page
+ *   data_pages           area data pages: captured copies, list pages
+ * An "area page" number a names area data page a; a list stores a + 1
+ * (0: none).
+ *
+ * The head map is a sparse set over the head's list: page P is in it iff
+ * map[P] = i < head.count and entry i of the head is for P. No value of
+ * map[P] is ever wrong to hold, so it is written unlogged (flushed before
+ * the commit) and never cleared: a new head simply has count 0.
+ *
+ * Lists: a node's entries live in list pages of OS_SNAP_ENTRIES_PER_PAGE
+ * entries, found through a directory page of OS_SNAP_DIR_SLOTS list-page
+ * numbers (+1). Entries past `count`, list pages past those `count`
+ * needs, and area pages above high_water or on the free stack mean
+ * nothing: capture writes them unlogged (flushed before the commit),
+ * because a transaction that does not commit leaves them meaningless.
+ *
+ * Crash consistency: the header and the nodes change only inside
+ * transactions, logged first (capture logs the header and the head once
+ * per transaction, from a reserve no caller can take). A restore runs as
+ * many transactions, its progress in the header: a power-on finishes it
+ * before the live state is read.
+ */
+#define OS_SNAP_MAGIC "FERRSNAP"   /* 8 bytes, no NUL */
+#define OS_SNAP_NODES 64
+#define OS_SNAP_NAME_MAX 39        /* bytes of a name, without its NUL */
+#define OS_SNAP_ENTRIES_PER_PAGE 512u
+#define OS_SNAP_DIR_SLOTS 1024u
+#define OS_SNAP_MAX_ENTRIES (OS_SNAP_ENTRIES_PER_PAGE * OS_SNAP_DIR_SLOTS)
+#define OS_SNAP_TABLE_PAGES 2u
+
+struct os_snap_area {
+	char magic[8];              /* OS_SNAP_MAGIC */
+	uint32_t map_pages;         /* geometry, recomputed by the checker */
+	uint32_t stack_pages;
+	uint32_t data_pages;
+	uint32_t table_gen;         /* a node is in use iff its gen equals this */
+	uint32_t free_top;          /* entries in use on the free stack */
+	uint32_t high_water;        /* area pages ever handed out; those above are free */
+	uint16_t head;              /* node index + 1 of the head, 0: no snapshot */
+	uint16_t boot;              /* node + 1 every power-on starts from, 0: off */
+	uint32_t keep;              /* power-on snapshots kept (the kernel's policy) */
+	uint32_t dropped;           /* times the area filled and every snapshot was dropped */
+	uint16_t restore_target;    /* node + 1 a restore in progress goes to, 0: none */
+	uint16_t restore_before;    /* node + 1 the replaced live state becomes */
+	uint32_t restore_step;      /* its position on the path from the head */
+	uint32_t restore_entry;     /* and in that node's list */
+	uint64_t reserved[16];      /* zero */
+	uint32_t reserved1;         /* zero */
+	uint32_t crc;               /* CRC32C of all bytes above */
+};
+_Static_assert(sizeof(struct os_snap_area) == 192, "snapshot area header size");
+
+/* Node flags. */
+#define OS_SNAP_HIDDEN 1u          /* removed by name, kept while others need its list */
+#define OS_SNAP_AUTO 2u            /* taken by the system (power-on, before a restore) */
+
+struct os_snap_node {
+	char name[OS_SNAP_NAME_MAX + 1]; /* NUL-terminated and NUL-padded */
+	uint64_t epoch;             /* the committed epoch whose state it holds */
+	uint64_t time_ns;           /* wall clock when taken (0: unknown) */
+	uint32_t gen;               /* os_snap_area.table_gen while in use */
+	uint16_t parent;            /* node + 1 its list is relative to; 0: the live state */
+	uint16_t flags;             /* OS_SNAP_* */
+	uint32_t count;             /* entries in its list */
+	uint32_t dir;               /* area page + 1 of its directory, 0 if none */
+	uint64_t reserved[6];       /* zero */
+	uint32_t reserved1;         /* zero */
+	uint32_t crc;               /* CRC32C of the 124 bytes above */
+};
+_Static_assert(sizeof(struct os_snap_node) == 128, "snapshot node size");
+_Static_assert(OS_SNAP_NODES * sizeof(struct os_snap_node) ==
+	       OS_SNAP_TABLE_PAGES * OS_PAGE_SIZE, "the node table fills its pages");
+
+/* One list entry. */
+struct os_snap_entry {
+	uint32_t page;              /* heap page number (heap offset / OS_PAGE_SIZE) */
+	uint32_t copy;              /* area page + 1 holding the node's bytes of it */
+};
+_Static_assert(sizeof(struct os_snap_entry) * OS_SNAP_ENTRIES_PER_PAGE == OS_PAGE_SIZE,
+	       "a list page is full of entries");
 
 #endif

@@ -68,13 +68,26 @@ struct objstore {
 	uint64_t rolled_back_bytes;    /* bytes they restored */
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
 	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
+	/* the snapshot area (snapshot.c); snap is NULL in a heap without one */
+	struct os_snap_area *snap;
+	struct os_snap_node *snap_nodes;
+	uint32_t *snap_map;            /* the head map */
+	uint32_t *snap_stack;          /* the area's free stack */
+	uint8_t *snap_data;            /* area data page 0 */
+	uint64_t snap_logged_nodes;    /* bit i: node i is in this transaction's log */
+	bool snap_area_logged;         /* the area header is in this transaction's log */
+	bool snap_capture_ready;       /* ... and so is the head: captures log nothing more */
+	bool snap_freed;               /* this transaction gave area pages back */
+	bool snap_capture_off;         /* a restore is moving pages: nothing is captured */
 };
 
 /* Creation options; zero fields take defaults. */
 struct os_create_opts {
 	uint64_t log_size;             /* default: heap/16, clamped to [256 KiB, 64 MiB] */
 	const uint8_t *heap_id;        /* 16 bytes; default: derived from time and address */
+	uint64_t snap_size;            /* the snapshot area; default heap/8; OS_NO_SNAPSHOTS: none */
 };
+#define OS_NO_SNAPSHOTS UINT64_MAX
 
 /* --- heaps ------------------------------------------------------------ */
 
@@ -198,6 +211,92 @@ static inline uint64_t os_off(const struct objstore *os, const void *p)
 	return (uint64_t)((const uint8_t *)p - os->base);
 }
 
+/* --- snapshots (snapshot.c; the format: format.h) --------------------- */
+
+/* What os_snap_list tells of a snapshot. */
+struct os_snap_info {
+	unsigned index;                /* its node */
+	char name[OS_SNAP_NAME_MAX + 1]; /* "" for a hidden node */
+	uint64_t epoch, time_ns;
+	unsigned parent;               /* node + 1; 0: the live state (the head) */
+	unsigned flags;                /* OS_SNAP_* */
+	uint64_t pages;                /* pages its list holds (copies and list pages) */
+	uint64_t held;                 /* pages removing it gives back now */
+	bool head, boot;
+};
+
+/* What os_snap_usage tells of the area. */
+struct os_snap_usage {
+	uint64_t data_pages, free_pages;
+	unsigned snapshots;            /* named ones */
+	unsigned nodes;                /* in use, hidden ones included */
+	unsigned keep;                 /* os_snap_area.keep */
+	uint64_t dropped;              /* times the area filled and all were dropped */
+	bool restoring;                /* a restore is in progress */
+};
+
+/* os_snap_available -- whether the heap has a snapshot area (layout 2.0) */
+bool os_snap_available(const struct objstore *os);
+
+/* os_snap_usage -- the area's figures (zeros without an area) */
+void os_snap_usage(const struct objstore *os, struct os_snap_usage *out);
+
+/* os_snap_list -- the snapshots in use (hidden nodes too), by node index;
+ * how many there are (up to OS_SNAP_NODES); fills at most `max` */
+unsigned os_snap_list(const struct objstore *os, struct os_snap_info *out, unsigned max);
+
+/* os_snap_name_ok -- whether `name` may name a snapshot: 1..OS_SNAP_NAME_MAX
+ * bytes of printable ASCII, no space */
+bool os_snap_name_ok(const char *name);
+
+/* os_snap_find -- the node of the snapshot named `name`, or -ERR_NOENT */
+int os_snap_find(const struct objstore *os, const char *name);
+
+/* os_snap_take -- keep the heap's state under `name` (1..OS_SNAP_NAME_MAX
+ * bytes of printable ASCII but space): the state as of this call, so call
+ * it last before os_tx_commit. O(1). -ERR_NOTSUP without an area,
+ * -ERR_EXIST, -ERR_INVAL (name), -ERR_NOSPC (OS_SNAP_NODES in use, or log
+ * full), -ERR_BUSY (a restore is in progress) */
+int os_snap_take(struct objstore *os, const char *name, uint64_t time_ns,
+		 unsigned flags);
+
+/* os_snap_rm -- remove the name; its pages go back to the area by
+ * os_snap_reclaim once no other snapshot needs them. Inside a transaction. */
+int os_snap_rm(struct objstore *os, const char *name);
+
+/* os_snap_reclaim -- give back the pages of removed snapshots, as far as
+ * the log allows: 1 if more remains (commit, then call again), 0 when
+ * done, or an error. Inside a transaction. */
+int os_snap_reclaim(struct objstore *os);
+
+/* os_snap_set_boot -- the snapshot every power-on starts from (NULL:
+ * off), and os_snap_set_keep -- os_snap_area.keep. Inside a transaction. */
+int os_snap_set_boot(struct objstore *os, const char *name);
+int os_snap_set_keep(struct objstore *os, unsigned keep);
+
+/* os_snap_restore -- make the live state the snapshot `name`'s, keeping
+ * the state it replaces as a snapshot named `before` (taken at time_ns):
+ * its own transactions, none may be running. Time grows with the pages
+ * that differ between the two, never with the heap. A power cut leaves
+ * the restore to os_snap_finish: the live state is a mixture until then.
+ * -ERR_NOENT, -ERR_EXIST (before), -ERR_NOSPC (no node left for
+ * `before`), -ERR_CORRUPT (a list on the way fails its checks: nothing
+ * written), -ERR_BUSY (a transaction runs) */
+int os_snap_restore(struct objstore *os, const char *name, const char *before,
+		    uint64_t time_ns);
+
+/* os_snap_unlogged -- the heap ranges capture writes without logging (the
+ * head map, the area's data pages): how many, each [off[i], off[i]+len[i]).
+ * Their bytes mean nothing in the committed state until a commit makes
+ * them part of it (format.h), so a log checker must let them change. */
+unsigned os_snap_unlogged(const struct objstore *os, uint64_t off[2], uint64_t len[2]);
+
+/* os_snap_restoring -- whether a restore is in progress (cut short) */
+bool os_snap_restoring(const struct objstore *os);
+
+/* os_snap_finish -- finish a restore in progress (0 if none) */
+int os_snap_finish(struct objstore *os);
+
 /* --- statistics ------------------------------------------------------- */
 
 struct os_stats {
@@ -205,6 +304,7 @@ struct os_stats {
 	uint64_t objects, names;
 	uint64_t epoch;
 	uint64_t log_size, log_used, log_high_water;
+	uint64_t log_free;             /* what callers may still log (log_size - log_used - a reserve) */
 	uint64_t rolled_back;          /* records undone by the last open or abort */
 	uint64_t rolled_back_bytes;    /* bytes they restored */
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
