@@ -63,6 +63,7 @@ enum fe_syscall {
 	SYS_CONSOLE_FG = 32,   /* (process handle, or -1 for none): Ctrl-C kills it */
 	SYS_GETPID = 33,       /* () -> the caller's pid */
 	SYS_POWEROFF = 34,     /* () commit everything, then ACPI power-off */
+	SYS_SNAPSHOT = 36,     /* (op, name, name_len, arg) -> count or 0: whole-system snapshots */
 	SYS__COUNT
 };
 
@@ -228,6 +229,43 @@ struct fe_proc_info {
 	uint32_t state;          /* enum fe_proc_state */
 	uint32_t blocked_on;     /* the SYS_ number it is blocked in, when blocked */
 	char name[32];
+};
+
+/* SYS_SNAPSHOT operations (docs/snapshots.md). */
+enum fe_snapshot_op {
+	FE_SNAP_TAKE = 1,        /* (name): the whole system as of the next commit; returns once durable */
+	FE_SNAP_REMOVE = 2,      /* (name): its space goes back once no other snapshot needs it */
+	FE_SNAP_LIST = 3,        /* (-, -, struct fe_snapshot_list *): the snapshots and the area */
+	FE_SNAP_BOOT = 4,        /* (name, or len 0 for off): every power-on starts from it */
+	FE_SNAP_KEEP = 5,        /* (-, -, count): power-on snapshots kept */
+};
+
+#define FE_SNAP_NAME_MAX 39      /* bytes of a snapshot name */
+#define FE_SNAP_MAX 64           /* snapshots (with hidden ones) a heap holds */
+
+/* Snapshot flags. */
+#define FE_SNAP_HEAD 0x1         /* the newest: the live state's changes go to it */
+#define FE_SNAP_BOOTS 0x2        /* every power-on starts from it */
+#define FE_SNAP_AUTO 0x4         /* taken by the system (power-on-N, before-NAME-N) */
+#define FE_SNAP_HIDDEN 0x8       /* removed, kept while another snapshot needs its pages */
+
+struct fe_snapshot_info {
+	char name[FE_SNAP_NAME_MAX + 1]; /* "" for a hidden one */
+	uint64_t epoch;          /* the committed epoch it holds */
+	uint64_t time_ns;        /* wall clock when taken */
+	uint64_t pages;          /* 4 KiB pages its copies take */
+	uint64_t held;           /* pages removing it gives back now */
+	uint32_t flags;          /* FE_SNAP_* */
+	uint32_t reserved;
+};
+
+struct fe_snapshot_list {
+	uint64_t area_pages;     /* pages of the snapshot area */
+	uint64_t free_pages;
+	uint64_t dropped;        /* times the area filled and every snapshot was dropped */
+	uint32_t keep;           /* power-on snapshots kept */
+	uint32_t count;          /* entries filled in `snapshots` */
+	struct fe_snapshot_info snapshots[FE_SNAP_MAX];
 };
 
 /* SYS_CHAN_RECV flags and result. */

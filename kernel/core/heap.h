@@ -64,4 +64,8 @@ void heap_abort(void);
 /* heap_log_free -- bytes left in the undo log for the running epoch */
 uint64_t heap_log_free(void);
 
+/* heap_resumed_from -- the snapshot this power-on started from
+ * (resume=NAME, snapshot boot), or NULL */
+const char *heap_resumed_from(void);
+
 #endif

@@ -58,6 +58,7 @@
 #include "proc/kobj.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "proc/snapshot.h"
 #include "proc/uvm.h"
 
 #define CKPT_DEFAULT_US 1000           /* commit every 1 ms while dirty */
@@ -134,7 +135,10 @@ void epoch_request(void)
 /* epoch_dirty -- whether the running epoch logged anything */
 bool epoch_dirty(void)
 {
-	return heap_log_free() < log_size;
+	struct os_stats st;
+
+	os_stats(&kheap, &st);
+	return st.log_used != 0;
 }
 
 /* epoch_due -- whether the epoch should end at this safe point */
@@ -211,6 +215,7 @@ void epoch_commit(void)
 #endif
 	stamp_root();
 	commit_heap();
+	snapshot_after_commit();
 	uvm_epoch_end(&user);
 #ifndef FERRITE_MUTANT_EARLY_CONSOLE
 	console_release();
@@ -240,11 +245,13 @@ void epoch_power_on_done(void)
 		figures.resume_cycles = cycles;
 		figures.resume_ns = time_cycles_to_ns(cycles);
 		os_stats(&kheap, &st);
-		pr_info("ferrite: resumed at epoch %llu (rolled back %llu records, %llu KiB) in %llu us\n",
+		pr_info("ferrite: resumed at epoch %llu (rolled back %llu records, %llu KiB) in %llu us%s%s\n",
 			(unsigned long long)st.epoch,
 			(unsigned long long)st.rolled_back,
 			(unsigned long long)((st.rolled_back_bytes + 1023) >> 10),
-			(unsigned long long)(figures.resume_ns / 1000));
+			(unsigned long long)(figures.resume_ns / 1000),
+			heap_resumed_from() ? ", from snapshot " : "",
+			heap_resumed_from() ? heap_resumed_from() : "");
 	}
 	printk_flush();
 	console_release();

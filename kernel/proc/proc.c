@@ -28,6 +28,7 @@
 #include "proc/kobj.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "proc/snapshot.h"
 #include "proc/uvm.h"
 
 #define STACK_TOP 0x00007fff00000000ull
@@ -396,6 +397,7 @@ static void start_first_program(void)
 void proc_init(void)
 {
 	uint64_t id = os_app_root(&kheap, 0);
+	bool genesis = !id;
 	void *data;
 
 	if (!id) {
@@ -428,4 +430,6 @@ void proc_init(void)
 	if (!proc_count())
 		start_first_program();
 	epoch_commit();
+	snapshot_init();
+	snapshot_power_on(kroot->power_ons, genesis);
 }

@@ -22,6 +22,7 @@
 #include "proc/kobj.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "proc/snapshot.h"
 #include "proc/uvm.h"
 #include "syscall/syscall.h"
 
@@ -126,6 +127,72 @@ int64_t sys_sync(struct syscall *call)
 	(void)call;
 	epoch_request(); /* at the safe point on the way back */
 	return 0;
+}
+
+/* snapshot_list -- FE_SNAP_LIST: the snapshots and the area, to user `ptr` */
+static int64_t snapshot_list(struct pctx *caller, uint64_t ptr)
+{
+	static struct fe_snapshot_list out;
+	static struct os_snap_info list[OS_SNAP_NODES];
+	struct os_snap_usage u;
+	unsigned count;
+
+	memset(&out, 0, sizeof(out));
+	os_snap_usage(&kheap, &u);
+	out.area_pages = u.data_pages;
+	out.free_pages = u.free_pages;
+	out.dropped = u.dropped;
+	out.keep = u.keep;
+	count = os_snap_list(&kheap, list, OS_SNAP_NODES);
+	for (unsigned i = 0; i < count && i < FE_SNAP_MAX; i++) {
+		struct fe_snapshot_info *info = &out.snapshots[out.count++];
+
+		memcpy(info->name, list[i].name, sizeof(info->name));
+		info->epoch = list[i].epoch;
+		info->time_ns = list[i].time_ns;
+		info->pages = list[i].pages;
+		info->held = list[i].held;
+		info->flags = (list[i].head ? FE_SNAP_HEAD : 0) |
+			      (list[i].boot ? FE_SNAP_BOOTS : 0) |
+			      (list[i].flags & OS_SNAP_AUTO ? FE_SNAP_AUTO : 0) |
+			      (list[i].flags & OS_SNAP_HIDDEN ? FE_SNAP_HIDDEN : 0);
+	}
+	return uvm_copy_out(caller, ptr, &out, sizeof(out));
+}
+
+/* SYS_SNAPSHOT (op, name, name_len, arg) -> 0 (FE_SNAP_LIST: snapshots listed) */
+int64_t sys_snapshot(struct syscall *call)
+{
+	const uint64_t op = call->arg[0], name_ptr = call->arg[1], name_len = call->arg[2];
+	const uint64_t arg = call->arg[3];
+	char name[FE_NAME_MAX + 1];
+	int64_t err;
+
+	if (op == FE_SNAP_LIST) {
+		err = snapshot_list(call->caller, arg);
+		return err ? err : (int64_t)os_snap_list(&kheap, NULL, 0);
+	}
+	if (!os_snap_available(&kheap))
+		return -ERR_NOTSUP;
+	if (op == FE_SNAP_KEEP)
+		return arg > FE_SNAP_MAX ? -ERR_RANGE : snapshot_set_keep((unsigned)arg);
+	if (op == FE_SNAP_BOOT && name_len == 0)
+		return os_snap_set_boot(&kheap, NULL);
+	if (name_len > FE_SNAP_NAME_MAX)
+		return -ERR_TOOBIG;
+	err = copy_name(call->caller, name, name_ptr, name_len);
+	if (err)
+		return err;
+	switch (op) {
+	case FE_SNAP_TAKE:
+		return snapshot_request(name); /* taken by the commit on the way back */
+	case FE_SNAP_REMOVE:
+		return snapshot_remove(name);
+	case FE_SNAP_BOOT:
+		return os_snap_set_boot(&kheap, name);
+	default:
+		return -ERR_INVAL;
+	}
 }
 
 /* SYS_POWEROFF () -> does not return, unless ACPI power-off failed */

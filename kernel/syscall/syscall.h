@@ -87,5 +87,6 @@ int64_t sys_time(struct syscall *call);
 int64_t sys_sysinfo(struct syscall *call);
 int64_t sys_sync(struct syscall *call);
 int64_t sys_poweroff(struct syscall *call);
+int64_t sys_snapshot(struct syscall *call);
 
 #endif

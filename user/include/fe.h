@@ -104,6 +104,9 @@ long fe_protect(uint64_t addr, uint64_t len, uint32_t prot);
 /* fe_sync -- return once the caller's state is durable (forces a commit) */
 long fe_sync(void);
 
+/* fe_snapshot -- SYS_SNAPSHOT: op on the snapshot called name (NULL: none), arg */
+long fe_snapshot(uint32_t op, const char *name, uint64_t arg);
+
 /* fe_spawn -- start the code object of handle as a new process -> process handle */
 long fe_spawn(int32_t code, const struct fe_spawn *spawn);
 

@@ -128,6 +128,12 @@ long fe_sync(void)
 	return sys0(SYS_SYNC);
 }
 
+/* fe_snapshot -- SYS_SNAPSHOT */
+long fe_snapshot(uint32_t op, const char *name, uint64_t arg)
+{
+	return sys6(SYS_SNAPSHOT, U(op), P(name), name ? strlen(name) : 0, arg, 0, 0);
+}
+
 /* fe_spawn -- SYS_SPAWN */
 long fe_spawn(int32_t code, const struct fe_spawn *spawn)
 {

@@ -126,6 +126,129 @@ void cmd_poweroff(int argc, char **argv)
 		complain("poweroff: %s", err_str((int)err));
 }
 
+/* --- snapshots (docs/snapshots.md) --- */
+
+/* time_text -- wall-clock ns since 1970 as "YYYY-MM-DD HH:MM:SS" (UTC), "-" for 0 */
+static const char *time_text(uint64_t ns, char *buf, size_t cap)
+{
+	uint64_t s = ns / NS_PER_S, days = s / 86400, secs = s % 86400;
+	/* Days to a civil date, counting 400-year eras from 0000-03-01. */
+	uint64_t z = days + 719468, era = z / 146097, doe = z % 146097;
+	uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	uint64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+	uint64_t year = yoe + era * 400 + (month <= 2);
+
+	if (!ns)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%04lu-%02lu-%02lu %02lu:%02lu:%02lu", year, month, day,
+			 secs / 3600, secs / 60 % 60, secs % 60);
+	return buf;
+}
+
+#define SNAPSHOT_USAGE "snapshot NAME | snapshot rm NAME | snapshot boot NAME|off | snapshot keep N"
+
+/* snapshot_take -- snapshot NAME: returns once the snapshot is durable */
+static void snapshot_take(const char *name)
+{
+	long err;
+
+	out_flush();
+	err = fe_snapshot(FE_SNAP_TAKE, name, 0);
+	if (err == -ERR_EXIST)
+		complain("snapshot: there is a snapshot named %s already ('snapshot rm %s' first)",
+			 name, name);
+	else if (err == -ERR_NOSPC)
+		complain("snapshot: %d snapshots already: remove one first", FE_SNAP_MAX);
+	else if (err == -ERR_TOOBIG || err == -ERR_INVAL)
+		complain("snapshot: '%s' is not a snapshot name (1 to %d printable bytes, no spaces)",
+			 name, FE_SNAP_NAME_MAX);
+	else if (err < 0)
+		complain("snapshot: %s", err_str((int)err));
+	else
+		out_printf("snapshot %s taken\n", name);
+}
+
+/* snapshot_result -- what a snapshot subcommand said */
+static void snapshot_result(const char *what, const char *name, long err)
+{
+	if (err == -ERR_NOENT)
+		complain("snapshot %s: no snapshot named %s ('snapshots' lists them)", what, name);
+	else if (err < 0)
+		complain("snapshot %s: %s", what, err_str((int)err));
+}
+
+/* cmd_snapshot -- snapshot NAME, snapshot rm NAME, snapshot boot NAME|off,
+ * snapshot keep N */
+void cmd_snapshot(int argc, char **argv)
+{
+	const char *sub = argv[1];
+	char *end;
+	unsigned long n;
+
+	if (argc == 2 && strcmp(sub, "rm") && strcmp(sub, "boot") && strcmp(sub, "keep")) {
+		snapshot_take(sub);
+	} else if (argc == 3 && !strcmp(sub, "rm")) {
+		snapshot_result("rm", argv[2], fe_snapshot(FE_SNAP_REMOVE, argv[2], 0));
+	} else if (argc == 3 && !strcmp(sub, "boot")) {
+		bool off = !strcmp(argv[2], "off");
+		long err = fe_snapshot(FE_SNAP_BOOT, off ? NULL : argv[2], 0);
+
+		snapshot_result("boot", argv[2], err);
+		if (err >= 0 && off)
+			out_printf("snapshot boot: off: power-ons resume the state as it is\n");
+		else if (err >= 0)
+			out_printf("snapshot boot: every power-on starts from %s\n", argv[2]);
+	} else if (argc == 3 && !strcmp(sub, "keep")) {
+		n = strtoul(argv[2], &end, 10);
+		if (!*argv[2] || *end || n > FE_SNAP_MAX) {
+			complain("snapshot keep: '%s' is not a count from 0 to %d", argv[2], FE_SNAP_MAX);
+			return;
+		}
+		snapshot_result("keep", argv[2], fe_snapshot(FE_SNAP_KEEP, NULL, n));
+	} else {
+		complain("usage: %s", SNAPSHOT_USAGE);
+		shell_status = STATUS_USAGE;
+	}
+}
+
+/* cmd_snapshots -- snapshots: name, epoch, when taken, pages held */
+void cmd_snapshots(int argc, char **argv)
+{
+	static struct fe_snapshot_list list;
+	char size[32], when[32];
+	long err;
+
+	(void)argc;
+	(void)argv;
+	err = fe_snapshot(FE_SNAP_LIST, NULL, (uint64_t)(uintptr_t)&list);
+	if (err < 0) {
+		complain("snapshots: %s", err_str((int)err));
+		return;
+	}
+	if (!list.area_pages) {
+		out_printf("this heap has no snapshot area (made by a layout 1 Ferrite)\n");
+		return;
+	}
+	out_printf("%-24s %8s  %-19s %10s  %s\n", "NAME", "EPOCH", "TAKEN (UTC)", "ONLY IT", "");
+	for (uint32_t i = 0; i < list.count; i++) {
+		const struct fe_snapshot_info *s = &list.snapshots[i];
+
+		if (s->flags & FE_SNAP_HIDDEN)
+			continue;
+		out_printf("%-24s %8lu  %-19s %10s  %s%s%s\n", s->name, s->epoch,
+			   time_text(s->time_ns, when, sizeof(when)),
+			   size_text(s->held * 4096, size, sizeof(size)),
+			   s->flags & FE_SNAP_HEAD ? "newest " : "",
+			   s->flags & FE_SNAP_BOOTS ? "boot " : "",
+			   s->flags & FE_SNAP_AUTO ? "auto" : "");
+	}
+	out_printf("area: %s free of %s; power-on snapshots kept: %u\n",
+		   size_text(list.free_pages * 4096, size, sizeof(size)),
+		   size_text(list.area_pages * 4096, when, sizeof(when)), list.keep);
+}
+
 /* cmd_echo -- echo WORDS...: the words, separated by spaces */
 void cmd_echo(int argc, char **argv)
 {

@@ -177,6 +177,8 @@ void cmd_epoch(int argc, char **argv);
 void cmd_uptime(int argc, char **argv);
 void cmd_mem(int argc, char **argv);
 void cmd_poweroff(int argc, char **argv);
+void cmd_snapshot(int argc, char **argv);
+void cmd_snapshots(int argc, char **argv);
 void cmd_echo(int argc, char **argv);
 void cmd_clear(int argc, char **argv);
 
