@@ -935,6 +935,32 @@ int os_snap_finish(struct objstore *os)
 	return err;
 }
 
+/* os_snap_materialize -- the snapshot `name`'s state, in `copy`: a copy of
+ * the whole heap of `os` (os->size bytes) the caller made; each list on
+ * the path from the head is copied over it, the head's first. Reads `os`
+ * only. -ERR_NOENT, -ERR_CORRUPT (a list on the way fails its checks) */
+int os_snap_materialize(const struct objstore *os, const char *name, uint8_t *copy)
+{
+	unsigned path[OS_SNAP_NODES], len;
+	int target = os_snap_find(os, name);
+
+	if (target < 0)
+		return target;
+	if (restore_path(os, (unsigned)target, path, &len) || !lists_sound(os, path, len))
+		return -ERR_CORRUPT;
+	for (unsigned s = 0; s < len; s++) {
+		const struct os_snap_node *n = node(os, path[s]);
+
+		for (uint32_t i = 0; i < n->count; i++) {
+			const struct os_snap_entry *e = os_snap_entry_at(os, n, i);
+
+			memcpy(copy + (uint64_t)e->page * OS_PAGE_SIZE, area_page(os, e->copy - 1),
+			       OS_PAGE_SIZE);
+		}
+	}
+	return 0;
+}
+
 /* os_snap_restore -- make the live state the snapshot `name`'s */
 int os_snap_restore(struct objstore *os, const char *name, const char *before,
 		    uint64_t time_ns)

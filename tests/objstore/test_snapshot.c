@@ -222,6 +222,20 @@ CHECK_TEST(restore_gives_back_the_state_taken_and_keeps_the_one_replaced)
 	CHECK(os_snap_find(&os, "s1") >= 0);
 	CHECK(os_snap_find(&os, "before-s1-1") >= 0);
 
+	/* Read without restoring: a copy of the heap with the lists over it. */
+	{
+		uint8_t *copy = test_heap_new(HEAP);
+		struct objstore view;
+
+		memcpy(copy, base, HEAP);
+		CHECK_EQ(os_snap_materialize(&os, "before-s1-1", copy), 0);
+		CHECK_EQ(os_open(&view, copy, HEAP, host_platform()), 0);
+		CHECK_EQ(digest(&view), changed);
+		CHECK_EQ(problems(&view), 0);
+		CHECK_EQ(os_snap_materialize(&os, "nosuch", copy), -ERR_NOENT);
+		free(copy);
+	}
+
 	/* The replaced state is a snapshot like any other. */
 	CHECK_EQ(os_snap_restore(&os, "before-s1-1", "before-before-1", 100), 0);
 	CHECK_EQ(digest(&os), changed);

@@ -291,6 +291,13 @@ int os_snap_restore(struct objstore *os, const char *name, const char *before,
  * them part of it (format.h), so a log checker must let them change. */
 unsigned os_snap_unlogged(const struct objstore *os, uint64_t off[2], uint64_t len[2]);
 
+/* os_snap_materialize -- the snapshot `name`'s state written into `copy`,
+ * a copy of the whole heap (os->size bytes) the caller made: open `copy`
+ * as a heap to read the snapshot's objects and names (objtool --snapshot).
+ * Reads `os` only; time grows with what changed since the snapshot.
+ * -ERR_NOENT, -ERR_CORRUPT (a list on the way fails its checks) */
+int os_snap_materialize(const struct objstore *os, const char *name, uint8_t *copy);
+
 /* os_snap_restoring -- whether a restore is in progress (cut short) */
 bool os_snap_restoring(const struct objstore *os);
 
