@@ -94,6 +94,9 @@ static int page_free(struct objstore *os, uint64_t page)
 
 	if (root->free_top >= os->sb->page_count)
 		return -ERR_CORRUPT;
+	/* Its bytes may be a snapshot's: kept before a FRESH write can change
+	 * them unlogged (format.h, I1). */
+	os_snap_capture(os, os_page_off(os, page), OS_PAGE_SIZE);
 	err = os_log_root(os);
 	if (!err)
 		err = os_tx_log(os, slot, sizeof(*slot));
@@ -262,6 +265,8 @@ static int small_free(struct objstore *os, uint64_t page, uint64_t off)
 	slot = (unsigned)(in_page / os_class_size(c));
 	if (!(d->slot_map & (1ull << slot)))
 		return -ERR_INVAL; /* double free */
+	/* The block's bytes may be a snapshot's (format.h, I1). */
+	os_snap_capture(os, off, os_class_size(c));
 	err = log_desc(os, page);
 	if (err)
 		return err;

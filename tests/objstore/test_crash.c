@@ -278,6 +278,8 @@ enum world {
 struct heap_model;
 struct obj_model;
 
+#define SNAPS_MAX 8
+
 /* A crash image showing the in-flight transaction's epoch, judged at its end. */
 struct deferred {
 	char where[128];
@@ -321,6 +323,14 @@ struct harness {
 	uint64_t fence;
 	char where[128];
 	struct state got, got2;
+
+	/* snapshots (the snapshot scenarios): each one taken and committed
+	 * must give back the state it was taken from, in every image */
+	unsigned snaps;
+	char snap_name[SNAPS_MAX][16];
+	struct state snap_state[SNAPS_MAX];
+	uint8_t *image3;              /* a snapshot's state, materialized */
+	struct state *restore_to;     /* a restore runs: the target's state */
 
 	/* results */
 	uint64_t states, rec_states, points, failures;
@@ -398,6 +408,47 @@ struct examine {
 	bool ok;
 };
 
+/* snapshots_hold -- every snapshot committed so far gives back the state
+ * it was taken from (materialized into image3, opened, checked, read) */
+static bool snapshots_hold(struct harness *h, struct objstore *os, char *why, size_t size)
+{
+	struct os_check_report quiet = { NULL, NULL, NULL };
+	struct state got = { 0 };
+	bool held = true;
+
+	for (unsigned i = 0; i < h->snaps && held; i++) {
+		struct objstore view;
+		uint64_t blocks = 0;
+		int err;
+
+		memcpy(h->image3, os->base, HEAP);
+		err = os_snap_materialize(os, h->snap_name[i], h->image3);
+		if (!err)
+			err = os_open(&view, h->image3, HEAP, crashsim_plain_platform());
+		if (err) {
+			snprintf(why, size, "snapshot %s: -%s", h->snap_name[i], err_text(err));
+			held = false;
+			break;
+		}
+		if (os_check(h->image3, HEAP, h->scratch, &quiet)) {
+			snprintf(why, size, "snapshot %s: os_check finds problems", h->snap_name[i]);
+			held = false;
+			break;
+		}
+		st_reset(&got);
+		extract(h, &view, &got, &blocks);
+		st_sort(&got);
+		if (!st_eq(&h->snap_state[i], &got)) {
+			snprintf(why, size, "snapshot %s: not the state it was taken from",
+				 h->snap_name[i]);
+			st_diff(&h->snap_state[i], &got, 6);
+			held = false;
+		}
+	}
+	st_free(&got);
+	return held;
+}
+
 /* examine_run -- os_open, os_check, then the visible state (under crashsim_protect) */
 static void examine_run(void *arg)
 {
@@ -412,11 +463,21 @@ static void examine_run(void *arg)
 		snprintf(x->why, sizeof(x->why), "os_open: -%s", err_text(err));
 		return;
 	}
+	if (os_snap_restoring(&os)) {
+		/* Cut during a restore: a power-on finishes it first. */
+		err = os_snap_finish(&os);
+		if (err) {
+			snprintf(x->why, sizeof(x->why), "os_snap_finish: -%s", err_text(err));
+			return;
+		}
+	}
 	problems = os_check(x->img, HEAP, x->h->scratch, &rep);
 	if (problems == notes.leaks) {
 		st_reset(x->out);
 		extract(x->h, &os, x->out, &blocks);
 		st_sort(x->out);
+		if (!snapshots_hold(x->h, &os, x->why, sizeof(x->why)))
+			return;
 	}
 	/* The heap world's raw blocks are the only leaks there may be: one each. */
 	if (problems != notes.leaks)
@@ -549,6 +610,8 @@ static void rec_judge(struct harness *h, const char *label)
 			describe_image(h->rec, label);
 		return;
 	}
+	if (h->restore_to && st_eq(&h->got2, h->restore_to))
+		return;
 	if (expect(h, where, &h->committed, &h->got2, "after the last commit"))
 		describe_image(h->rec, label);
 }
@@ -662,7 +725,12 @@ static void judge(struct harness *h, const char *label)
 			describe_image(h->cs, label);
 		return;
 	}
-	if (ie == h->epoch) {
+	if (h->restore_to) {
+		/* Many commits: the state before, or, once begun, the target's. */
+		if (!st_eq(&h->got, &h->committed) &&
+		    expect(h, h->where, h->restore_to, &h->got, "of the snapshot restored"))
+			describe_image(h->cs, label);
+	} else if (ie == h->epoch) {
 		if (expect(h, h->where, &h->committed, &h->got, "after the last commit"))
 			describe_image(h->cs, label);
 	} else if (h->in_tx && ie == h->epoch + 1)
@@ -713,8 +781,9 @@ static struct harness *h_new(const char *name, enum world world, uint64_t log_si
 	h->rec = crashsim_new(HEAP);
 	h->image = aligned_alloc(4096, HEAP);
 	h->image2 = aligned_alloc(4096, HEAP);
+	h->image3 = aligned_alloc(4096, HEAP);
 	h->scratch = xmalloc(os_check_scratch_size(HEAP));
-	if (!h->cs || !h->rec || !h->image || !h->image2)
+	if (!h->cs || !h->rec || !h->image || !h->image2 || !h->image3)
 		abort();
 	memset(h->old_id, 0xa1, sizeof(h->old_id));
 	memset(h->new_id, 0xb2, sizeof(h->new_id));
@@ -843,6 +912,9 @@ static void h_finish(struct harness *h)
 	crashsim_free(h->rec);
 	free(h->image);
 	free(h->image2);
+	free(h->image3);
+	for (unsigned i = 0; i < SNAPS_MAX; i++)
+		st_free(&h->snap_state[i]);
 	free(h->scratch);
 	free(h);
 }
@@ -2166,6 +2238,137 @@ CHECK_TEST(objects_random)
 		h_end(h, err != HALF_DONE && (err || below(&h->rng, 100) < 85));
 	}
 	workload_line(h, ops, "objects + names");
+	h_finish(h);
+}
+
+/* --- snapshots (objstore/snapshot.c) ----------------------------------- */
+
+/* h_snapshot -- take a snapshot in a transaction of its own; from its
+ * commit on, every crash image must give back the state it was taken from */
+static void h_snapshot(struct harness *h, const char *name)
+{
+	h_begin(h);
+	CHECK_EQ(os_snap_take(&h->os, name, 0, 0), 0);
+	h_commit(h);
+	CHECK(h->snaps < SNAPS_MAX);
+	snprintf(h->snap_name[h->snaps], sizeof(h->snap_name[0]), "%s", name);
+	st_copy(&h->snap_state[h->snaps++], &h->committed);
+}
+
+/* h_snapshot_rm -- remove snapshot i and give its pages back, as many
+ * transactions as reclaim needs */
+static void h_snapshot_rm(struct harness *h, unsigned i)
+{
+	char name[16];
+	int more;
+
+	memcpy(name, h->snap_name[i], sizeof(name));
+	h->snaps--;
+	memmove(&h->snap_name[i], &h->snap_name[i + 1], (h->snaps - i) * sizeof(h->snap_name[0]));
+	st_free(&h->snap_state[i]);
+	memmove(&h->snap_state[i], &h->snap_state[i + 1], (h->snaps - i) * sizeof(h->snap_state[0]));
+	memset(&h->snap_state[h->snaps], 0, sizeof(h->snap_state[0]));
+	h_begin(h);
+	CHECK_EQ(os_snap_rm(&h->os, name), 0);
+	for (;;) {
+		more = os_snap_reclaim(&h->os);
+		CHECK(more == 0 || more == 1);
+		h_commit(h);
+		if (more != 1)
+			break;
+		h_begin(h);
+	}
+}
+
+/* h_restore -- power on into snapshot i (the crash images of the many
+ * transactions show the state before or the snapshot's); the state it
+ * replaces becomes snapshot `before` */
+static void h_restore(struct harness *h, unsigned i, const char *before)
+{
+	struct state target = { 0 };
+
+	st_copy(&target, &h->snap_state[i]);
+	h->restore_to = &target;
+	CHECK_EQ(os_snap_restore(&h->os, h->snap_name[i], before, 0), 0);
+	h->restore_to = NULL;
+	CHECK(h->snaps < SNAPS_MAX);
+	snprintf(h->snap_name[h->snaps], sizeof(h->snap_name[0]), "%s", before);
+	st_copy(&h->snap_state[h->snaps++], &h->committed);
+	st_copy(&h->committed, &target);
+	st_free(&target);
+	h->epoch = os_epoch(&h->os);
+	h_check_live(h, "after a restore");
+}
+
+/* snapshot_workload -- n transactions of a few random object operations */
+static void snapshot_workload(struct harness *h, unsigned n)
+{
+	for (unsigned t = 0; t < n; t++) {
+		unsigned ops = 1 + (unsigned)below(&h->rng, 4);
+		int err = 0;
+
+		h_begin(h);
+		for (unsigned i = 0; i < ops && !err; i++) {
+			err = objects_random_op(h);
+			CHECK(err == 0 || err == HALF_DONE || err == -ERR_NOSPC ||
+			      err == -ERR_NOMEM);
+		}
+		h_end(h, err != HALF_DONE && (err || below(&h->rng, 100) < 85));
+	}
+}
+
+/* no_drops -- the area never filled: no snapshot was dropped */
+static void no_drops(struct harness *h)
+{
+	struct os_snap_usage u;
+
+	os_snap_usage(&h->os, &u);
+	CHECK_EQ(u.dropped, 0);
+}
+
+/* Snapshots taken between changes and removed: every crash image shows the
+ * committed state, and every snapshot committed by then its own. */
+CHECK_TEST(snapshot_capture)
+{
+	struct harness *h = h_new("snapshot_capture", WORLD_OBJECTS, OBJECT_LOG, 171);
+
+	snapshot_workload(h, 6);
+	h->armed = true;
+	h->sample = 6000;
+	h->randoms = 3;
+	h->rec_randoms = 1;
+	h_snapshot(h, "s0");
+	snapshot_workload(h, 8);
+	h_snapshot(h, "s1");
+	snapshot_workload(h, 8);
+	h_snapshot(h, "s2");
+	h_snapshot_rm(h, 1);
+	snapshot_workload(h, 8);
+	h_snapshot_rm(h, 0);
+	snapshot_workload(h, 4);
+	no_drops(h);
+	h_finish(h);
+}
+
+/* Restores, each many transactions, cut anywhere: the state before or the
+ * snapshot's, never a mixture; every other snapshot still its own. */
+CHECK_TEST(snapshot_restore)
+{
+	struct harness *h = h_new("snapshot_restore", WORLD_OBJECTS, SMALL_LOG, 181);
+
+	snapshot_workload(h, 6);
+	h_snapshot(h, "s0");
+	snapshot_workload(h, 8);
+	h_snapshot(h, "s1");
+	snapshot_workload(h, 8);
+	h->armed = true;
+	h->sample = 20000;
+	h->randoms = 3;
+	h->rec_randoms = 1;
+	h_restore(h, 0, "b0");         /* the oldest, through s1 */
+	h_restore(h, 2, "b1");         /* back to the state b0 kept */
+	h_restore(h, 1, "b2");         /* a node in the middle */
+	no_drops(h);
 	h_finish(h);
 }
 

@@ -285,7 +285,7 @@ static int any_named(char names[][OS_SNAP_NAME_MAX + 1], uint64_t *rng)
 CHECK_TEST(random_changes_snapshots_and_restores_match_a_model)
 {
 	struct objstore os;
-	void *base = test_create(&os, 2 * HEAP);
+	void *base = test_create(&os, 4 * HEAP);
 	uint64_t rng = 16, model[OS_SNAP_NODES] = { 0 };
 	char names[OS_SNAP_NODES][OS_SNAP_NAME_MAX + 1];
 	unsigned taken = 0, restores = 0, befores = 0;

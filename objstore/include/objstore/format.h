@@ -326,13 +326,19 @@ _Static_assert(sizeof(struct os_cat_entry) == 13, "catalogue entry header size")
  * Capture: before the first change since the head was taken to a live page
  * P of the capture domain (the heap's pages below snap_offset, except the
  * superblock and the undo log), P's bytes are copied to a free area page
- * and the entry appended to the head's list. Every range a transaction
- * records, UNDO or FRESH, is captured before it is written, and every
- * byte a transaction changes lies in such a range (the log checker's
- * rule), so: Invariant (I1): a live page absent from the head's list holds
- * exactly the head's bytes. A page free in the head is captured too when
- * it is first written: the node that may later hold the live state (the
- * one a restore keeps) needs those bytes.
+ * and the entry appended to the head's list. Capture happens before every
+ * range a transaction records is written (UNDO or FRESH: every byte a
+ * transaction changes lies in one, the log checker's rule) and when a page
+ * or block is freed. Invariant (I1): every byte of a live page absent from
+ * the head's list that is in use in the head's state holds the head's
+ * value. Proof: such a byte was never freed since the head (a free
+ * captures its page), so it is still in use, and every change to a byte in
+ * use is recorded UNDO, so captured first; a rollback puts back what
+ * UNDO records saved. (A FRESH write changes only free bytes, unlogged,
+ * and a rollback leaves them changed: that is why the free must capture.)
+ * A page free in the head and written FRESH is captured too: the live
+ * state may become a node itself (the one a restore keeps), which needs
+ * those bytes.
  *
  * Area geometry, all fixed by snap_size and snap_offset (checked):
  *   area page 0          struct os_snap_area
