@@ -17,6 +17,12 @@
 #   make bench-linux      wall time from launching QEMU to the first line of
 #                         a Debian kernel + busybox initramfs, the yardstick
 #                         for a resumed program (tests/bench/linux-boot-time)
+#   make bench-snapshot   snapshots in objstore: taking one (64 MiB vs 4 GiB
+#                         with a million objects), the first write to a
+#                         page after one with 0, 1 and 5 held, restoring
+#                         against the pages changed; and in the kernel, a
+#                         write-heavy program with 0, 1 and 5 held
+#                         (tests/bench/run-snapshot-bench, bench_snapshot)
 #   make nvm-stats        NVM write accounting: bytes stored, write-backs,
 #                         line writes, fences, undo bytes, the hottest line,
 #                         for genesis, a shell session, the power-cut
@@ -49,9 +55,10 @@ BENCH_OBJSTORE := $(BENCH_DIR)/bench_objstore
 BENCH_PMDK := $(BENCH_DIR)/bench_pmdk
 BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
 BENCH_FILL_HEAP := $(BENCH_DIR)/fill_heap
+BENCH_SNAPSHOT := $(BENCH_DIR)/bench_snapshot
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
-	bench-boot bench-linux bench-report bench-deps nvm-stats
+	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -61,11 +68,13 @@ BENCH_RUNS := \
 	"tests/bench/boot-time" \
 	"tests/bench/run-kernel-bench" \
 	"tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)" \
+	"tests/bench/run-snapshot-bench --bin $(BENCH_SNAPSHOT)" \
 	"tests/bench/linux-boot-time" \
 	"tests/bench/nvm-stats"
 
 bench: bench-deps
-	@$(MAKE) --no-print-directory all trace-kernel bench-objstore-bins $(BENCH_FILL_HEAP)
+	@$(MAKE) --no-print-directory all trace-kernel bench-objstore-bins $(BENCH_FILL_HEAP) \
+		$(BENCH_SNAPSHOT)
 	@rm -f $(BENCH_DIR)/*.json
 	@start=$$(date +%s); status=0; \
 	for run in $(BENCH_RUNS); do \
@@ -125,6 +134,12 @@ $(BENCH_PMDK): $(BENCH_DIR)/bench_pmdk.o $(BENCH_DIR)/bench_common.o \
 # Adds objects to a heap image on the host, through the objstore library.
 $(BENCH_FILL_HEAP): $(BENCH_DIR)/fill_heap.o $(BUILD)/host/libobjstore.a
 	$(CC) -o $@ $^
+
+$(BENCH_SNAPSHOT): $(BENCH_DIR)/bench_snapshot.o $(BUILD)/host/libobjstore.a
+	$(CC) -o $@ $^
+
+bench-snapshot: all $(BENCH_SNAPSHOT)
+	@tests/bench/run-snapshot-bench --bin $(BENCH_SNAPSHOT) $(SNAPSHOT_BENCH_ARGS)
 
 # LD_PRELOADed by bench_pmdk --count: counts PMDK's flushes and fences
 $(BENCH_PMDK_COUNT): tests/bench/pmdk_count.c tests/bench/bench.h
