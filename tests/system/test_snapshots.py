@@ -5,8 +5,10 @@ power-on snapshots, and snapshot boot.
 """
 
 import os
+import random
 import re
 import subprocess
+import time
 
 from ferrite import PROMPT, ROOT, command, run
 
@@ -165,3 +167,94 @@ def test_every_power_on_is_kept_and_snapshot_boot_starts_from_one(machines, imag
     m.send("poweroff\n")
     assert m.wait_exit(timeout=TIMEOUT) == 0
     check_clean(image)
+
+
+def listing(m):
+    """What `ls -l` shows: the catalogue, ids, sizes, epochs."""
+    return run(m, "ls -l", r"(?s)ID.*?\n(?=osh> )").group(0)
+
+
+def prompt_after_power_on(machines, image):
+    """Power on; an empty line typed once resumed, so that osh, waiting at
+    its prompt, shows one; the machine at that prompt."""
+    m, resumed = power_on(machines, image)
+    m.send("\n")
+    m.expect(PROMPT, timeout=TIMEOUT, start=resumed)
+    return m
+
+
+def cut_after(m, anchor, seconds):
+    """Cut the power `seconds` after the console printed `anchor`."""
+    m.expect(anchor, timeout=TIMEOUT)
+    time.sleep(seconds)
+    m.power_cut()
+
+
+def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_path):
+    # A restore is many transactions; cut anywhere in it, the next power-on
+    # shows the state before or the snapshot's, never a mixture, and the
+    # image checks clean. The same for taking and removing one.
+    m = machines(image=image, size="32M")
+    m.expect(PROMPT, timeout=TIMEOUT)
+    command(m, "write state one")
+    command(m, "cp bin/usertest u1")
+    run(m, "snapshot s1", r"snapshot s1 taken")
+    at_s1 = listing(m)
+    command(m, "write state two")
+    command(m, "rm u1")
+    command(m, "cp bin/sysfuzz f1")
+    command(m, "cp bin/osh o1")
+    for n in range(4):
+        command(m, "cp bin/kvd k%d" % n)
+    after = listing(m)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+    original = image.read_bytes()
+
+    def fresh():
+        image.write_bytes(original)
+
+    # How long the restore takes, from the NVM line to the heap's report.
+    fresh()
+    m = machines(image=image, size="32M", append="resume=s1 earlyprintk")
+    m.expect(r"nvm: .*\n", timeout=TIMEOUT)
+    t0 = time.monotonic()
+    m.expect(r"heap: powered on into snapshot s1", timeout=TIMEOUT)
+    window = time.monotonic() - t0
+    m.power_cut()
+
+    rng = random.Random(16)
+    into_s1 = during = 0
+    for cut in range(6):
+        fresh()
+        m = machines(image=image, size="32M", append="resume=s1 earlyprintk")
+        cut_after(m, r"nvm: .*\n", rng.uniform(0, 1.2 * window))
+        p = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
+        during += "is unfinished" in p.stdout
+        m = prompt_after_power_on(machines, image)
+        now = listing(m)
+        assert now in (at_s1, after), "cut %d: a mixture:\n%s" % (cut, now)
+        into_s1 += now == at_s1
+        m.send("poweroff\n")
+        assert m.wait_exit(timeout=TIMEOUT) == 0
+        check_clean(image)
+    print("restores cut: %d of 6 in the middle, %d of 6 powered on into s1"
+          % (during, into_s1))
+
+    for line, name in (("snapshot s2", "s2"), ("snapshot rm s1", "s1")):
+        for cut in range(3):
+            fresh()
+            m = prompt_after_power_on(machines, image)
+            start = len(m.output)
+            m.send(line + "\n")
+            m.expect(line, timeout=TIMEOUT, start=start)
+            time.sleep(rng.uniform(0, 0.05))
+            m.power_cut()
+            check_clean(image)
+            m = prompt_after_power_on(machines, image)
+            assert listing(m) == after
+            names = snapshot_names(m)
+            assert ("s1" in names) or line.startswith("snapshot rm"), names
+            m.send("poweroff\n")
+            assert m.wait_exit(timeout=TIMEOUT) == 0
+            check_clean(image)
