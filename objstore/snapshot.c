@@ -419,15 +419,45 @@ static void drop_all(struct objstore *os)
 	a->dropped++;
 }
 
+/* append_entry -- (page, copy + 1) at the end of node n's list, and in the
+ * head map when n is the head (the header and n logged); -ERR_NOSPC when
+ * no area page is left for a list page. Unlogged: past n's count. */
+static int append_entry(struct objstore *os, struct os_snap_node *n, uint64_t page,
+			uint32_t copy_plus1)
+{
+	struct os_snap_entry *e;
+	uint32_t *slot;
+
+	uint64_t need = (uint64_t)(n->count % OS_SNAP_ENTRIES_PER_PAGE == 0) + (n->count == 0);
+
+	if (n->count >= OS_SNAP_MAX_ENTRIES || area_free_pages(os) < need)
+		return -ERR_NOSPC;
+	if (n->count == 0)
+		n->dir = area_take(os) + 1;
+	if (n->count % OS_SNAP_ENTRIES_PER_PAGE == 0) {
+		slot = os_snap_dir_slot(os, n, n->count / OS_SNAP_ENTRIES_PER_PAGE);
+		*slot = area_take(os) + 1;
+		os_flush(os, slot, sizeof(*slot));
+	}
+	e = os_snap_entry_at(os, n, n->count);
+	e->page = (uint32_t)page;
+	e->copy = copy_plus1;
+	os_flush(os, e, sizeof(*e));
+	if (n == node(os, os->snap->head - 1u)) {
+		os->snap_map[page] = n->count;
+		os_flush(os, &os->snap_map[page], sizeof(uint32_t));
+	}
+	n->count++;
+	return 0;
+}
+
 /* capture_page -- before live page p first changes since the head was
  * taken: its bytes into the head's list (I1) */
 static void capture_page(struct objstore *os, uint64_t p)
 {
 	struct os_snap_area *a = os->snap;
 	struct os_snap_node *h = node(os, a->head - 1);
-	struct os_snap_entry *e;
-	uint32_t *slot, q;
-	uint64_t need;
+	uint32_t q;
 
 	if (!os_snap_in_domain(os, p) || in_head(os, h, p))
 		return;
@@ -437,28 +467,16 @@ static void capture_page(struct objstore *os, uint64_t p)
 		if (log_area(os) || log_node(os, a->head - 1u))
 			os->pf->fatal("objstore: no log left for the snapshot area's reserve");
 	}
-	need = 1 + (h->count % OS_SNAP_ENTRIES_PER_PAGE == 0) + (h->count == 0);
-	if (h->count >= OS_SNAP_MAX_ENTRIES || area_free_pages(os) < need) {
+	/* The copy, and a list page and a directory at most. */
+	if (h->count >= OS_SNAP_MAX_ENTRIES || area_free_pages(os) < 3) {
 		drop_all(os);
 		return;
-	}
-	if (h->count == 0)
-		h->dir = area_take(os) + 1;
-	if (h->count % OS_SNAP_ENTRIES_PER_PAGE == 0) {
-		slot = os_snap_dir_slot(os, h, h->count / OS_SNAP_ENTRIES_PER_PAGE);
-		*slot = area_take(os) + 1;
-		os_flush(os, slot, sizeof(*slot));
 	}
 	q = area_take(os);
 	memcpy(area_page(os, q), os->base + p * OS_PAGE_SIZE, OS_PAGE_SIZE);
 	os_flush(os, area_page(os, q), OS_PAGE_SIZE);
-	e = os_snap_entry_at(os, h, h->count);
-	e->page = (uint32_t)p;
-	e->copy = q + 1;
-	os_flush(os, e, sizeof(*e));
-	os->snap_map[p] = h->count;
-	os_flush(os, &os->snap_map[p], sizeof(uint32_t));
-	h->count++;
+	if (append_entry(os, h, p, q + 1))
+		os->pf->fatal("objstore: a snapshot list could not grow after its room was checked");
 }
 
 /* os_snap_capture -- before [off, off+len) of the live heap changes */
@@ -704,11 +722,97 @@ static int release_list_tail(struct objstore *os, unsigned i)
 	return err;
 }
 
+/* absorb_step -- the hidden head x takes the last entry of its only child
+ * c: c's bytes win over x's (only c's state counts now), so x's own copy
+ * of that page, if any, goes back; c's list shrinks by one (the header and
+ * both nodes logged). c's state is the same before and after: a cut
+ * between steps leaves a sound tree. */
+static int absorb_step(struct objstore *os, unsigned x, unsigned c)
+{
+	struct os_snap_node *h = node(os, x), *n = node(os, c);
+	struct os_snap_entry *e = os_snap_entry_at(os, n, n->count - 1), *mine;
+	uint32_t last = n->count - 1;
+	int err;
+
+	if (!entry_sound(os, e))
+		return -ERR_CORRUPT;
+	if (in_head(os, h, e->page)) {
+		mine = os_snap_entry_at(os, h, os->snap_map[e->page]);
+		err = os_tx_log(os, mine, sizeof(*mine));
+		if (!err)
+			err = area_give(os, mine->copy);
+		if (err)
+			return err;
+		mine->copy = e->copy;
+	} else {
+		err = append_entry(os, h, e->page, e->copy);
+		if (err)
+			return err;
+	}
+	if (last % OS_SNAP_ENTRIES_PER_PAGE == 0)
+		/* entry_at found the list page: its directory slot exists */
+		err = area_give(os, *os_snap_dir_slot(os, n, last / OS_SNAP_ENTRIES_PER_PAGE));
+	if (!err && last == 0) {
+		err = area_give(os, n->dir);
+		n->dir = 0;
+	}
+	if (!err)
+		n->count = last;
+	return err;
+}
+
+/* become_child -- the hidden head x, its only child c's list absorbed,
+ * takes c's place: c's name, epoch, time and flags, c's children */
+static int become_child(struct objstore *os, unsigned x, unsigned c)
+{
+	struct os_snap_node *h = node(os, x), *n = node(os, c);
+	int err = 0;
+
+	for (unsigned k = 0; k < OS_SNAP_NODES && !err; k++)
+		if (in_use(os, k) && node(os, k)->parent == c + 1) {
+			err = log_node(os, k);
+			if (!err)
+				node(os, k)->parent = (uint16_t)(x + 1);
+		}
+	if (err)
+		return err;
+	memcpy(h->name, n->name, sizeof(h->name));
+	h->epoch = n->epoch;
+	h->time_ns = n->time_ns;
+	h->flags = n->flags;
+	if (os->snap->boot == c + 1)
+		os->snap->boot = (uint16_t)(x + 1);
+	n->gen = 0;
+	return 0;
+}
+
+/* merge_into_head -- a hidden head with one child: absorb the child's list,
+ * then become it; 1 if the log ran short first */
+static int merge_into_head(struct objstore *os, unsigned x, unsigned c)
+{
+	int err = log_node(os, x);
+
+	if (!err)
+		err = log_node(os, c);
+	while (!err && node(os, c)->count) {
+		if (os_log_room(os, 8 * OS_CACHE_LINE + OS_SNAP_NODES * 256))
+			return 1;
+		err = absorb_step(os, x, c);
+		if (err == -ERR_NOSPC)
+			return 1; /* no area page for a list page in this transaction */
+	}
+	if (!err && node(os, c)->dir) {
+		err = area_give(os, node(os, c)->dir);
+		node(os, c)->dir = 0;
+	}
+	return err ? err : become_child(os, x, c);
+}
+
 /* os_snap_reclaim -- give back the pages of hidden nodes no one needs */
 int os_snap_reclaim(struct objstore *os)
 {
 	struct os_snap_area *a = os->snap;
-	unsigned child;
+	unsigned child = 0;
 	int err;
 
 	if (!os->in_tx)
@@ -718,9 +822,13 @@ int os_snap_reclaim(struct objstore *os)
 	for (unsigned i = 0; i < OS_SNAP_NODES; i++) {
 		struct os_snap_node *n = node(os, i);
 
-		if (!in_use(os, i) || !(n->flags & OS_SNAP_HIDDEN) || children(os, i, &child))
+		unsigned kids;
+
+		if (!in_use(os, i) || !(n->flags & OS_SNAP_HIDDEN))
 			continue;
-		/* A leaf no snapshot needs: its copies, list pages and directory. */
+		kids = children(os, i, &child);
+		if (kids > 1 || (kids == 1 && a->head != i + 1))
+			continue; /* needed as it is (merging into a child: not yet) */
 		if (os_log_room(os, 4 * OS_SNAP_LOG_RESERVE))
 			return 1;
 		err = log_area(os);
@@ -728,6 +836,14 @@ int os_snap_reclaim(struct objstore *os)
 			err = log_node(os, i);
 		if (err)
 			return err;
+		if (kids == 1) {
+			err = merge_into_head(os, i, child);
+			if (err)
+				return err;
+			i = (unsigned)-1;
+			continue;
+		}
+		/* A leaf no snapshot needs: its copies, list pages and directory. */
 		while (n->count || n->dir) {
 			if (os_log_room(os, 4 * OS_CACHE_LINE * 2))
 				return 1;

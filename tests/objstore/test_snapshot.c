@@ -379,6 +379,7 @@ CHECK_TEST(a_thousand_snapshots_taken_and_removed_leave_no_trace)
 	struct objstore os;
 	void *base = test_create(&os, HEAP);
 	uint64_t area_baseline, heap_baseline;
+	unsigned live[1000], first = 0, last = 0;   /* the ones held, oldest first */
 	char name[16];
 
 	put(&os, "a", 64 << 10, 1);
@@ -387,20 +388,60 @@ CHECK_TEST(a_thousand_snapshots_taken_and_removed_leave_no_trace)
 	for (unsigned i = 0; i < 1000; i++) {
 		snprintf(name, sizeof(name), "s%u", i);
 		CHECK_EQ(take(&os, name), 0);
+		live[last++] = i;
 		scribble(&os, "a", (i * 4096) % (60 << 10), 3000, (uint8_t)i);
-		if (i >= 3) {
-			snprintf(name, sizeof(name), "s%u", i - 3);
+		if (i % 7 == 6) {
+			/* the newest: merged into the one before */
+			CHECK_EQ(remove_snapshot(&os, name), 0);
+			last--;
+		}
+		while (last - first > 3) {
+			/* the oldest: a leaf, given back at once */
+			snprintf(name, sizeof(name), "s%u", live[first++]);
 			CHECK_EQ(remove_snapshot(&os, name), 0);
 		}
 	}
 	CHECK_EQ(problems(&os), 0);
 	CHECK(area_free(&os) < area_baseline);
-	for (unsigned i = 997; i < 1000; i++) {
-		snprintf(name, sizeof(name), "s%u", i);
+	while (first < last) {
+		snprintf(name, sizeof(name), "s%u", live[first++]);
 		CHECK_EQ(remove_snapshot(&os, name), 0);
 	}
 	CHECK_EQ(area_free(&os), area_baseline);
 	CHECK_EQ(heap_free(&os), heap_baseline);
+	CHECK_EQ(problems(&os), 0);
+	free(base);
+}
+
+CHECK_TEST(removing_the_newest_merges_it_into_the_one_before)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint64_t at_s1, area_baseline;
+	struct os_snap_info info[OS_SNAP_NODES];
+	unsigned n;
+
+	put(&os, "a", 40000, 1);
+	put(&os, "b", 9000, 2);
+	area_baseline = area_free(&os);
+	CHECK_EQ(take(&os, "s1"), 0);
+	at_s1 = digest(&os);
+	scribble(&os, "a", 0, 8000, 3);      /* pages 0-1 into s1's list */
+	CHECK_EQ(take(&os, "s2"), 0);
+	scribble(&os, "a", 4096, 8000, 4);   /* pages 1-2 into s2's: page 1 in both */
+	drop(&os, "b");
+	CHECK_EQ(remove_snapshot(&os, "s2"), 0);
+	CHECK_EQ(problems(&os), 0);
+	n = os_snap_list(&os, info, OS_SNAP_NODES);
+	CHECK_EQ(n, 1);                       /* merged: no hidden node left */
+	CHECK_STR_EQ(info[0].name, "s1");
+	CHECK(info[0].head);
+	CHECK(info[0].held > 0);
+	CHECK_EQ(os_snap_restore(&os, "s1", "b1", 0), 0);
+	CHECK_EQ(digest(&os), at_s1);
+	CHECK_EQ(remove_snapshot(&os, "s1"), 0);
+	CHECK_EQ(remove_snapshot(&os, "b1"), 0);
+	CHECK_EQ(area_free(&os), area_baseline);
 	CHECK_EQ(problems(&os), 0);
 	free(base);
 }
