@@ -11,6 +11,7 @@ import subprocess
 import time
 
 from ferrite import PROMPT, ROOT, command, run
+import heapimage as H
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 TIMEOUT = 120
@@ -258,3 +259,37 @@ def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_pat
             m.send("poweroff\n")
             assert m.wait_exit(timeout=TIMEOUT) == 0
             check_clean(image)
+
+
+def test_a_damaged_state_lists_the_snapshots_and_one_powers_on(machines, image):
+    # Power-on refuses a state whose kernel objects are damaged, never
+    # falling back by itself: it lists the snapshots and the command line
+    # that powers on into one; that one then runs.
+    m = machines(image=image, size="32M")
+    m.expect(PROMPT, timeout=TIMEOUT)
+    run(m, "snapshot good", r"snapshot good taken")
+    command(m, "write x y")
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+    img = bytearray(image.read_bytes())
+    what, root, layout = H.kernel_objects(img)[0]
+    assert what == "kernel root"
+    off, fmt = layout["line_len"]
+    H.put(img, root + off, fmt, 400)
+    image.write_bytes(bytes(img))
+
+    m = machines(image=image, size="32M", append="panic=exit")
+    m.expect(r"heap: the kernel objects in the Ferrite heap on the NVM are damaged:\n",
+             timeout=TIMEOUT)
+    m.expect(r"error:   the heap keeps these snapshots:\n(?:error: .*\n)*?"
+             r"error:     good +epoch \d+\n", timeout=TIMEOUT)
+    m.expect(r"power on into one with: tools/run-qemu --append resume=NAME\n",
+             timeout=TIMEOUT)
+    assert m.wait_exit(timeout=TIMEOUT) == 37
+
+    m, resumed = power_on(machines, image, append="resume=good")
+    m.expect(PROMPT, timeout=TIMEOUT, start=resumed)
+    run(m, "cat x", r"no object named 'x'")
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+    check_clean(image)
