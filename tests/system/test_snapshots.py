@@ -293,3 +293,18 @@ def test_a_damaged_state_lists_the_snapshots_and_one_powers_on(machines, image):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=TIMEOUT) == 0
     check_clean(image)
+
+
+def test_resume_works_on_the_grub_path(machines, image):
+    m = machines(image=image, size="32M")
+    m.expect(PROMPT, timeout=TIMEOUT)
+    run(m, "snapshot s1", r"snapshot s1 taken")
+    command(m, "write after yes")
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+    m = machines(image=image, size="32M", boot="iso", append="resume=s1")
+    m.expect(r"ferrite: resumed at epoch .*, from snapshot s1\n", timeout=TIMEOUT)
+    m.expect(PROMPT, timeout=TIMEOUT)
+    run(m, "cat after", r"no object named 'after'")
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
