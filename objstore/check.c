@@ -384,6 +384,9 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 	os_after_rollback(ck.base, ck.sb, &scan, ck.sb->root_offset, sizeof(root), &root);
 	ck.root = &root;
 	check_root(&ck);
+	/* The snapshot area's header and nodes, as the rollback leaves them too. */
+	if (os_snap_after_rollback_problem(ck.base, ck.sb, &scan, message, sizeof(message)))
+		os_check_problem(&ck, "%s", message);
 	if (scan.records)
 		os_check_problem(&ck, "log: an unfinished transaction of %llu records (%llu bytes) awaits rollback; open the heap first",
 				 (unsigned long long)scan.records,
