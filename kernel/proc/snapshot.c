@@ -14,6 +14,8 @@
  *  - at every power-on, "power-on-N" (N the power-on count) holds the state
  *    the system powered on into; the `keep` newest are kept (the area
  *    header's, set by `snapshot keep`; SNAPSHOT_KEEP_DEFAULT at genesis);
+ *    under snapshot boot, so are the `keep` newest of the states each
+ *    power-on replaced (before-NAME-N), or they would fill the node table;
  *  - pages of removed snapshots go back to the area a bounded step per
  *    commit (os_snap_reclaim), never stalling one;
  *  - a full area drops every snapshot at once (objstore); the console says
@@ -112,6 +114,22 @@ static void prune(const char *prefix, unsigned keep)
 	}
 }
 
+/* prune_boot_befores -- under snapshot boot every power-on keeps the state
+ * it replaced (before-NAME-N): only the `keep` newest of them stay */
+static void prune_boot_befores(unsigned keep)
+{
+	struct os_snap_info list[OS_SNAP_NODES];
+	unsigned count = os_snap_list(&kheap, list, OS_SNAP_NODES);
+	char prefix[OS_SNAP_NAME_MAX + 16];
+
+	for (unsigned i = 0; i < count; i++)
+		if (list[i].boot) {
+			snprintf(prefix, sizeof(prefix), "before-%s-", list[i].name);
+			prune(prefix, keep);
+			return;
+		}
+}
+
 /* snapshot_after_commit -- the epoch just committed (a safe point): take a
  * snapshot asked for, give back a step of removed ones, report drops */
 void snapshot_after_commit(void)
@@ -152,7 +170,10 @@ void snapshot_power_on(uint64_t power_on, bool genesis)
 	if (genesis && os_snap_set_keep(&kheap, SNAPSHOT_KEEP_DEFAULT) == 0)
 		heap_commit();
 	os_snap_usage(&kheap, &u);
-	if (!u.keep || u.restoring)
+	if (u.restoring)
+		return;
+	prune_boot_befores(u.keep);
+	if (!u.keep)
 		return;
 	snprintf(name, sizeof(name), "%s%llu", SNAPSHOT_POWER_ON_PREFIX,
 		 (unsigned long long)power_on);

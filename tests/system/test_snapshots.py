@@ -158,6 +158,7 @@ def test_every_power_on_is_kept_and_snapshot_boot_starts_from_one(machines, imag
     command(m, "write kept 1")
     names = snapshot_names(m)
     assert "base" in names and "before-base-2" in names, names
+    assert "before-base-1" not in names, names      # only `keep` (2) of them
     assert len([n for n in names if n.startswith("power-on-")]) == 2, names
     m.send("poweroff\n")
     assert m.wait_exit(timeout=TIMEOUT) == 0
