@@ -698,19 +698,15 @@ int os_snap_rm(struct objstore *os, const char *name)
 	return 0;
 }
 
-/* release_list_tail -- give back the last entry of node i's list, and the
- * list page and directory it leaves empty (node and header logged) */
-static int release_list_tail(struct objstore *os, unsigned i)
+/* shrink_list -- node n's list loses its last entry (whose copy the
+ * caller gave back or moved), and the list page and directory that leaves
+ * empty go back (the header and n logged) */
+static int shrink_list(struct objstore *os, struct os_snap_node *n)
 {
-	struct os_snap_node *n = node(os, i);
-	const struct os_snap_entry *e = os_snap_entry_at(os, n, n->count - 1);
 	uint32_t last = n->count - 1;
-	int err;
+	int err = 0;
 
-	if (!e || !handed_out(os, e->copy))
-		return -ERR_CORRUPT;
-	err = area_give(os, e->copy);
-	if (!err && last % OS_SNAP_ENTRIES_PER_PAGE == 0)
+	if (last % OS_SNAP_ENTRIES_PER_PAGE == 0)
 		/* entry_at found the list page: its directory slot exists */
 		err = area_give(os, *os_snap_dir_slot(os, n, last / OS_SNAP_ENTRIES_PER_PAGE));
 	if (!err && last == 0) {
@@ -722,6 +718,20 @@ static int release_list_tail(struct objstore *os, unsigned i)
 	return err;
 }
 
+/* release_list_tail -- give back the last entry of node i's list with its
+ * copy (node and header logged) */
+static int release_list_tail(struct objstore *os, unsigned i)
+{
+	struct os_snap_node *n = node(os, i);
+	const struct os_snap_entry *e = os_snap_entry_at(os, n, n->count - 1);
+	int err;
+
+	if (!e || !handed_out(os, e->copy))
+		return -ERR_CORRUPT;
+	err = area_give(os, e->copy);
+	return err ? err : shrink_list(os, n);
+}
+
 /* absorb_step -- the hidden head x takes the last entry of its only child
  * c: c's bytes win over x's (only c's state counts now), so x's own copy
  * of that page, if any, goes back; c's list shrinks by one (the header and
@@ -731,7 +741,6 @@ static int absorb_step(struct objstore *os, unsigned x, unsigned c)
 {
 	struct os_snap_node *h = node(os, x), *n = node(os, c);
 	struct os_snap_entry *e = os_snap_entry_at(os, n, n->count - 1), *mine;
-	uint32_t last = n->count - 1;
 	int err;
 
 	if (!entry_sound(os, e))
@@ -749,16 +758,7 @@ static int absorb_step(struct objstore *os, unsigned x, unsigned c)
 		if (err)
 			return err;
 	}
-	if (last % OS_SNAP_ENTRIES_PER_PAGE == 0)
-		/* entry_at found the list page: its directory slot exists */
-		err = area_give(os, *os_snap_dir_slot(os, n, last / OS_SNAP_ENTRIES_PER_PAGE));
-	if (!err && last == 0) {
-		err = area_give(os, n->dir);
-		n->dir = 0;
-	}
-	if (!err)
-		n->count = last;
-	return err;
+	return shrink_list(os, n);
 }
 
 /* become_child -- the hidden head x, its only child c's list absorbed,
