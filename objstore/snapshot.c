@@ -622,22 +622,29 @@ unsigned os_snap_list(const struct objstore *os, struct os_snap_info *out, unsig
 	return count;
 }
 
+/* may_change -- whether the area may change now: 0, or why not (no
+ * transaction, no area, a restore to finish first) */
+static int may_change(const struct objstore *os)
+{
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	if (!os->snap)
+		return -ERR_NOTSUP;
+	return os->snap->restore_target ? -ERR_BUSY : 0;
+}
+
 /* os_snap_take -- keep the heap's state under `name` */
 int os_snap_take(struct objstore *os, const char *name, uint64_t time_ns,
 		 unsigned flags)
 {
 	struct os_snap_area *a = os->snap;
 	struct os_snap_node *n;
-	int i, err;
+	int i, err = may_change(os);
 
-	if (!os->in_tx)
-		return -ERR_INVAL;
-	if (!a)
-		return -ERR_NOTSUP;
+	if (err)
+		return err;
 	if (!os_snap_name_ok(name) || flags & ~OS_SNAP_AUTO)
 		return -ERR_INVAL;
-	if (a->restore_target)
-		return -ERR_BUSY;
 	if (os_snap_find(os, name) >= 0)
 		return -ERR_EXIST;
 	i = free_node(os);
@@ -674,14 +681,10 @@ int os_snap_rm(struct objstore *os, const char *name)
 {
 	struct os_snap_area *a = os->snap;
 	struct os_snap_node *n;
-	int i, err;
+	int i, err = may_change(os);
 
-	if (!os->in_tx)
-		return -ERR_INVAL;
-	if (!a)
-		return -ERR_NOTSUP;
-	if (a->restore_target)
-		return -ERR_BUSY;
+	if (err)
+		return err;
 	i = os_snap_find(os, name);
 	if (i < 0)
 		return i;
@@ -868,12 +871,10 @@ int os_snap_reclaim(struct objstore *os)
 
 int os_snap_set_boot(struct objstore *os, const char *name)
 {
-	int i = name ? os_snap_find(os, name) : -1, err;
+	int i = name ? os_snap_find(os, name) : -1, err = may_change(os);
 
-	if (!os->in_tx)
-		return -ERR_INVAL;
-	if (!os->snap)
-		return -ERR_NOTSUP;
+	if (err)
+		return err;
 	if (name && i < 0)
 		return i;
 	err = log_area(os);
@@ -884,12 +885,10 @@ int os_snap_set_boot(struct objstore *os, const char *name)
 
 int os_snap_set_keep(struct objstore *os, unsigned keep)
 {
-	int err;
+	int err = may_change(os);
 
-	if (!os->in_tx)
-		return -ERR_INVAL;
-	if (!os->snap)
-		return -ERR_NOTSUP;
+	if (err)
+		return err;
 	if (keep > OS_SNAP_NODES)
 		return -ERR_RANGE;
 	err = log_area(os);

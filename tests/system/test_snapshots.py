@@ -41,6 +41,19 @@ def snapshot_names(m):
     return [line.split()[0] for line in lines if line.strip()]
 
 
+def poweroff(m):
+    """osh's poweroff: everything committed, QEMU gone with status 0."""
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+
+
+def genesis(machines, image, append=None):
+    """A fresh heap powered on; the machine at osh's first prompt."""
+    m = machines(image=image, size="32M", append=append)
+    m.expect(PROMPT, timeout=TIMEOUT)
+    return m
+
+
 def power_on(machines, image, append=None):
     """Power on; the machine, and where the output after the resume line starts."""
     m = machines(image=image, size="32M", append=append)
@@ -48,8 +61,7 @@ def power_on(machines, image, append=None):
 
 
 def test_power_on_into_a_snapshot_and_back_into_the_state_it_replaced(machines, image):
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     command(m, "write notes/a first")
     command(m, "new big 64K")
     start = len(m.output)
@@ -68,8 +80,7 @@ def test_power_on_into_a_snapshot_and_back_into_the_state_it_replaced(machines, 
     command(m, "rm notes/a")
     command(m, "write notes/b second")
     run(m, "cat notes/b", r"second")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     check_clean(image)
 
     # Into s1: the objects, names and the counter as they were when taken.
@@ -86,8 +97,7 @@ def test_power_on_into_a_snapshot_and_back_into_the_state_it_replaced(machines, 
     run(m, "cat notes/b", r"no object named|not found|no such")
     names = snapshot_names(m)
     assert "s1" in names and "before-s1-1" in names, names
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     check_clean(image)
 
     # And back: the state s1 replaced, the counter killed, notes/b there.
@@ -97,17 +107,14 @@ def test_power_on_into_a_snapshot_and_back_into_the_state_it_replaced(machines, 
     start = len(m.output)
     run(m, "ps", r"osh")
     assert "counter" not in m.output[start:]
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     check_clean(image)
 
 
 def test_a_missing_snapshot_is_refused_and_the_snapshots_listed(machines, image):
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     run(m, "snapshot keep-me", r"snapshot keep-me taken")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     m = machines(image=image, size="32M", append="resume=nosuch panic=exit")
     m.expect(r"error: heap: there is no snapshot named 'nosuch' to power on into\n"
              r"error:   the heap keeps these snapshots:\n", timeout=TIMEOUT)
@@ -119,8 +126,7 @@ def test_a_missing_snapshot_is_refused_and_the_snapshots_listed(machines, image)
 
 
 def test_shell_commands_say_what_is_wrong(machines, image):
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     run(m, "snapshot a", r"snapshot a taken")
     run(m, "snapshot a", r"snapshot: there is a snapshot named a already")
     run(m, "snapshot 'a b'", r"is not a snapshot name")
@@ -134,15 +140,13 @@ def test_shell_commands_say_what_is_wrong(machines, image):
 
 
 def test_every_power_on_is_kept_and_snapshot_boot_starts_from_one(machines, image):
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     assert snapshot_names(m) == ["power-on-1"]
     command(m, "write clean yes")
     run(m, "snapshot base", r"snapshot base taken")
     run(m, "snapshot boot base", r"every power-on starts from base")
     command(m, "write dirt 1")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     for n in (1, 2):
         m, _ = power_on(machines, image)
         assert "heap: snapshot boot: every power-on starts from snapshot base" in m.output
@@ -150,8 +154,7 @@ def test_every_power_on_is_kept_and_snapshot_boot_starts_from_one(machines, imag
         m.expect(PROMPT, timeout=TIMEOUT)
         run(m, "cat dirt", r"no object|not found|no such")
         command(m, "write dirt %d" % n)
-        m.send("poweroff\n")
-        assert m.wait_exit(timeout=TIMEOUT) == 0
+        poweroff(m)
     m, _ = power_on(machines, image)
     m.expect(PROMPT, timeout=TIMEOUT)
     run(m, "snapshot boot off", r"snapshot boot: off")
@@ -160,14 +163,12 @@ def test_every_power_on_is_kept_and_snapshot_boot_starts_from_one(machines, imag
     assert "base" in names and "before-base-2" in names, names
     assert "before-base-1" not in names, names      # only `keep` (2) of them
     assert len([n for n in names if n.startswith("power-on-")]) == 2, names
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     m, _ = power_on(machines, image)
     assert "from snapshot" not in m.output
     m.expect(PROMPT, timeout=TIMEOUT)
     run(m, "cat kept", r"1")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     check_clean(image)
 
 
@@ -196,8 +197,7 @@ def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_pat
     # A restore is many transactions; cut anywhere in it, the next power-on
     # shows the state before or the snapshot's, never a mixture, and the
     # image checks clean. The same for taking and removing one.
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     command(m, "write state one")
     command(m, "cp bin/usertest u1")
     run(m, "snapshot s1", r"snapshot s1 taken")
@@ -209,8 +209,7 @@ def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_pat
     for n in range(4):
         command(m, "cp bin/kvd k%d" % n)
     after = listing(m)
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     original = image.read_bytes()
 
     def fresh():
@@ -237,8 +236,7 @@ def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_pat
         now = listing(m)
         assert now in (at_s1, after), "cut %d: a mixture:\n%s" % (cut, now)
         into_s1 += now == at_s1
-        m.send("poweroff\n")
-        assert m.wait_exit(timeout=TIMEOUT) == 0
+        poweroff(m)
         check_clean(image)
     print("restores cut: %d of 6 in the middle, %d of 6 powered on into s1"
           % (during, into_s1))
@@ -257,8 +255,7 @@ def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_pat
             assert listing(m) == after
             names = snapshot_names(m)
             assert ("s1" in names) or line.startswith("snapshot rm"), names
-            m.send("poweroff\n")
-            assert m.wait_exit(timeout=TIMEOUT) == 0
+            poweroff(m)
             check_clean(image)
 
 
@@ -266,12 +263,10 @@ def test_a_damaged_state_lists_the_snapshots_and_one_powers_on(machines, image):
     # Power-on refuses a state whose kernel objects are damaged, never
     # falling back by itself: it lists the snapshots and the command line
     # that powers on into one; that one then runs.
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     run(m, "snapshot good", r"snapshot good taken")
     command(m, "write x y")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     img = bytearray(image.read_bytes())
     what, root, layout = H.kernel_objects(img)[0]
     assert what == "kernel root"
@@ -291,21 +286,17 @@ def test_a_damaged_state_lists_the_snapshots_and_one_powers_on(machines, image):
     m, resumed = power_on(machines, image, append="resume=good")
     m.expect(PROMPT, timeout=TIMEOUT, start=resumed)
     run(m, "cat x", r"no object named 'x'")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     check_clean(image)
 
 
 def test_resume_works_on_the_grub_path(machines, image):
-    m = machines(image=image, size="32M")
-    m.expect(PROMPT, timeout=TIMEOUT)
+    m = genesis(machines, image)
     run(m, "snapshot s1", r"snapshot s1 taken")
     command(m, "write after yes")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
     m = machines(image=image, size="32M", boot="iso", append="resume=s1")
     m.expect(r"ferrite: resumed at epoch .*, from snapshot s1\n", timeout=TIMEOUT)
     m.expect(PROMPT, timeout=TIMEOUT)
     run(m, "cat after", r"no object named 'after'")
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
+    poweroff(m)
