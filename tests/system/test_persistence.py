@@ -205,6 +205,10 @@ def log_region(image):
     return ("log", g["log_offset"], g["log_offset"] + g["log_size"])
 
 
+# The kernel stopped: a panic, or a damaged heap it will not run on.
+STOPPED = r"^(?:panic: |error: ).*\n"
+
+
 def spread(chosen, n):
     """n of the chosen points, spread evenly over them."""
     chosen = sorted(chosen)
@@ -241,9 +245,12 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
                 problems.append("%s: %s" % (where, problem))
             if point.index in boot and name == boot_variant:
                 m = machines(image=image, size="32M", accel_name="tcg")
-                m.expect(r"ferrite: (resumed at epoch \d+|genesis complete)",
-                         timeout=TIMEOUT)
-                problem = power_on(point, m) if power_on else None
+                found = m.expect(r"ferrite: (?:resumed at epoch \d+|genesis complete)|%s"
+                                 % STOPPED, timeout=TIMEOUT)
+                if re.match(STOPPED, found.group(0)):
+                    problem = found.group(0).strip()   # stopped before it resumed
+                else:
+                    problem = power_on(point, m) if power_on else None
                 if problem:
                     problems.append("%s, powered on: %s" % (where, problem))
                 m.power_cut()
@@ -373,8 +380,6 @@ def text(console):
     return console.decode("latin-1").replace("\r\n", "\n")
 
 
-# The kernel stopped: a panic, or a damaged heap it will not run on.
-STOPPED = r"^(?:panic: |error: ).*\n"
 
 
 def progress(m, start, programs=WORKLOAD):
