@@ -94,7 +94,7 @@ def test_genesis_imports_the_modules(machines, image, tmp_path):
     root = re.search(r"app roots: +\[0\] #(\d+) kernel, \[1\] #\d+ kernel\n", info)
     assert root, info
     assert b"type:      kernel" in objtool(image, "stat", "#" + root.group(1))
-    assert re.search(r"layout version: +1\.1\n", info)
+    assert re.search(r"layout version: +2\.0\n", info)
     assert objtool(image, "check").startswith(b"check: clean")
 
 
