@@ -222,7 +222,8 @@ static void print_needers(const struct objstore *os, int node)
 
 		if (at->flags & OS_SNAP_HIDDEN)
 			continue;
-		while (at->parent && (int)at->parent - 1 != node && steps++ < OS_SNAP_NODES)
+		while (at && at->parent && (int)at->parent - 1 != node &&
+		       steps++ < OS_SNAP_NODES)
 			at = by_node[at->parent - 1];
 		if (at && at->parent && (int)at->parent - 1 == node)
 			printf("%s%s", shown++ ? ", " : "", list[i].name);
