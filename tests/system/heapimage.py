@@ -43,7 +43,12 @@ SNAP_AREA_SIZE = 192
 SNAP_NODE_SIZE = 128
 SNAP_NODES = 64
 SNAP_NODE_GEN = 56
+SNAP_NODE_PARENT = 60
+SNAP_NODE_CRC = 124
 SNAP_AREA_TABLE_GEN = 20
+SNAP_AREA_HEAD = 32
+SNAP_TABLE_PAGES = 2
+SNAP_ENTRIES_PER_PAGE = 512
 
 TYPE_NAMES = {1: "blob", 2: "code", 3: "process", 4: "thread", 5: "aspace",
               6: "channel", 7: "catalogue", 8: "anon", 9: "handles", 10: "kernel"}
@@ -140,6 +145,48 @@ def fix_record(b, pos_in_heap):
     data = bytes(b[pos_in_heap + LOG_HEADER:pos_in_heap + LOG_HEADER + length]) \
         if kind == LOG_UNDO else b""
     put(b, pos_in_heap + 28, "I", _record_checksum(bytes(header), data))
+
+
+def fix_snap_node(b, off):
+    put(b, off + SNAP_NODE_CRC, "I", crc32c(b[off:off + SNAP_NODE_CRC]))
+
+
+# --- the snapshot area (layout 2.0) -------------------------------------------
+
+def snapshot_nodes(img):
+    """The snapshot nodes in use: [{index, off, name, epoch, parent, flags,
+    count, dir}], by node index; [] without an area."""
+    g = geometry(img)
+    if not g["snap_size"]:
+        return []
+    area = g["snap_offset"]
+    gen = u32(img, area + SNAP_AREA_TABLE_GEN)
+    out = []
+    for i in range(SNAP_NODES):
+        off = area + PAGE + SNAP_NODE_SIZE * i
+        if u32(img, off + SNAP_NODE_GEN) != gen:
+            continue
+        name, epoch, _time, _gen, parent, flags, count, dirpage = \
+            struct.unpack_from("<40sQQIHHII", img, off)
+        out.append({"index": i, "off": off, "name": name.split(b"\0", 1)[0].decode(),
+                    "epoch": epoch, "parent": parent, "flags": flags,
+                    "count": count, "dir": dirpage})
+    return out
+
+
+def snapshot_entries(img, node):
+    """A node's list: [(heap page number, heap offset of its copy)]."""
+    g = geometry(img)
+    area = g["snap_offset"]
+    map_pages, stack_pages = u32(img, area + 8), u32(img, area + 12)
+    data = area + (1 + SNAP_TABLE_PAGES + map_pages + stack_pages) * PAGE
+    out = []
+    for i in range(node["count"]):
+        slot = u32(img, data + (node["dir"] - 1) * PAGE + 4 * (i // SNAP_ENTRIES_PER_PAGE))
+        at = data + (slot - 1) * PAGE + 8 * (i % SNAP_ENTRIES_PER_PAGE)
+        page, copy = u32(img, at), u32(img, at + 4)
+        out.append((page, data + (copy - 1) * PAGE))
+    return out
 
 
 # --- the undo log ----------------------------------------------------------

@@ -6,7 +6,9 @@ known catalogue and processes with osh, then runs `gdb -batch` with
 tools/gdb/ferrite.py: attaching stops the machine, the helpers read it, and
 `detach` lets it run on. What the helpers print must agree with what osh
 says (ls -l, ps) just before, and with what objtool reads from the image
-once osh has powered the machine off; fe-bt must name counter's functions.
+once osh has powered the machine off; fe-bt must name counter's functions;
+fe-snapshots must list the snapshots osh's `snapshots` lists, with the
+same epochs, times, flags and sizes.
 A breakpoint on a system call's handler must stop the machine when osh
 makes that call. docs/debugging.md describes the helpers.
 """
@@ -100,20 +102,46 @@ def info_fields(text):
             (line.split(":", 1) for line in text.splitlines() if ":" in line)}
 
 
+def osh_size(n):
+    """n bytes as osh's size_text writes them ('124.0 KiB', '100 B')."""
+    units, u, tenths = ["B", "KiB", "MiB", "GiB", "TiB"], 0, 0
+    while n >= 1024 and u + 1 < len(units):
+        tenths, n, u = (n % 1024) * 10 // 1024, n // 1024, u + 1
+    return f"{n} B" if u == 0 else f"{n}.{tenths} {units[u]}"
+
+
+def snapshot_rows(text, header):
+    """{name: (epoch, taken, size or pages, [flags])} of a snapshots table
+    (osh's or fe-snapshots'), and its first 'area:' line."""
+    body = text.split(header, 1)[1]
+    table, area = body.split("\narea: ", 1)
+    out = {}
+    for line in table.strip("\n").split("\n"):
+        m = re.match(r"(\S+) +(\d+)  (\S+ \S+|-) +(\d+(?:\.\d)? \w+|\d+ +\d+  +\d+ +\S+)"
+                     r"(?:  (.*))?$", line.rstrip())
+        assert m, line
+        out[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4), (m.group(5) or "").split())
+    return out, "area: " + area.split("\n", 1)[0]
+
+
 def test_helpers_agree_with_osh_and_objtool(machines, image):
     port = free_port()
     m = power_on(machines, image, port)
     command(m, "write notes/alpha 'first note'")
     command(m, "new notes/zero 5000")
+    run(m, "snapshot s1", r"snapshot s1 taken\n")
     command(m, "write scratch 'not a note'")
+    run(m, "snapshot boot s1", r"every power-on starts from s1\n")
     run(m, "counter 7 600000 &", r"\[\d+\] started")
     m.expect(r"(^|> )7\n", timeout=LONG)
     osh_ls = rows(typed(m, "ls -l"), "EPOCH  NAME\n")
     osh_ps = rows(typed(m, "ps"), "PAGES  NAME\n")
     counter_pid = next(r.split()[0] for r in osh_ps if r.endswith("counter"))
+    osh_snaps, osh_area = snapshot_rows(typed(m, "snapshots"), "ONLY IT  \n")
 
-    info, ls_all, ls_notes, ps, bt = gdb_sections(
-        port, ["fe-info", "fe-ls", "fe-ls notes/", "fe-ps", f"fe-bt {counter_pid}"])
+    info, ls_all, ls_notes, ps, bt, snaps = gdb_sections(
+        port, ["fe-info", "fe-ls", "fe-ls notes/", "fe-ps", f"fe-bt {counter_pid}",
+               "fe-snapshots"])
 
     # fe-ls prints osh's ls -l, line for line; a prefix keeps its names.
     assert rows(ls_all, "EPOCH  NAME\n") == osh_ls
@@ -128,6 +156,28 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
     assert re.search(r"#0 .* in fe_sleep_until \(\)", bt), bt
     assert re.search(r"#\d+ .* in main \(\) at user/bin/counter\.c:\d+", bt), bt
     assert re.search(r"in _start \(\)", bt), bt
+    # fe-snapshots: osh's snapshots, the same epochs, times and flags, the
+    # space only each holds in pages. Only the newest's list grows (the
+    # live state's first changes since it), so only its figures may move.
+    fe_snaps, fe_area = snapshot_rows(snaps, "FLAGS\n")
+    assert set(osh_snaps) == {"power-on-1", "s1"}, osh_snaps
+    assert {k: v for k, v in fe_snaps.items() if "removed" not in v[3]}.keys() == osh_snaps.keys()
+    for name, (epoch, taken, size, flags) in osh_snaps.items():
+        f_epoch, f_taken, f_pages, f_flags = fe_snaps[name]
+        assert (f_epoch, f_taken, f_flags) == (epoch, taken, flags), (name, snaps)
+        pages, held = map(int, f_pages.split()[:2])
+        if "newest" not in flags:
+            assert osh_size(held * 4096) == size, (name, snaps, osh_snaps)
+    assert osh_snaps["s1"][3] == ["newest", "boot"] and osh_snaps["power-on-1"][3] == ["auto"]
+    free, total, keep = map(int, re.match(
+        r"area: (\d+) of (\d+) pages free \(.*\); power-on snapshots kept: (\d+)$", fe_area).groups())
+    osh_free, osh_total, osh_keep = re.match(
+        r"area: (.*) free of (.*); power-on snapshots kept: (\d+)$", osh_area).groups()
+    assert osh_size(total * 4096) == osh_total and str(keep) == osh_keep, (fe_area, osh_area)
+    # osh's figure is truncated to a tenth; the area only fills up since.
+    whole, tenths, unit = re.match(r"(\d+)(?:\.(\d))? (\w+)$", osh_free).groups()
+    scale = 1024 ** ["B", "KiB", "MiB", "GiB"].index(unit)
+    assert free * 4096 < (int(whole) * 10 + int(tenths or 0) + 1) * scale / 10, (fe_area, osh_area)
 
     # The machine runs on after detach; powered off, objtool reads the same heap.
     m.send("poweroff\n")
@@ -139,6 +189,12 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
     assert tool["data pages"].split(":")[0] == mine["data pages"].split(":")[0]
     tool_ls = [line.split() for line in objtool(image, "ls", "-l").splitlines()]
     assert [row.split() for row in osh_ls] == tool_ls
+    tool_snaps = {line.split()[0]: line for line in objtool(image, "snapshots").splitlines()[1:-1]}
+    for name, (epoch, taken, _, flags) in fe_snaps.items():
+        if "removed" in flags:
+            continue
+        assert re.match(rf"{re.escape(name)} +{epoch}  {taken} +\S+ \S+(  {' '.join(flags)})?$",
+                        tool_snaps[name]), (tool_snaps, snaps)
 
 
 def test_breakpoint_on_a_system_call(machines, image, tmp_path):

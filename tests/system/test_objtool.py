@@ -127,14 +127,14 @@ def built():
 def test_help_for_objtool_and_every_command(tmp_path):
     r = objtool("--help")
     for command in ("info", "ls", "stat", "cat", "import", "export", "rm",
-                    "mv", "fill", "check", "create"):
+                    "mv", "fill", "snapshots", "snapshot", "check", "create"):
         assert f"  {command}" in r.out, r
         sub = objtool(command, "--help")
         assert sub.out.startswith("usage: objtool "), sub
         assert command in sub.out.splitlines()[0]
         # The image need not exist for help.
         assert objtool(tmp_path / "none.nvm", command, "--help").out == sub.out
-    for status in range(8):
+    for status in range(9):
         assert re.search(rf"^  {status}  ", r.out, re.M), r
     assert objtool("help", "ls").out == objtool("ls", "--help").out
 

@@ -1,11 +1,12 @@
 """test_objtool_corrupt.py -- objtool on images with one flipped metadata bit.
 
 The objstore issue's corruption campaign, as a user meets it: an image made
-and filled by objtool, then, trial after trial, a copy of it with one random
-bit flipped in a random metadata byte (superblock, root block, page
-descriptors, the free-page stack, object headers, catalogue nodes; the
-offsets are found by heapimage.metadata_ranges, which reads the structures
-as objstore/include/objstore/format.h lays them out). On each copy:
+and filled by objtool, with a snapshot taken and changes after it, then,
+trial after trial, a copy of it with one random bit flipped in a random
+metadata byte (superblock, root block, page descriptors, the free-page
+stack, object headers, catalogue nodes, the snapshot area's header and the
+snapshot's node; the offsets are found by heapimage.metadata_ranges, which
+reads the structures as objstore/include/objstore/format.h lays them out). On each copy:
 
   - `objtool IMG check` must find it (exit 7 problems, 5 corrupt, 3 not a
     Ferrite image -- or 4 when the flip landed in layout_major, which is
@@ -64,11 +65,15 @@ def test_a_flipped_metadata_bit_is_found_and_never_written(tmp_path):
         src.write_bytes(rng.randbytes(rng.choice([1, 100, 3000, 5000, 20000, 70000])))
         ok(objtool(image, "import", f"dir{i % 3}/file-{i}", src))
     ok(objtool(image, "rm", "dir1/file-4"))
+    # A snapshot, and changes after it: a node in use, with a list.
+    ok(objtool(image, "snapshot", "take", "s1"))
     ok(objtool(image, "mv", "dir2/file-5", "renamed/file-5"))
+    ok(objtool(image, "rm", "dir0/file-0"))
     ok(objtool(image, "check"))
     clean = image.read_bytes()
     kinds = metadata_ranges(clean)
     assert all(kinds.values()), {k: len(v) for k, v in kinds.items()}
+    assert "snapshot node" in kinds, sorted(kinds)
     newfile = tmp_path / "x"
     newfile.write_bytes(b"new contents " * 100)
 

@@ -10,6 +10,7 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
   fe-ps            processes and their threads: state, what they wait on, registers
   fe-bt PID        a user thread's backtrace, with its program's symbols
   fe-log           the undo log of the running epoch, record by record
+  fe-snapshots     the heap's snapshots (osh's `snapshots`, and each node) and the area
   fe-epitaph       why the kernel panicked, if it did
   fe-user PROG     load build/user/bin/PROG's symbols, to break in user code
   $fe_pid()        the pid of the process running now (0: none), for
@@ -39,6 +40,7 @@ and never shows a Python traceback; reads are bounded so a damaged heap
 cannot make a command loop.
 """
 
+import datetime
 import os
 import struct
 
@@ -60,6 +62,11 @@ APP_ROOT_MACHINE = 1           # format.h OS_APP_ROOT_MACHINE
 MAP_SHARED = 0x10              # ferrite/syscall.h FE_MAP_SHARED
 USER_BASE = 0x400000           # ferrite/syscall.h FE_USER_BASE
 BT_MAX_FRAMES = 64             # fe-bt stops there (a loop in a damaged stack)
+SNAP_HIDDEN = 1                # format.h OS_SNAP_HIDDEN: removed, kept while others need its list
+SNAP_AUTO = 2                  # format.h OS_SNAP_AUTO: taken by the system
+SNAP_ENTRIES_PER_PAGE = 512    # format.h OS_SNAP_ENTRIES_PER_PAGE
+SNAP_TABLE_PAGES = 2           # format.h OS_SNAP_TABLE_PAGES
+SNAP_NODES = 64                # format.h OS_SNAP_NODES
 
 # Fields whose integers are values of an enum the kernel's DWARF knows.
 ENUM_FIELDS = {
@@ -1050,6 +1057,8 @@ class FeLog(FeCommand):
             return f"page descriptor of data page {page}"
         if off < int(sb["data_offset"]):
             return "free-page stack"
+        if int(sb["snap_size"]) and off >= int(sb["snap_offset"]):
+            return snapshot_region(heap, off - int(sb["snap_offset"]))
         page = heap.data_page_index(off)
         if page is None:
             return "past the heap"
@@ -1059,6 +1068,114 @@ class FeLog(FeCommand):
         if kind == "OS_PAGE_SLAB":
             return f"data page {page}, a slab of {64 << int(desc['size_class'])}-byte blocks"
         return f"data page {page}, {'a whole page' if kind == 'OS_PAGE_WHOLE' else kind}"
+
+
+class Snapshots:
+    """The snapshot area of the kernel's heap (`kheap.snap`), read from memory."""
+
+    def __init__(self, heap):
+        """The area header and its node table; FeError if the heap has no area."""
+        area = int(heap.kheap["snap"])
+        if not area:
+            raise FeError("this heap has no snapshot area (made by a layout 1 Ferrite)")
+        self.area = typed(area, "struct os_snap_area")
+        node_type = lookup_type("struct os_snap_node")
+        table = read(int(heap.kheap["snap_nodes"]), SNAP_NODES * node_type.sizeof)
+        self.nodes = [typed_bytes(table, i * node_type.sizeof, "struct os_snap_node")
+                      for i in range(SNAP_NODES)]
+        gen = int(self.area["table_gen"])
+        self.in_use = [i for i, n in enumerate(self.nodes) if int(n["gen"]) == gen]
+
+    def children(self, i):
+        """The nodes in use stored relative to node i (whose parent it is)."""
+        return [c for c in self.in_use if int(self.nodes[c]["parent"]) == i + 1]
+
+    def pages(self, i):
+        """Area pages node i's list takes: copies, list pages, directory (snapshot.c list_pages)."""
+        n = self.nodes[i]
+        count = int(n["count"])
+        if not count:
+            return 1 if int(n["dir"]) else 0
+        return count + -(-count // SNAP_ENTRIES_PER_PAGE) + 1
+
+    def held(self, i):
+        """The pages removing node i gives back now (os_snap_list's `held`)."""
+        return 0 if self.children(i) else self.pages(i)
+
+    def free_pages(self):
+        """Area pages on the free stack or never handed out."""
+        a = self.area
+        return int(a["free_top"]) + int(a["data_pages"]) - int(a["high_water"])
+
+
+def snapshot_region(heap, rel):
+    """What lies at byte `rel` of the snapshot area (format.h's area geometry)."""
+    try:
+        a = Snapshots(heap).area
+    except FeError:
+        return "the snapshot area"
+    table = PAGE_SIZE * (1 + SNAP_TABLE_PAGES)
+    maps = table + PAGE_SIZE * int(a["map_pages"])
+    stack = maps + PAGE_SIZE * int(a["stack_pages"])
+    if rel < PAGE_SIZE:
+        return "the snapshot area's header"
+    if rel < table:
+        return f"snapshot node {(rel - PAGE_SIZE) // lookup_type('struct os_snap_node').sizeof}"
+    if rel < maps:
+        return "the snapshot area's head map"
+    if rel < stack:
+        return "the snapshot area's free stack"
+    return f"snapshot area page {(rel - stack) // PAGE_SIZE}"
+
+
+def utc_text(ns):
+    """Wall-clock ns since 1970 as osh prints it, 'YYYY-MM-DD HH:MM:SS' (UTC); '-' for 0."""
+    if not ns:
+        return "-"
+    return datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc) \
+        .strftime("%Y-%m-%d %H:%M:%S")
+
+
+class FeSnapshots(FeCommand):
+    """fe-snapshots: the heap's snapshots, node by node, and the snapshot area."""
+
+    def __init__(self):
+        """Register fe-snapshots."""
+        super().__init__("fe-snapshots")
+
+    def run(self, arg):
+        """Print each node in use (osh's `snapshots` columns, then the node's
+        own), then the area's figures."""
+        heap = Heap()
+        snaps = Snapshots(heap)
+        a = snaps.area
+        gdb.write(f"{'NAME':<24} {'EPOCH':>8}  {'TAKEN (UTC)':<19} {'PAGES':>7} "
+                  f"{'ONLY IT':>7}  {'NODE':>4} {'PARENT':>6}  FLAGS\n")
+        for i in snaps.in_use:
+            n = snaps.nodes[i]
+            flags = int(n["flags"])
+            hidden = flags & SNAP_HIDDEN
+            name = "(removed)" if hidden else cstring(array_bytes(n["name"]))
+            words = (["newest"] if int(a["head"]) == i + 1 else []) + \
+                (["boot"] if int(a["boot"]) == i + 1 else []) + \
+                (["auto"] if flags & SNAP_AUTO else []) + (["removed"] if hidden else [])
+            parent = int(n["parent"])
+            row = (f"{name:<24} {int(n['epoch']):>8}  {utc_text(int(n['time_ns'])):<19} "
+                   f"{snaps.pages(i):>7} {snaps.held(i):>7}  {i:>4} "
+                   f"{parent - 1 if parent else 'live':>6}  {' '.join(words)}")
+            gdb.write(row.rstrip() + "\n")
+        if not snaps.in_use:
+            gdb.write("(no snapshots)\n")
+        free, total = snaps.free_pages(), int(a["data_pages"])
+        gdb.write(f"area: {free} of {total} pages free ({size_text(free * PAGE_SIZE)} of "
+                  f"{size_text(total * PAGE_SIZE)}); power-on snapshots kept: {int(a['keep'])}\n")
+        gdb.write(f"area: {int(a['high_water'])} pages ever handed out, {int(a['free_top'])} "
+                  f"on the free stack; dropped {int(a['dropped'])} times when full; "
+                  f"table generation {int(a['table_gen'])}\n")
+        if int(a["restore_target"]):
+            gdb.write(f"restore: into node {int(a['restore_target']) - 1} in progress, the "
+                      f"replaced state to node {int(a['restore_before']) - 1}; step "
+                      f"{int(a['restore_step'])}, entry {int(a['restore_entry'])}\n")
 
 
 class FeEpitaph(FeCommand):
@@ -1115,5 +1232,5 @@ class FePid(gdb.Function):
             return 0
 
 
-for command in (FeInfo, FeLs, FeObj, FePs, FeBt, FeLog, FeEpitaph, FeUser, FePid):
+for command in (FeInfo, FeLs, FeObj, FePs, FeBt, FeLog, FeSnapshots, FeEpitaph, FeUser, FePid):
     command()

@@ -94,9 +94,13 @@ const struct command cmd_cat = {
 	.access = ACCESS_READ,
 	.min_pos = 1,
 	.max_pos = 1,
-	.usage = "cat NAME|#ID",
+	.opts = { { "--snapshot", 0, true } },
+	.usage = "cat NAME|#ID [--snapshot NAME]",
 	.summary = "an object's bytes, to the standard output",
-	.help = "Writes the object's bytes, exactly its size, to the standard output.\n",
+	.help = "Writes the object's bytes, exactly its size, to the standard output.\n"
+		"\n  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
+		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
+		"                   if there is none of that name)\n",
 	.run = run_cat,
 };
 
@@ -134,10 +138,14 @@ const struct command cmd_export = {
 	.access = ACCESS_READ,
 	.min_pos = 2,
 	.max_pos = 2,
-	.usage = "export NAME|#ID FILE",
+	.opts = { { "--snapshot", 0, true } },
+	.usage = "export NAME|#ID FILE [--snapshot NAME]",
 	.summary = "copy an object's bytes to a host file",
 	.help = "Copies the object's bytes to FILE, created or overwritten, byte for\n"
-		"byte: export after import gives back the imported file exactly.\n",
+		"byte: export after import gives back the imported file exactly.\n"
+		"\n  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
+		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
+		"                   if there is none of that name)\n",
 	.run = run_export,
 };
 

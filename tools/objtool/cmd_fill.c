@@ -105,6 +105,7 @@ static int run_fill(struct image *img, const struct args *a)
 const struct command cmd_fill = {
 	.name = "fill",
 	.access = ACCESS_WRITE,
+	.several_tx = true,
 	.min_pos = 2,
 	.max_pos = 2,
 	.opts = { { "--size", 0, true } },

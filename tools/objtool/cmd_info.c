@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "objtool.h"
 
@@ -26,15 +25,12 @@ static void print_heap_id(const uint8_t id[16])
 /* print_time -- a creation stamp in ns since 1970, in UTC */
 static void print_time(uint64_t ns)
 {
-	time_t t = (time_t)(ns / 1000000000u);
-	struct tm tm;
-	char text[64];
+	char text[32];
 
-	if (ns == 0 || !gmtime_r(&t, &tm) ||
-	    !strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S UTC", &tm))
+	if (!*fmt_time(text, sizeof(text), ns, ""))
 		puts("unknown");
 	else
-		puts(text);
+		printf("%s UTC\n", text);
 }
 
 /* print_app_roots -- the application's roots: "[0] #5 kernel", or "none" */
@@ -286,15 +282,18 @@ const struct command cmd_ls = {
 	.access = ACCESS_READ,
 	.min_pos = 0,
 	.max_pos = 1,
-	.opts = { { "--long", 'l', false } },
-	.usage = "ls [-l] [PREFIX]",
+	.opts = { { "--long", 'l', false }, { "--snapshot", 0, true } },
+	.usage = "ls [-l] [PREFIX] [--snapshot NAME]",
 	.summary = "names in the catalogue, in order",
 	.help = "Lists the names in the catalogue in byte order (memcmp, shorter\n"
 		"first), one a line; with PREFIX, only the names that begin with it\n"
 		"(names group by convention with '/': ls bin/). Control bytes in a name\n"
 		"print as \\xNN and a backslash as \\\\.\n\n"
 		"  -l, --long   aligned columns: #ID, TYPE, SIZE (bytes), REFCOUNT,\n"
-		"               MODIFIED (the epoch of the last change), NAME\n",
+		"               MODIFIED (the epoch of the last change), NAME\n"
+		"\n  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
+		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
+		"                   if there is none of that name)\n",
 	.run = run_ls,
 };
 
@@ -357,13 +356,17 @@ const struct command cmd_stat = {
 	.access = ACCESS_READ,
 	.min_pos = 1,
 	.max_pos = 1,
-	.usage = "stat NAME|#ID",
+	.opts = { { "--snapshot", 0, true } },
+	.usage = "stat NAME|#ID [--snapshot NAME]",
 	.summary = "an object's header (id, type, size...) and its names",
 	.help = "Shows an object's header: its id, type, size, placement (paged:\n"
 		"whole data pages, with how many are allocated; small: one block),\n"
 		"reference count and the epoch of its last change, then every name\n"
 		"bound to it (found by a scan of the catalogue).\n\n"
 		"NAME is looked up in the catalogue; #ID (e.g. #12) names an object\n"
-		"by its id, named or not.\n",
+		"by its id, named or not.\n"
+		"\n  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
+		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
+		"                   if there is none of that name)\n",
 	.run = run_stat,
 };

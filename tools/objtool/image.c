@@ -143,6 +143,7 @@ static int probe(struct image *img)
 {
 	const struct os_superblock *sb = (const void *)img->base;
 	struct os_diagnosis d;
+	const char *what;
 	char a[32], b[32];
 
 	img->probe = os_diagnose(img->base, img->size, &d);
@@ -158,13 +159,16 @@ static int probe(struct image *img)
 	case -ERR_CORRUPT:
 		if (img->access == ACCESS_CHECK)
 			return EXIT_OK; /* check reports what is wrong */
+		/* os_diagnose's reasons about the area all begin so (snapshot.c) */
+		what = strncmp(d.why, "snapshot", 8) == 0 ? "snapshot area" :
+		       "superblock, undo log or root block";
 		if (sb->heap_size != img->size)
-			return fail(EXIT_CORRUPT, "%s: corrupt superblock, undo log or root block: %s "
-				    "(the superblock says %s, the file is %s; run 'objtool %s check')",
-				    img->path, d.why, fmt_size(a, sizeof(a), sb->heap_size),
+			return fail(EXIT_CORRUPT, "%s: corrupt %s: %s (the superblock says %s, "
+				    "the file is %s; run 'objtool %s check')",
+				    img->path, what, d.why, fmt_size(a, sizeof(a), sb->heap_size),
 				    fmt_size(b, sizeof(b), img->size), img->path);
-		return fail(EXIT_CORRUPT, "%s: corrupt superblock, undo log or root block: %s "
-			    "(run 'objtool %s check' for details)", img->path, d.why, img->path);
+		return fail(EXIT_CORRUPT, "%s: corrupt %s: %s (run 'objtool %s check' for "
+			    "details)", img->path, what, d.why, img->path);
 	default:
 		return fail(EXIT_FAILED, "%s: %s", img->path, os_err_text(img->probe));
 	}
@@ -214,6 +218,7 @@ static int dry_run(struct image *img)
 static int open_heap(struct image *img)
 {
 	const struct os_superblock *sb = (const void *)img->base;
+	struct os_snap_usage usage;
 	int err;
 
 	if (mprotect(img->base, img->size, PROT_READ | PROT_WRITE) != 0)
@@ -224,6 +229,8 @@ static int open_heap(struct image *img)
 	if (err)
 		return fail(os_err_exit(err), "%s: %s", img->path, os_err_text(err));
 	img->opened = true;
+	os_snap_usage(&img->os, &usage);
+	img->snap_dropped = usage.dropped;
 	/* Rolling back commits the restored state as a new epoch. */
 	img->had_unfinished_tx = os_epoch(&img->os) != img->disk_epoch;
 	if (img->had_unfinished_tx && img->access == ACCESS_WRITE)
@@ -267,6 +274,7 @@ int image_close(struct image *img)
 	    msync(img->base, img->size, MS_SYNC) != 0)
 		status = fail(EXIT_FAILED, "%s: cannot write the changes to disk: %s",
 			      img->path, strerror(errno));
+	snap_view_close(&img->view);
 	if (img->base)
 		munmap(img->base, img->size);
 	img->base = NULL;
@@ -290,10 +298,16 @@ int image_tx_begin(struct image *img, const char *cmd)
 /* image_tx_commit -- os_tx_commit, reported; an exit status */
 int image_tx_commit(struct image *img, const char *cmd)
 {
+	struct os_snap_usage usage;
 	int err = os_tx_commit(&img->os);
 
 	if (err)
 		return image_tx_fail(img, cmd, err, "commit");
+	os_snap_usage(&img->os, &usage);
+	if (usage.dropped != img->snap_dropped)
+		note("%s: the snapshot area filled up: every snapshot was dropped (the "
+		     "changes since the oldest needed more room than the area has)", cmd);
+	img->snap_dropped = usage.dropped;
 	return EXIT_OK;
 }
 

@@ -20,7 +20,8 @@
 
 static const struct command *const commands[] = {
 	&cmd_info, &cmd_ls, &cmd_stat, &cmd_cat, &cmd_export, &cmd_import,
-	&cmd_rm, &cmd_mv, &cmd_fill, &cmd_check, &cmd_create,
+	&cmd_rm, &cmd_mv, &cmd_fill, &cmd_snapshots, &cmd_snapshot, &cmd_check,
+	&cmd_create,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -36,7 +37,8 @@ static const char exit_statuses[] =
 	"  5  IMAGE is corrupt (superblock, root block, or a structure a command\n"
 	"     needed); nothing was committed\n"
 	"  6  IMAGE is in use by a running QEMU (or another objtool)\n"
-	"  7  check found problems\n";
+	"  7  check found problems\n"
+	"  8  no snapshot of that NAME, or IMAGE has no snapshot area\n";
 
 /* find_command -- the table entry called `name`, or NULL */
 static const struct command *find_command(const char *name)
@@ -74,11 +76,14 @@ static int main_help(void)
 			printf("  %-24s %s\n", c->usage, c->summary);
 	}
 	printf("\nNAME|#ID names an object by a name in the catalogue, or by its id\n"
-	       "(#12). Sizes take K, M, G suffixes (binary units).\n\n"
+	       "(#12). Sizes take K, M, G suffixes (binary units). ls, stat, cat and\n"
+	       "export take --snapshot NAME: they read snapshot NAME's objects instead\n"
+	       "of the live state's.\n\n"
 	       "Read-only commands take a shared lock and read a private copy-on-write\n"
 	       "view of IMAGE: they never write it. Commands that write take an\n"
 	       "exclusive lock and make all their changes in one transaction (fill:\n"
-	       "one per batch), so an objtool killed at any instant leaves a\n"
+	       "one per batch; snapshot rm: one more per log's worth of pages it\n"
+	       "gives back), so an objtool killed at any instant leaves a\n"
 	       "consistent image.\n\n%s\n"
 	       "See docs/objtool.md.\n", exit_statuses);
 	return finish_stdout(EXIT_OK);
@@ -92,11 +97,13 @@ static int command_help(const struct command *c)
 	printf("\n\n%s\n\n%s", c->summary, c->help);
 	if (c->access == ACCESS_READ || c->access == ACCESS_CHECK)
 		printf("\nRead-only: IMAGE is locked shared and never written.\n");
+	else if (c->access == ACCESS_WRITE && c->several_tx)
+		printf("\nWrites IMAGE in transactions, as said above, under an exclusive lock.\n");
 	else if (c->access == ACCESS_WRITE)
 		printf("\nWrites IMAGE in one transaction, under an exclusive lock.\n");
 	printf("\nexit status: 0 ok, 1 failed, 2 usage, 3 not a Ferrite image, "
-	       "4 layout version,\n5 corrupt, 6 in use, 7 check found problems "
-	       "(objtool --help says more)\n");
+	       "4 layout version,\n5 corrupt, 6 in use, 7 check found problems, "
+	       "8 no such snapshot\n(objtool --help says more)\n");
 	return finish_stdout(EXIT_OK);
 }
 
@@ -182,14 +189,29 @@ static bool asks_help(int argc, char **argv, int from)
 	return false;
 }
 
+/* snapshot_opt -- the value of c's --snapshot option in a, or NULL */
+static const char *snapshot_opt(const struct command *c, const struct args *a)
+{
+	for (int i = 0; i < OPTS_MAX && c->opts[i].name; i++)
+		if (strcmp(c->opts[i].name, "--snapshot") == 0)
+			return a->opt[i];
+	return NULL;
+}
+
 /* run -- parse, open the image, run the command, close; an exit status */
 static int run(const struct command *c, const char *image, int argc, char **argv,
 	       int from)
 {
 	struct args a = { .command = c->name, .image = image };
 	struct image img;
+	const char *snapshot;
 	int status = parse_args(c, argc, argv, from, &a);
 
+	if (!status && c->check)
+		status = c->check(&a);
+	snapshot = snapshot_opt(c, &a);
+	if (!status && snapshot)
+		status = snap_name_usage(c->name, snapshot);
 	if (status)
 		goto out_free;
 	if (c->access == ACCESS_NONE) {
@@ -199,7 +221,11 @@ static int run(const struct command *c, const char *image, int argc, char **argv
 	status = image_open(&img, image, c->access);
 	if (status)
 		goto out_free;
-	status = finish_stdout(c->run(&img, &a));
+	/* --snapshot NAME: the same command, on the snapshot's state */
+	if (snapshot)
+		status = image_use_snapshot(&img, c->name, snapshot);
+	if (!status)
+		status = finish_stdout(c->run(&img, &a));
 	if (image_close(&img) && !status)
 		status = EXIT_FAILED;
 out_free:

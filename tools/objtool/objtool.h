@@ -13,7 +13,10 @@
  *   cmd_data.c   cat, export (read-only), import (one transaction)
  *   cmd_names.c  rm, mv                    (one transaction each)
  *   cmd_fill.c   fill                      (a transaction per batch)
- *   cmd_check.c  check                     (read-only, os_check)
+ *   snapview.c   a snapshot's state as a heap to read (--snapshot, check)
+ *   cmd_snapshot.c snapshots (read-only); snapshot take, snapshot rm
+ *                (one transaction; rm's reclaim, one per log's worth)
+ *   cmd_check.c  check                     (read-only, os_check; every snapshot)
  *   cmd_create.c create                    (a new file)
  *
  * Safety rules every command follows (docs/objtool.md):
@@ -47,6 +50,7 @@ enum objtool_exit {
 	EXIT_CORRUPT = 5,       /* corrupt superblock, root block or structure */
 	EXIT_IN_USE = 6,        /* locked by a running QEMU or another objtool */
 	EXIT_PROBLEMS = 7,      /* check found problems */
+	EXIT_NO_SNAPSHOT = 8,   /* no snapshot of that name, or no snapshot area */
 };
 
 /* How a command uses the image. */
@@ -55,6 +59,15 @@ enum image_access {
 	ACCESS_READ,            /* shared lock, private copy-on-write view */
 	ACCESS_WRITE,           /* exclusive lock, shared mapping, one transaction */
 	ACCESS_CHECK,           /* as ACCESS_READ, but a corrupt heap is mapped too */
+};
+
+/* A snapshot's state as a heap: a private copy-on-write mapping of the
+ * image with the snapshot materialized over it (snapview.c). */
+struct snap_view {
+	uint8_t *base;              /* the copy, PROT_READ once opened */
+	uint64_t size;
+	bool opened;                /* os_open of the copy succeeded: `os` is usable */
+	struct objstore os;
 };
 
 /* An open image. Volatile: objtool's own state. */
@@ -70,6 +83,12 @@ struct image {
 	uint64_t disk_epoch;        /* committed epoch as found in the file */
 	bool had_unfinished_tx;     /* the log held a transaction that did not commit */
 	bool tx_abandoned;          /* a transaction was left for the next open */
+	uint64_t snap_dropped;      /* the area's drop count when opened */
+	/* --snapshot NAME: `os` reads the snapshot's state (snapview.c), the
+	 * live state's handle kept in `live` */
+	const char *snapshot;
+	struct snap_view view;
+	struct objstore live;
 };
 
 /* --- image.c ---------------------------------------------------------- */
@@ -97,6 +116,29 @@ int image_tx_fail(struct image *img, const char *cmd, int err,
 /* image_lock_file -- flock fd (exclusive or shared) without waiting; an exit status */
 int image_lock_file(int fd, const char *path, bool exclusive);
 
+/* --- snapview.c -------------------------------------------------------- */
+
+/* snap_view_open -- the state of snapshot `name` of img's heap as a heap
+ * in v: 0 with v->base mapped (and v->opened if it opens; else os_check
+ * tells why), or -ERR_NOENT, -ERR_CORRUPT (a list on its path is
+ * damaged), -ERR_NOMEM (cannot map: errno), with nothing left mapped */
+int snap_view_open(struct image *img, const char *name, struct snap_view *v);
+
+/* snap_view_close -- unmap v */
+void snap_view_close(struct snap_view *v);
+
+/* image_use_snapshot -- make img->os read snapshot `name` (--snapshot
+ * NAME); an exit status, reported for `cmd` */
+int image_use_snapshot(struct image *img, const char *cmd, const char *name);
+
+/* snap_name_usage -- refuse a NAME no snapshot can have (before the
+ * image is opened); an exit status, EXIT_USAGE */
+int snap_name_usage(const char *cmd, const char *name);
+
+/* snap_area_needed -- refuse an image without a snapshot area; an exit
+ * status, EXIT_NO_SNAPSHOT */
+int snap_area_needed(const struct image *img, const char *cmd);
+
 /* --- output.c --------------------------------------------------------- */
 
 /* fail -- print "objtool: MESSAGE" on stderr; returns `status` */
@@ -113,6 +155,10 @@ int os_err_exit(int err);
 
 /* fmt_size -- "64 MiB", "10.5 KiB", "100 B" into buf (at least 32 bytes) */
 const char *fmt_size(char *buf, size_t len, uint64_t bytes);
+
+/* fmt_time -- ns since 1970 as "2026-12-03 05:47:43" (UTC) into buf (at
+ * least 32 bytes); `unknown` for 0 */
+const char *fmt_time(char *buf, size_t len, uint64_t ns, const char *unknown);
 
 /* parse_size -- "64M", "1G", "4096": bytes; false if malformed */
 bool parse_size(const char *text, uint64_t *bytes);
@@ -156,18 +202,21 @@ struct args {
 struct command {
 	const char *name;
 	enum image_access access;
+	bool several_tx;            /* writes in more than one transaction (its help says how) */
 	int min_pos, max_pos;       /* positional arguments; max -1: no limit */
 	struct opt_spec opts[OPTS_MAX];
 	const char *usage;          /* after "objtool IMAGE " (or "objtool ") */
 	const char *summary;        /* one line for objtool --help */
 	const char *help;           /* objtool COMMAND --help, after the usage */
+	int (*check)(const struct args *a); /* arguments, before the image opens; may be NULL */
 	int (*run)(struct image *img, const struct args *a);
 };
 
 /* --- the commands ------------------------------------------------------- */
 
 extern const struct command cmd_info, cmd_ls, cmd_stat, cmd_cat, cmd_export,
-	cmd_import, cmd_rm, cmd_mv, cmd_fill, cmd_check, cmd_create;
+	cmd_import, cmd_rm, cmd_mv, cmd_fill, cmd_snapshots, cmd_snapshot,
+	cmd_check, cmd_create;
 
 /* resolve_object -- "NAME" or "#ID" to an id, with read-only lookups only;
  * the name in *name (NULL for #ID). An exit status, reported for `cmd`. */

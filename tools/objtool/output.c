@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "objtool.h"
@@ -104,6 +105,18 @@ const char *fmt_size(char *buf, size_t len, uint64_t bytes)
 		snprintf(buf, len, "%" PRIu64 " %s", bytes / scale, units[u]);
 	else
 		snprintf(buf, len, "%.1f %s", (double)bytes / (double)scale, units[u]);
+	return buf;
+}
+
+/* fmt_time -- ns since 1970 as "2026-12-03 05:47:43" (UTC) into buf (at
+ * least 32 bytes); `unknown` for 0 */
+const char *fmt_time(char *buf, size_t len, uint64_t ns, const char *unknown)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (ns == 0 || !gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "%s", unknown);
 	return buf;
 }
 
