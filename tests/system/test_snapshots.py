@@ -287,6 +287,14 @@ def test_a_damaged_state_lists_the_snapshots_and_one_powers_on(machines, image):
     m.expect(PROMPT, timeout=TIMEOUT, start=resumed)
     run(m, "cat x", r"no object named 'x'")
     poweroff(m)
+    # The state replaced is kept, damage and all, and objtool check says so;
+    # removed, the image is clean.
+    p = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
+    assert p.returncode == 7, p.stdout + p.stderr
+    assert "snapshot before-good-1: kernel objects: kernel root" in p.stdout, p.stdout
+    p = subprocess.run([OBJTOOL, str(image), "snapshot", "rm", "before-good-1"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
     check_clean(image)
 
 

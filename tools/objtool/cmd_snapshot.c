@@ -262,7 +262,7 @@ static int snapshot_rm(struct image *img, const char *name)
 	os_snap_usage(&img->os, &after);
 	printf("snapshot rm: '%s' removed; %s given back to the area\n", name,
 	       fmt_size(size, sizeof(size), (after.free_pages - before.free_pages) * OS_PAGE_SIZE));
-	if (node_info(&img->os, node, &info) && info.pages) {
+	if (node_info(&img->os, node, &info) && info.flags & OS_SNAP_HIDDEN && info.pages) {
 		/* hidden: older snapshots are stored relative to it */
 		printf("snapshot rm: its %s stay until the older snapshots stored relative "
 		       "to it are removed too: ", fmt_size(size, sizeof(size),
