@@ -313,6 +313,9 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	if (!memchr(p->name, 0, sizeof(p->name)))
 		problem(k, "process #%llu (pid %llu): name is not terminated",
 			ULL(id), ULL(p->pid));
+	if (p->flags & ~KPROC_FLAGS_ALL)
+		problem(k, "process #%llu (pid %llu): flags %#x out of range",
+			ULL(id), ULL(p->pid), p->flags);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): thread", ULL(id), ULL(p->pid));
 	check_thread(k, p->thread, id, p->pid, what);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): address space", ULL(id), ULL(p->pid));
@@ -413,6 +416,10 @@ unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *rep
 	if (r->console)
 		check_console(&k, r->console);
 	check_reap_queue(&k, r);
+	id = os_app_root(os, OS_APP_ROOT_RESERVE);
+	if (id)
+		anon(&k, id, KRESERVE_PAGES * (uint64_t)FE_PAGE_SIZE, false,
+		     "rescue reserve (app root 2)");
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++)
 		if (r->procs[slot])
 			check_process(&k, r, slot, r->procs[slot]);

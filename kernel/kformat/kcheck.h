@@ -2,9 +2,9 @@
  * kcheck.h -- the kernel objects a power-on reads, validated before use.
  *
  * kcheck_image reads (never writes) the kernel's objects in an open heap:
- * the kernel root, the console, the reap queue, and every live process with
- * its thread, address space, handle table and the channels its handles
- * name. The kernel runs it at power-on, before trusting any of them, and
+ * the kernel root, the console, the reap queue, the rescue reserve, and
+ * every live process with its thread, address space, handle table and the
+ * channels its handles name. The kernel runs it at power-on, before trusting any of them, and
  * refuses the heap if it finds a problem; objtool check runs it too, so
  * both name the same problem in the same words. It uses only objstore's
  * public interface and the layouts of kformat.h: it builds for the kernel and

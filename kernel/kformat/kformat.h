@@ -187,10 +187,21 @@ _Static_assert(sizeof(struct kclock) <= KFORMAT_SMALL_MAX, "a small object");
  * queues at most 2 * FE_CHAN_QUEUE + 2, so this never fills. */
 #define KREAP_CAPACITY 4096u
 
+/* The rescue reserve (proc/safe.c): an anonymous object of this many
+ * pages, app root OS_APP_ROOT_RESERVE, filled from free pages at power-on
+ * and given back to the heap only by a safe power-on, so that its rescue
+ * shell starts even in a heap a runaway program filled. */
+#define KRESERVE_PAGES 64u
+
 enum kproc_state {
 	KPROC_ALIVE = 1,
 	KPROC_EXITED = 2,              /* exit holds how it ended */
 };
+
+/* kproc.flags. Zero in every process made before the field had a use (it
+ * was reserved, and objects are made zeroed), so no layout version. */
+#define KPROC_RESCUE 0x1u              /* a safe power-on's rescue shell (proc/safe.c) */
+#define KPROC_FLAGS_ALL KPROC_RESCUE
 
 struct kproc {
 	uint32_t magic;
@@ -202,7 +213,7 @@ struct kproc {
 	uint64_t handles;
 	uint64_t code;                 /* the code object it runs (a reference) */
 	uint32_t slot;                 /* index in kroot.procs while alive */
-	uint32_t reserved;
+	uint32_t flags;                /* KPROC_* */
 	uint64_t cpu_ns;               /* running time charged */
 	char name[32];                 /* argv[0], NUL-terminated */
 	struct fe_exit_info exit;      /* valid once KPROC_EXITED */
@@ -217,7 +228,7 @@ KFORMAT_AT(kproc, aspace, 32);
 KFORMAT_AT(kproc, handles, 40);
 KFORMAT_AT(kproc, code, 48);
 KFORMAT_AT(kproc, slot, 56);
-KFORMAT_AT(kproc, reserved, 60);
+KFORMAT_AT(kproc, flags, 60);
 KFORMAT_AT(kproc, cpu_ns, 64);
 KFORMAT_AT(kproc, name, 72);
 KFORMAT_AT(kproc, exit, 104);

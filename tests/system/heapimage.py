@@ -489,7 +489,7 @@ KROOT = {"magic": (0, "I"), "version": (4, "I"), "next_pid": (8, "Q"),
 KROOT_MAX_PROCS = 192
 KPROC = {"magic": (0, "I"), "state": (4, "I"), "pid": (8, "Q"), "parent_pid": (16, "Q"),
          "thread": (24, "Q"), "aspace": (32, "Q"), "handles": (40, "Q"),
-         "code": (48, "Q"), "slot": (56, "I")}
+         "code": (48, "Q"), "slot": (56, "I"), "flags": (60, "I")}
 KTHREAD = {"magic": (0, "I"), "state": (4, "I"), "proc": (8, "Q"), "wait": (16, "I"),
            "rip": (64 + 128, "Q"), "rsp": (64 + 56, "Q"), "rflags": (64 + 136, "Q"),
            "fs_base": (64 + 144, "Q"), "mxcsr": (64 + 160 + 24, "I")}

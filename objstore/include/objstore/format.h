@@ -93,12 +93,15 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * them at power-on. The kernel: app_roots[OS_APP_ROOT_KERNEL] is the id of
  * its OS_TYPE_KERNEL root object; app_roots[OS_APP_ROOT_MACHINE] the id
  * of an OS_TYPE_KERNEL object remembering the machine the heap last ran
- * on (its clock rates: kernel/core/time.c). Invariant: a non-zero app root
- * names a live object (os_app_root_set and os_check).
+ * on (its clock rates: kernel/core/time.c); app_roots[OS_APP_ROOT_RESERVE]
+ * the id of an OS_TYPE_ANON object whose pages only a safe power-on gives
+ * back (kernel/proc/safe.c). Invariant: a non-zero app root names a live
+ * object (os_app_root_set and os_check).
  */
 #define OS_APP_ROOTS 8
 #define OS_APP_ROOT_KERNEL 0
 #define OS_APP_ROOT_MACHINE 1
+#define OS_APP_ROOT_RESERVE 2
 struct os_root {
 	uint64_t next_object_id;    /* ids start at 1 and are never reused */
 	uint64_t object_count;      /* live objects */
