@@ -34,6 +34,10 @@
 #define STACK_TOP 0x00007fff00000000ull
 #define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
 #define FIRST_PROGRAM "bin/osh"
+/* SYS_SPAWN never takes the table's last free slot: it is kept for the
+ * shell the kernel starts, a safe power-on's rescue shell above all (a
+ * runaway program may have filled the rest). */
+#define SPAWN_MAX_PROCS (KROOT_MAX_PROCS - 1)
 
 struct kroot *kroot;
 static struct pctx ctx[KROOT_MAX_PROCS];
@@ -348,7 +352,7 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	int free = free_slot();
 	int err;
 
-	if (free < 0)
+	if (free < 0 || (parent && proc_count() >= SPAWN_MAX_PROCS))
 		return -ERR_NOSPC;
 	err = os_obj_stat(&kheap, code, &info);
 	if (err)

@@ -47,7 +47,7 @@ def test_exhaustion_is_an_error_and_freeing_recovers(machines, tmp_path):
     m.expect(PROMPT, timeout=LONG, start=match.end())
     out = m.output[start:]
     assert match.group(2) == "0", re.findall(r"usertest: FAIL [^\n]*", out)
-    assert re.search(r"process table full at 192 processes \(\d+ started here\): "
+    assert re.search(r"process table full at 191 processes \(\d+ started here\): "
                      r"ERR_NOSPC\n", out), out
     full = re.search(r"heap full after \d+ KiB \(ERR_NOMEM, \d+ KiB free\); the shrink "
                      r"took (\d+) more calls after -ERR_NOSPC", out)
