@@ -63,6 +63,7 @@ enum fe_syscall {
 	SYS_CONSOLE_FG = 32,   /* (process handle, or -1 for none): Ctrl-C kills it */
 	SYS_GETPID = 33,       /* () -> the caller's pid */
 	SYS_POWEROFF = 34,     /* () commit everything, then ACPI power-off */
+	SYS_RESUME = 35,       /* () -> processes released: a safe power-on's held processes run on */
 	SYS_SNAPSHOT = 36,     /* (op, name, name_len, arg) -> count or 0: whole-system snapshots */
 	SYS__COUNT
 };
@@ -220,13 +221,16 @@ enum fe_proc_state {
 	FE_PROC_BLOCKED = 2,
 	FE_PROC_EXITED = 3,      /* reserved: an ended process leaves the table at once */
 };
+/* Or-ed into fe_proc_info.state: a safe power-on holds the process; it
+ * runs again after SYS_RESUME. */
+#define FE_PROC_HELD 0x100
 
 struct fe_proc_info {
 	uint64_t pid;
 	uint64_t parent_pid;     /* 0: none */
 	uint64_t cpu_ns;         /* user + kernel time charged */
 	uint64_t pages;          /* pages of memory the process has touched */
-	uint32_t state;          /* enum fe_proc_state */
+	uint32_t state;          /* enum fe_proc_state, maybe | FE_PROC_HELD */
 	uint32_t blocked_on;     /* the SYS_ number it is blocked in, when blocked */
 	char name[32];
 };

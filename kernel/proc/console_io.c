@@ -47,6 +47,7 @@
 #include "proc/epoch.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/safe.h"
 #include "proc/sched.h"
 #include "proc/uvm.h"
 
@@ -61,6 +62,11 @@ static struct kconsole *con;
 /* Whether a thread may be blocked in KWAIT_CONSOLE_OUT; true at power-on,
  * when threads blocked before the cut are not known. Volatile. */
 static bool out_waiters = true;
+/* While a safe power-on holds the saved processes, the foreground of the
+ * rescue side (pid, 0 none): volatile like the holding, so the saved
+ * foreground in the kernel root stays as committed, and Ctrl-C never ends
+ * a held process the saved shell put there. */
+static uint64_t rescue_fg_pid;
 
 /* ring_at -- the kernel address of byte `pos` of a ring object, and how
  * many bytes of the same page follow it (at most `len`) */
@@ -274,10 +280,23 @@ static void keep_typed(const char *bytes, uint64_t len)
 	con->in_queued += len;
 }
 
+/* console_set_foreground -- SYS_CONSOLE_FG: Ctrl-C ends process `pid` (0: none) */
+void console_set_foreground(uint64_t pid)
+{
+	if (safe_holding()) {
+		rescue_fg_pid = pid;
+		return;
+	}
+	KLOG(&kroot->console_fg_pid);
+	kroot->console_fg_pid = pid;
+}
+
 /* foreground -- the process that holds the console (SYS_CONSOLE_FG), or NULL */
 static struct pctx *foreground(void)
 {
-	return kroot->console_fg_pid ? proc_by_pid(kroot->console_fg_pid) : NULL;
+	uint64_t pid = safe_holding() ? rescue_fg_pid : kroot->console_fg_pid;
+
+	return pid ? proc_by_pid(pid) : NULL;
 }
 
 /* interrupt_foreground -- Ctrl-C: kill the foreground process; whether there was one */

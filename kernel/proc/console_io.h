@@ -33,6 +33,10 @@ size_t console_emit(const char *text, size_t len);
  * committed output to the UART, moving the durable "sent" cursor */
 void console_release(void);
 
+/* console_set_foreground -- SYS_CONSOLE_FG: Ctrl-C ends process `pid`
+ * (0: none); while a safe power-on holds processes, only until SYS_RESUME */
+void console_set_foreground(uint64_t pid);
+
 /* console_input_poll -- take typed bytes from the UART (Ctrl-C kills the
  * foreground process); wakes readers */
 void console_input_poll(void);

@@ -27,13 +27,15 @@
 #include "proc/handle.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/safe.h"
 #include "proc/sched.h"
 #include "proc/snapshot.h"
 #include "proc/uvm.h"
 
 #define STACK_TOP 0x00007fff00000000ull
 #define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
-#define FIRST_PROGRAM "bin/osh"
+#define SHELL_PROGRAM "bin/osh"
+#define SHELL_NAME "osh"
 /* SYS_SPAWN never takes the table's last free slot: it is kept for the
  * shell the kernel starts, a safe power-on's rescue shell above all (a
  * runaway program may have filled the rest). */
@@ -376,28 +378,43 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	return 0;
 }
 
-/* start_first_program -- bin/osh, when no process exists */
-static void start_first_program(void)
+/* proc_start_shell -- bin/osh with no parent and kproc.flags `flags`;
+ * NULL, after saying why, if it cannot start */
+struct pctx *proc_start_shell(uint32_t flags)
 {
 	static struct spawn_args args;
 	struct spawn_args *a = &args;
+	struct pctx *p;
 	uint64_t code;
 	unsigned slot;
 	int err;
 
-	if (os_cat_lookup(&kheap, FIRST_PROGRAM, strlen(FIRST_PROGRAM), &code)) {
-		pr_info("ferrite: no %s in the catalogue\n", FIRST_PROGRAM);
-		return;
+	if (os_cat_lookup(&kheap, SHELL_PROGRAM, strlen(SHELL_PROGRAM), &code)) {
+		pr_info("ferrite: no %s in the catalogue\n", SHELL_PROGRAM);
+		return NULL;
 	}
 	a->argc = 1;
-	a->argv_bytes = sizeof("osh");
-	memcpy(a->argv, "osh", sizeof("osh"));
+	a->argv_bytes = sizeof(SHELL_NAME);
+	memcpy(a->argv, SHELL_NAME, sizeof(SHELL_NAME));
 	err = proc_spawn(NULL, code, a, &slot);
-	if (err)
-		pr_err("ferrite: cannot start %s: %s\n", FIRST_PROGRAM, err_str(err));
+	if (err) {
+		pr_err("ferrite: cannot start %s: %s\n", SHELL_PROGRAM, err_str(err));
+		return NULL;
+	}
+	p = proc_slot(slot);
+	KLOG(&p->proc->flags);
+	p->proc->flags = flags;
+	return p;
 }
 
-/* proc_init -- find or create the kernel root; start bin/osh if nothing runs */
+/* proc_is_shell -- whether p is a shell: a process named as bin/osh's are */
+bool proc_is_shell(const struct pctx *p)
+{
+	return strcmp(p->proc->name, SHELL_NAME) == 0;
+}
+
+/* proc_init -- find or create the kernel root; hold the saved processes
+ * for a safe power-on; start bin/osh if nothing runs */
 void proc_init(void)
 {
 	uint64_t id = os_app_root(&kheap, 0);
@@ -431,8 +448,9 @@ void proc_init(void)
 	kroot->power_ons++;
 	pr_info("ferrite: power-on %llu, %u processes\n",
 		(unsigned long long)kroot->power_ons, proc_count());
+	safe_power_on();
 	if (!proc_count())
-		start_first_program();
+		proc_start_shell(0);
 	epoch_commit();
 	snapshot_init();
 	snapshot_power_on(kroot->power_ons, genesis);

@@ -34,8 +34,14 @@ struct pctx {
 
 extern struct kroot *kroot;
 
-/* proc_init -- find or create the kernel root; start bin/osh at genesis */
+/* proc_init -- find or create the kernel root; hold the saved processes
+ * for a safe power-on (proc/safe.c); start bin/osh if nothing runs */
 void proc_init(void);
+/* proc_start_shell -- start bin/osh with no parent and kproc.flags
+ * `flags`; NULL, after saying why, if it cannot start */
+struct pctx *proc_start_shell(uint32_t flags);
+/* proc_is_shell -- whether p is a shell: a process named as bin/osh's are */
+bool proc_is_shell(const struct pctx *p);
 /* proc_slot -- the context of slot `slot`, NULL if free */
 struct pctx *proc_slot(unsigned slot);
 /* proc_by_pid -- a live process, NULL if none */

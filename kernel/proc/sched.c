@@ -18,6 +18,9 @@
  * (no thread is inside the kernel). There the scheduler saves the running
  * thread's registers and lets the epoch commit when it is due (epoch.c),
  * and lets the reaper delete what waits in the reap queue (kobj.c).
+ *
+ * A safe power-on's held processes (safe.c) are never picked to run; they
+ * are woken by their events as usual, and run once SYS_RESUME lets them.
  */
 #include <string.h>
 
@@ -32,6 +35,7 @@
 #include "proc/epoch.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/safe.h"
 #include "proc/sched.h"
 #include "proc/uvm.h"
 
@@ -94,14 +98,15 @@ static void wake_sleepers(void)
 	}
 }
 
-/* pick_next -- the next runnable slot after the cursor, -1 if none */
+/* pick_next -- the next runnable slot after the cursor, -1 if none; a
+ * safe power-on's held processes are passed by (safe.c) */
 static int pick_next(void)
 {
 	for (unsigned n = 0; n < KROOT_MAX_PROCS; n++) {
 		unsigned slot = (rr_cursor + 1 + n) % KROOT_MAX_PROCS;
-		struct kthread *t = thread_of(slot);
+		struct pctx *p = proc_slot(slot);
 
-		if (t && t->state == KTHREAD_RUNNABLE) {
+		if (p && p->thread->state == KTHREAD_RUNNABLE && !safe_held(p)) {
 			rr_cursor = slot;
 			return (int)slot;
 		}

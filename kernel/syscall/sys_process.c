@@ -1,12 +1,14 @@
 /*
  * sys_process.c -- the system calls on processes: spawn, exit, wait, kill,
- * list, and the calling thread's own: yield, sleep, getpid.
+ * list, resume, and the calling thread's own: yield, sleep, getpid.
  *
  * A process is known to its parent by a handle to its process object
  * (spawn returns one; wait and console_fg take one) and to everyone by its
- * pid, which is never reused. Only an ancestor may kill a process. Waiting
- * and sleeping block in the kernel as "blocked, restart this call": the
- * call is re-issued when the thread wakes, after a power cut too.
+ * pid, which is never reused. Only an ancestor may kill a process -- or,
+ * in a safe power-on, anyone may kill a held one, until resume releases
+ * them all (proc/safe.c). Waiting and sleeping block in the kernel as
+ * "blocked, restart this call": the call is re-issued when the thread
+ * wakes, after a power cut too.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "proc/handle.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/safe.h"
 #include "proc/sched.h"
 #include "proc/uvm.h"
 #include "syscall/syscall.h"
@@ -167,7 +170,8 @@ int64_t sys_wait(struct syscall *call)
 	return SYSCALL_BLOCKED;
 }
 
-/* SYS_KILL (pid) -> 0: the caller's descendant (or itself) ends */
+/* SYS_KILL (pid) -> 0: the caller's descendant (or itself), or a process
+ * a safe power-on holds, ends */
 int64_t sys_kill(struct syscall *call)
 {
 	struct pctx *p = call->caller;
@@ -177,7 +181,7 @@ int64_t sys_kill(struct syscall *call)
 
 	if (!target)
 		return -ERR_NOENT;
-	if (!proc_is_ancestor(p, target))
+	if (!proc_is_ancestor(p, target) && !safe_held(target))
 		return -ERR_PERM;
 	snprintf(detail, sizeof(detail), "killed by pid %llu",
 		 (unsigned long long)p->proc->pid);
@@ -196,6 +200,8 @@ static void proc_info(struct pctx *q, struct fe_proc_info *info)
 	info->state = q->thread->state == KTHREAD_RUNNABLE ? FE_PROC_RUNNABLE
 							    : FE_PROC_BLOCKED;
 	info->blocked_on = info->state == FE_PROC_BLOCKED ? q->thread->blocked_call : 0;
+	if (safe_held(q))
+		info->state |= FE_PROC_HELD;
 	memcpy(info->name, q->proc->name, sizeof(info->name));
 }
 
@@ -225,6 +231,13 @@ int64_t sys_proc_list(struct syscall *call)
 		n = (unsigned)max;
 	err = n ? uvm_copy_out(call->caller, list_ptr, list, n * sizeof(list[0])) : 0;
 	return err ? (int64_t)err : (int64_t)n;
+}
+
+/* SYS_RESUME () -> how many held processes run on; the rescue shell calling
+ * it may end (safe.c) */
+int64_t sys_resume(struct syscall *call)
+{
+	return safe_resume(call->caller);
 }
 
 /* SYS_YIELD () -> 0, after the others had their turn */

@@ -70,8 +70,7 @@ int64_t sys_console_fg(struct syscall *call)
 			return -ERR_NOENT;
 		pid = proc->pid;
 	}
-	KLOG(&kroot->console_fg_pid);
-	kroot->console_fg_pid = pid;
+	console_set_foreground(pid);
 	return 0;
 }
 

@@ -61,6 +61,7 @@ static const syscall_fn syscalls[SYS__COUNT] = {
 	[SYS_CONSOLE_FG] = sys_console_fg,
 	[SYS_GETPID] = sys_getpid,
 	[SYS_POWEROFF] = sys_poweroff,
+	[SYS_RESUME] = sys_resume,
 	[SYS_SNAPSHOT] = sys_snapshot,
 };
 

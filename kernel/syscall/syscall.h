@@ -69,6 +69,7 @@ int64_t sys_exit(struct syscall *call);
 int64_t sys_wait(struct syscall *call);
 int64_t sys_kill(struct syscall *call);
 int64_t sys_proc_list(struct syscall *call);
+int64_t sys_resume(struct syscall *call);
 int64_t sys_yield(struct syscall *call);
 int64_t sys_sleep_until(struct syscall *call);
 int64_t sys_getpid(struct syscall *call);

@@ -90,8 +90,10 @@ def test_genesis_imports_the_modules(machines, image, tmp_path):
     assert objtool(image, "cat", "bin/hello") == HELLO
     assert b"type:      code" in objtool(image, "stat", "bin/tool")
     info = objtool(image, "info").decode()
-    # [0] the kernel's root object, [1] the machine's clock rates (time.c)
-    root = re.search(r"app roots: +\[0\] #(\d+) kernel, \[1\] #\d+ kernel\n", info)
+    # [0] the kernel's root object, [1] the machine's clock rates (time.c),
+    # [2] the rescue reserve (safe.c)
+    root = re.search(r"app roots: +\[0\] #(\d+) kernel, \[1\] #\d+ kernel, "
+                     r"\[2\] #\d+ anon\n", info)
     assert root, info
     assert b"type:      kernel" in objtool(image, "stat", "#" + root.group(1))
     assert re.search(r"layout version: +2\.0\n", info)
