@@ -160,6 +160,9 @@ long fe_getpid(void);
 /* fe_poweroff -- commit everything, then power the machine off */
 long fe_poweroff(void);
 
+/* fe_resume -- let the processes a safe power-on holds run on -> how many */
+long fe_resume(void);
+
 /*
  * fe_syscall -- any call number (even one outside enum fe_syscall) with six
  * raw 64-bit arguments, for programs that test the kernel's checks (sysfuzz)

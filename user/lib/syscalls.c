@@ -240,6 +240,12 @@ long fe_poweroff(void)
 	return sys0(SYS_POWEROFF);
 }
 
+/* fe_resume -- SYS_RESUME */
+long fe_resume(void)
+{
+	return sys0(SYS_RESUME);
+}
+
 /* fe_syscall -- system call nr with six raw 64-bit arguments */
 long fe_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		uint64_t a3, uint64_t a4, uint64_t a5)

@@ -1,6 +1,7 @@
 /*
  * cmds_process.c -- programs and jobs: running bin/NAME in the foreground
- * or the background, and the builtins ps, kill, wait, jobs, fg, status.
+ * or the background, and the builtins ps, kill, wait, jobs, fg, status,
+ * resume.
  *
  * A foreground program becomes the console's foreground process
  * (SYS_CONSOLE_FG), so the kernel ends it when Ctrl-C is typed; osh
@@ -224,7 +225,7 @@ static struct job *find_job(const char *cmd, uint64_t pid)
 	return NULL;
 }
 
-/* state_name -- a word for a process state */
+/* state_name -- a word for a process state, without FE_PROC_HELD */
 static const char *state_name(uint32_t state)
 {
 	switch (state) {
@@ -239,16 +240,25 @@ static const char *state_name(uint32_t state)
 	}
 }
 
+/* state_text -- a process state as ps shows it: "blocked", "held,runnable" */
+static const char *state_text(uint32_t state, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s", state & FE_PROC_HELD ? "held," : "",
+		 state_name(state & ~(uint32_t)FE_PROC_HELD));
+	return buf;
+}
+
 /* cmd_ps -- ps: one line per process */
 void cmd_ps(int argc, char **argv)
 {
 	struct fe_proc_info procs[PS_BATCH];
 	uint64_t first = 0;
+	char state[24];
 	long n, i;
 
 	(void)argc;
 	(void)argv;
-	out_printf("%6s %6s %-8s %10s %6s  %s\n", "PID", "PARENT", "STATE",
+	out_printf("%6s %6s %-13s %10s %6s  %s\n", "PID", "PARENT", "STATE",
 		   "CPU_MS", "PAGES", "NAME");
 	do {
 		n = fe_proc_list(procs, PS_BATCH, first);
@@ -259,8 +269,8 @@ void cmd_ps(int argc, char **argv)
 		for (i = 0; i < n; i++) {
 			const struct fe_proc_info *p = &procs[i];
 
-			out_printf("%6lu %6lu %-8s %10lu %6lu  %.*s\n", p->pid,
-				   p->parent_pid, state_name(p->state),
+			out_printf("%6lu %6lu %-13s %10lu %6lu  %.*s\n", p->pid,
+				   p->parent_pid, state_text(p->state, state, sizeof(state)),
 				   p->cpu_ns / 1000000, p->pages,
 				   (int)strnlen(p->name, sizeof(p->name)), p->name);
 			first = p->pid + 1;
@@ -370,6 +380,23 @@ void cmd_fg(int argc, char **argv)
 	out_printf("%s\n", job->text);
 	job->used = false;
 	wait_foreground(job->handle, job->text);
+}
+
+/* cmd_resume -- resume: the processes a safe power-on holds run on. The
+ * kernel says how many and which shell keeps the console; when the saved
+ * shell takes it, this (rescue) shell ends inside the call. */
+void cmd_resume(int argc, char **argv)
+{
+	long r;
+
+	(void)argc;
+	(void)argv;
+	out_flush(); /* what osh said so far goes out before the kernel's line */
+	r = fe_resume();
+	if (r == -ERR_INVAL)
+		complain("resume: not in a safe power-on");
+	else if (r < 0)
+		complain("resume: %s", err_str((int)r));
 }
 
 /* cmd_status -- status: how the last foreground program ended */

@@ -10,7 +10,7 @@
  *   complete.c         Tab completion of commands and catalogue names
  *   out.c              buffered console output, messages, number formats
  *   cmds_catalogue.c   ls stat cat hexdump new write append cp mv rm ln find
- *   cmds_process.c     programs, & jobs, ps kill wait jobs fg status
+ *   cmds_process.c     programs, & jobs, ps kill wait jobs fg status resume
  *   cmds_system.c      sync epoch stats uptime mem poweroff history echo clear
  *
  * Every piece of state here (the line being edited, the history, the job
@@ -171,6 +171,7 @@ void cmd_wait(int argc, char **argv);
 void cmd_jobs(int argc, char **argv);
 void cmd_fg(int argc, char **argv);
 void cmd_status(int argc, char **argv);
+void cmd_resume(int argc, char **argv);
 
 void cmd_sync(int argc, char **argv);
 void cmd_epoch(int argc, char **argv);
