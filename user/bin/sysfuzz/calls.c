@@ -8,7 +8,7 @@
  *
  * Some results are promises the fuzzer can check on the spot: a number
  * outside the table is -ERR_NOSYS whatever its upper bits, SYS_NULL is 0,
- * SYS_GETPID is the pid, a new handle has a valid slot and generation, a
+ * SYS_GETPID is the pid, SYS_RESUME is -ERR_INVAL, a new handle has a valid slot and generation, a
  * mapping lies in the user half, page aligned, and every negative result
  * is an error code. A broken one is a FAIL line (fz_fail).
  *
@@ -76,7 +76,7 @@ const char *fz_call_name(unsigned nr)
 		"sync", "spawn", "exit", "wait", "kill", "proc_list", "yield",
 		"sleep_until", "chan_create", "chan_send", "chan_recv",
 		"console_read", "console_write", "time", "sysinfo", "console_fg",
-		"getpid", "poweroff",
+		"getpid", "poweroff", "resume",
 	};
 
 	return nr < SYS__COUNT ? names[nr] : "nosys";
@@ -699,6 +699,16 @@ static void fuzz_getpid(void)
 		fz_fail("SYS_GETPID returned %ld, expected %lu", r, fz.pid);
 }
 
+/* fuzz_resume -- SYS_RESUME: -ERR_INVAL, since nothing is held (the fuzzer
+ * is not run from a safe power-on's rescue shell) */
+static void fuzz_resume(void)
+{
+	long r = fz_call(SYS_RESUME, junk(), junk(), junk(), junk(), junk(), junk());
+
+	if (r != -ERR_INVAL)
+		fz_fail("SYS_RESUME returned %ld, expected ERR_INVAL", r);
+}
+
 /* touch -- a load or store of the fuzzer's own, at a mapping or a wild
  * address (workers only: a fault ends the worker, and the root counts it) */
 static void touch(void)
@@ -806,7 +816,8 @@ static const struct fz_entry fz_table[] = {
 	{fuzz_yield, 10},       {fuzz_sleep_until, 5},   {fuzz_chan_create, 30},
 	{fuzz_chan_send, 50},   {fuzz_chan_recv, 50},    {fuzz_console_read, 15},
 	{fuzz_console_write, 15}, {fuzz_time, 10},       {fuzz_sysinfo, 10},
-	{fuzz_console_fg, 15},  {fuzz_getpid, 10},       {touch, 3},
+	{fuzz_console_fg, 15},  {fuzz_getpid, 10},       {fuzz_resume, 2},
+	{touch, 3},
 	{flood, 4},             {crowd, 1},              {squeeze, 1},
 };
 

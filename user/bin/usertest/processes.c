@@ -139,7 +139,8 @@ void test_wait_kill(void)
 	EQ(fe_close((int32_t)h), 0);
 }
 
-/* test_proc_list -- the caller is in the list, as it is */
+/* test_proc_list -- the caller is in the list, as it is; nothing is held
+ * (usertest runs outside a safe power-on), so SYS_RESUME refuses */
 void test_proc_list(void)
 {
 	struct fe_proc_info procs[16];
@@ -148,6 +149,7 @@ void test_proc_list(void)
 
 	n = OK(fe_proc_list(procs, 16, 0));
 	for (i = 0; i < n; i++) {
+		CHECK(!(procs[i].state & FE_PROC_HELD));
 		if (procs[i].pid != (uint64_t)self_pid)
 			continue;
 		found = true;
@@ -165,6 +167,7 @@ void test_proc_list(void)
 	EQ(fe_proc_list(procs, 16, ~0ull), 0);
 	CHECK(self_pid > 0);
 	EQ(fe_getpid(), self_pid);
+	ERR(fe_resume(), ERR_INVAL);
 }
 
 /* run_child_handle -- "usertest child-handle": check the granted blob */
