@@ -443,6 +443,12 @@ def running_slot():
     return int(symbol("'sched.c'::running"))
 
 
+def held(slot, oid):
+    """Whether a safe power-on holds process `oid` in `slot` (safe.c, volatile)."""
+    return (int(symbol("'safe.c'::holding")) != 0
+            and int(symbol("'safe.c'::held")[slot]) == oid)
+
+
 def in_user_mode():
     """Whether the CPU was stopped in ring 3."""
     try:
@@ -952,12 +958,14 @@ class FePs(FeCommand):
         running = running_slot()
         runnable = enum_value("enum kthread_state", "KTHREAD_RUNNABLE")
         rows = sorted(k.processes(), key=lambda p: int(p[2]["pid"]))
-        gdb.write(f"{'PID':>6} {'PARENT':>6} {'STATE':<8} {'CPU_MS':>10} {'PAGES':>6}  NAME\n")
+        gdb.write(f"{'PID':>6} {'PARENT':>6} {'STATE':<13} {'CPU_MS':>10} {'PAGES':>6}  NAME\n")
         for slot, oid, proc in rows:
             thread = heap.small(int(proc["thread"]), "struct kthread")
             aspace = heap.small(int(proc["aspace"]), "struct kaspace")
             state = "runnable" if int(thread["state"]) == runnable else "blocked"
-            gdb.write(f"{int(proc['pid']):>6} {int(proc['parent_pid']):>6} {state:<8} "
+            if held(slot, oid):
+                state = "held," + state
+            gdb.write(f"{int(proc['pid']):>6} {int(proc['parent_pid']):>6} {state:<13} "
                       f"{int(proc['cpu_ns']) // 1000000:>10} {anon_pages(heap, aspace):>6}  "
                       f"{cstring(array_bytes(proc['name']))}\n")
             self.thread_line(k, slot, oid, proc, thread, running, runnable)
