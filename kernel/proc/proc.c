@@ -448,10 +448,12 @@ void proc_init(void)
 	kroot->power_ons++;
 	pr_info("ferrite: power-on %llu, %u processes\n",
 		(unsigned long long)kroot->power_ons, proc_count());
+	/* Before the safe power-on frees pages (the reserve, a dismissed
+	 * rescue shell), which snapshots capture outside the log. */
+	snapshot_init();
 	safe_power_on();
 	if (!proc_count())
 		proc_start_shell(0);
 	epoch_commit();
-	snapshot_init();
 	snapshot_power_on(kroot->power_ons, genesis);
 }
