@@ -10,7 +10,8 @@ once osh has powered the machine off; fe-bt must name counter's functions;
 fe-snapshots must list the snapshots osh's `snapshots` lists, with the
 same epochs, times, flags and sizes.
 A breakpoint on a system call's handler must stop the machine when osh
-makes that call. docs/debugging.md describes the helpers.
+makes that call. After a safe power-on fe-ps shows the held processes.
+docs/debugging.md describes the helpers.
 """
 
 import os
@@ -195,6 +196,28 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
             continue
         assert re.match(rf"{re.escape(name)} +{epoch}  {taken} +\S+ \S+(  {' '.join(flags)})?$",
                         tool_snaps[name]), (tool_snaps, snaps)
+
+
+def test_fe_ps_shows_held_processes(machines, image):
+    # A safe power-on holds the saved processes (volatile, in safe.c): fe-ps
+    # shows them held as osh's ps does, and the rescue shell not.
+    m = machines(image=image, size=HEAP, boot="kernel")
+    m.expect(PROMPT, timeout=LONG)
+    run(m, "counter 1 600000 &", r"\[\d+\] started")
+    m.expect(r"(^|> )1\n", timeout=LONG)
+    m.power_cut()
+    port = free_port()
+    m = machines(image=image, size=HEAP, boot="kernel", append="safe",
+                 extra=["--gdb-port", str(port)])
+    m.expect(PROMPT, timeout=LONG)
+    osh_ps = [r.split() for r in rows(typed(m, "ps"), "PAGES  NAME\n")]
+
+    ps, = gdb_sections(port, ["fe-ps"])
+    gdb_ps = [r.split() for r in rows(ps, "PAGES  NAME\n") if not r.startswith(" " * 15)]
+    held = [(r[0], r[2], r[-1]) for r in osh_ps if r[2].startswith("held,")]
+    assert [(pid, name) for pid, _, name in held] == [("1", "osh"), ("2", "counter")], osh_ps
+    assert [(r[0], r[2], r[-1]) for r in gdb_ps if r[2].startswith("held,")] == held, ps
+    assert [r[0] for r in gdb_ps] == [r[0] for r in osh_ps] == ["1", "2", "3"], ps
 
 
 def test_breakpoint_on_a_system_call(machines, image, tmp_path):
