@@ -448,8 +448,6 @@ void proc_init(void)
 	kroot->power_ons++;
 	pr_info("ferrite: power-on %llu, %u processes\n",
 		(unsigned long long)kroot->power_ons, proc_count());
-	/* Before the safe power-on frees pages (the reserve, a dismissed
-	 * rescue shell), which snapshots capture outside the log. */
 	snapshot_init();
 	safe_power_on();
 	if (!proc_count())

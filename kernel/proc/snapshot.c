@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "core/heap.h"
-#include "core/logcheck.h"
 #include "core/printk.h"
 #include "core/time.h"
 #include "dev/rtc.h"
@@ -42,19 +41,14 @@ static char pending[OS_SNAP_NAME_MAX + 1];  /* a take asked for, "" if none */
 static bool reclaiming;                     /* removed snapshots' pages to give back */
 static uint64_t dropped_seen;               /* the area's drop count last reported */
 
-/* snapshot_init -- at power-on, the heap open: note the area's drops, let
- * logcheck know what capture writes outside the log */
+/* snapshot_init -- at power-on, the heap open: note the area's drops */
 void snapshot_init(void)
 {
 	struct os_snap_usage u;
-	uint64_t off[2], len[2];
-	unsigned n = os_snap_unlogged(&kheap, off, len);
 
 	os_snap_usage(&kheap, &u);
 	dropped_seen = u.dropped;
 	reclaiming = true; /* whatever a cut left half given back */
-	for (unsigned i = 0; i < n; i++)
-		logcheck_exempt(os_ptr(&kheap, off[i]), len[i]);
 }
 
 /* snapshot_request -- take `name` at the commit that ends this call;
