@@ -128,13 +128,15 @@ int64_t sys_sync(struct syscall *call)
 	return 0;
 }
 
-/* snapshot_list -- FE_SNAP_LIST: the snapshots and the area, to user `ptr` */
+/* snapshot_list -- FE_SNAP_LIST: the snapshots and the area, to user
+ * `ptr`; how many snapshots the heap holds */
 static int64_t snapshot_list(struct pctx *caller, uint64_t ptr)
 {
 	static struct fe_snapshot_list out;
 	static struct os_snap_info list[OS_SNAP_NODES];
 	struct os_snap_usage u;
 	unsigned count;
+	int64_t err;
 
 	memset(&out, 0, sizeof(out));
 	os_snap_usage(&kheap, &u);
@@ -156,7 +158,8 @@ static int64_t snapshot_list(struct pctx *caller, uint64_t ptr)
 			      (list[i].flags & OS_SNAP_AUTO ? FE_SNAP_AUTO : 0) |
 			      (list[i].flags & OS_SNAP_HIDDEN ? FE_SNAP_HIDDEN : 0);
 	}
-	return uvm_copy_out(caller, ptr, &out, sizeof(out));
+	err = uvm_copy_out(caller, ptr, &out, sizeof(out));
+	return err ? err : (int64_t)count;
 }
 
 /* SYS_SNAPSHOT (op, name, name_len, arg) -> 0 (FE_SNAP_LIST: snapshots listed) */
@@ -167,10 +170,8 @@ int64_t sys_snapshot(struct syscall *call)
 	char name[FE_NAME_MAX + 1];
 	int64_t err;
 
-	if (op == FE_SNAP_LIST) {
-		err = snapshot_list(call->caller, arg);
-		return err ? err : (int64_t)os_snap_list(&kheap, NULL, 0);
-	}
+	if (op == FE_SNAP_LIST)
+		return snapshot_list(call->caller, arg);
 	if (!os_snap_available(&kheap))
 		return -ERR_NOTSUP;
 	if (op == FE_SNAP_KEEP)
