@@ -6,7 +6,8 @@
  * and the kernel's page tables, ACPI (interrupt controllers, power-off,
  * NVM), the NVM and the heap on it, the timer (after the heap, which
  * remembers the clock rates of the machine: no 30 ms calibration at every
- * power-on), interrupts, and then the processes: on a new heap the first
+ * power-on), the other CPUs (which wait for the boot CPU to leave the
+ * kernel), interrupts, and then the processes: on a new heap the first
  * program starts, on an existing one every process carries on where it
  * was. A missing or refused NVM is reported where it is found but halts
  * only after the self-tests, which need no heap. Any failure that leaves
@@ -29,6 +30,7 @@
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/selftest.h"
+#include "core/smp.h"
 #include "core/time.h"
 #include "dev/nvm.h"
 #include "dev/uart.h"
@@ -129,6 +131,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("cmdline");
 
 	arch_cpu_init();
+	smp_init();
 	stamp("cpu");
 	frame_init(&boot_info);
 	stamp("frames");
@@ -144,6 +147,8 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("heap");
 	time_init(sched_tick);
 	stamp("timer");
+	smp_start();
+	stamp("cpus");
 	uart_enable_receive_interrupt();
 	arch_interrupts_enable();
 

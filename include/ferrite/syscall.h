@@ -59,7 +59,7 @@ enum fe_syscall {
 	SYS_CONSOLE_READ = 28, /* (buf, cap, mode) -> bytes */
 	SYS_CONSOLE_WRITE = 29,/* (buf, len) -> bytes */
 	SYS_TIME = 30,         /* (clock) -> ns */
-	SYS_SYSINFO = 31,      /* (struct fe_sysinfo *) */
+	SYS_SYSINFO = 31,      /* (struct fe_sysinfo *, its size) */
 	SYS_CONSOLE_FG = 32,   /* (process handle, or -1 for none): Ctrl-C kills it */
 	SYS_GETPID = 33,       /* () -> the caller's pid */
 	SYS_POWEROFF = 34,     /* () commit everything, then ACPI power-off */
@@ -291,6 +291,9 @@ struct fe_msg_info {
 #define FE_CLOCK_MONOTONIC 0     /* ns of running time since genesis; continues across power-off */
 #define FE_CLOCK_WALL 1          /* ns since 1970-01-01 UTC, from the RTC */
 
+/* The most CPUs Ferrite runs on (the kernel's ARCH_MAX_CPUS). */
+#define FE_MAX_CPUS 16
+
 struct fe_sysinfo {
 	uint64_t heap_size;      /* bytes of the NVM heap */
 	uint64_t heap_used;      /* bytes in use (data pages) */
@@ -319,6 +322,16 @@ struct fe_sysinfo {
 	uint64_t resume_ns;
 	uint64_t rolled_back_records; /* this power-on's rollback */
 	uint64_t rolled_back_bytes;
+	/* The CPUs (docs/processes.md). The fields above are the structure's
+	 * first version (FE_SYSINFO_SIZE_1 bytes), which SYS_SYSINFO fills
+	 * when its size argument is not sizeof(struct fe_sysinfo): programs
+	 * built before this part existed passed no size. */
+	uint64_t cpus;              /* CPUs running */
+	uint64_t power_on_ns;       /* time since this power-on */
+	uint64_t stop_last_ns;      /* the last commit: first kick -> every other CPU stopped */
+	uint64_t stop_max_ns;       /* since this power-on */
+	uint64_t cpu_busy_ns[FE_MAX_CPUS]; /* time each CPU ran threads, this power-on */
 };
+#define FE_SYSINFO_SIZE_1 200
 
 #endif

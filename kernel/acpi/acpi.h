@@ -36,12 +36,15 @@ struct nvm_region {
 	uint32_t caps;              /* all valid capability bits (bit 1: memory controller flush) */
 };
 
+#define MADT_MAX_CPUS 64
+
 struct madt_info {
 	uint64_t lapic_phys;
 	uint64_t ioapic_phys;       /* the first I/O APIC */
 	uint32_t ioapic_gsi_base;
 	struct { uint32_t gsi; uint16_t flags; } isa_irq[16]; /* identity unless an override says otherwise; flags = MPS INTI flags */
 	uint32_t cpu_count;         /* enabled or online-capable local (x2)APICs */
+	uint32_t cpu_apic_id[MADT_MAX_CPUS]; /* the first MADT_MAX_CPUS of them, in MADT order */
 	bool pcat_compat;           /* dual 8259 PICs present: mask them */
 };
 

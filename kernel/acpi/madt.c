@@ -4,9 +4,10 @@
  *
  * After the header come the local APIC address (4 bytes) and flags (4
  * bytes), then entries of a 1-byte type and a 1-byte length. Ferrite reads
- * the local APICs (to count CPUs), the first I/O APIC, the interrupt source
- * overrides of ISA IRQs (QEMU: IRQ0 -> GSI2, and the PCI IRQs 5, 9, 10, 11
- * level-triggered) and the 64-bit local APIC address override. Every entry
+ * the local APICs (to count the CPUs and keep their APIC ids), the first
+ * I/O APIC, the interrupt source overrides of ISA IRQs (QEMU: IRQ0 -> GSI2,
+ * and the PCI IRQs 5, 9, 10, 11 level-triggered) and the 64-bit local APIC
+ * address override. Every entry
  * is checked against the table's end and its type's size before it is read.
  */
 #include <string.h>
@@ -27,7 +28,9 @@
 #define MADT_LAPIC_ADDR_OVERRIDE 5
 #define MADT_X2APIC 9               /* processor local x2APIC */
 
+#define LAPIC_ID 3                  /* u8 */
 #define LAPIC_FLAGS 4               /* u32: bit 0 enabled, bit 1 online capable */
+#define X2APIC_ID 4                 /* u32 */
 #define X2APIC_FLAGS 8
 #define CPU_USABLE 0x3
 #define IOAPIC_ADDR 4
@@ -61,17 +64,25 @@ static void madt_override(const uint8_t *e, uint32_t off, struct madt_info *out)
 	out->isa_irq[source].flags = acpi_get16(e + OVERRIDE_FLAGS);
 }
 
+/* add_cpu -- count a usable CPU and keep its APIC id */
+static void add_cpu(struct madt_info *out, uint32_t apic_id)
+{
+	if (out->cpu_count < MADT_MAX_CPUS)
+		out->cpu_apic_id[out->cpu_count] = apic_id;
+	out->cpu_count++;
+}
+
 /* madt_entry -- take what Ferrite needs from one entry of a known-good length */
 static void madt_entry(const uint8_t *e, uint32_t off, struct madt_info *out)
 {
 	switch (e[0]) {
 	case MADT_LAPIC:
 		if (acpi_get32(e + LAPIC_FLAGS) & CPU_USABLE)
-			out->cpu_count++;
+			add_cpu(out, e[LAPIC_ID]);
 		break;
 	case MADT_X2APIC:
 		if (acpi_get32(e + X2APIC_FLAGS) & CPU_USABLE)
-			out->cpu_count++;
+			add_cpu(out, acpi_get32(e + X2APIC_ID));
 		break;
 	case MADT_IOAPIC:
 		if (out->ioapic_phys == 0) {

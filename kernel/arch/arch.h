@@ -17,8 +17,36 @@
 
 struct madt_info;
 
-/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU, SYSCALL and the FPU */
+/* arch_cpu_init -- the boot CPU's per-CPU area (CPU 0), GDT, TSS (with
+ * the fault stacks) and IDT, SYSCALL and the FPU */
 void arch_cpu_init(void);
+
+/* --- more than one CPU (kernel/arch/x86_64/smp.c, core/smp.c) ------------ */
+
+/* The most CPUs Ferrite runs on; more are left out. */
+#define ARCH_MAX_CPUS 16
+
+/* arch_cpu_index -- this CPU's number: 0 for the boot CPU, then 1, 2, ...
+ * in the order the others started */
+unsigned arch_cpu_index(void);
+
+/* arch_smp_start -- start the machine's other CPUs, at most `wanted` CPUs
+ * in all; each calls cpu_main(its index) once it runs, with interrupts
+ * disabled, on its own kernel stack. A CPU that does not start is reported
+ * and left out. Returns how many CPUs run, this one included (after
+ * arch_interrupts_init and arch_timer_start). */
+unsigned arch_smp_start(unsigned wanted, void (*cpu_main)(unsigned index));
+
+/* arch_cpu_kick -- interrupt CPU `index`: it enters the kernel if it runs
+ * user code, and leaves its halt if it idles */
+void arch_cpu_kick(unsigned index);
+
+/* arch_cpu_relax -- what a CPU does in each round of a spin */
+void arch_cpu_relax(void);
+
+/* arch_timer_start_this_cpu -- an application processor's tick, at the
+ * rates and rate of arch_timer_start */
+void arch_timer_start_this_cpu(void);
 
 /* arch_interrupts_init -- mask the 8259s, enable the LAPIC and I/O APIC */
 int arch_interrupts_init(const struct madt_info *madt);
@@ -227,6 +255,18 @@ void arch_user_regs_init(struct arch_user_regs *r, uint64_t entry, uint64_t rsp,
 /* arch_frame_save -- the user registers of a frame into r, with the live FPU state */
 void arch_frame_save(const struct trap_frame *tf, struct arch_user_regs *r);
 
+/* arch_frame_park -- on a CPU stopped for another (core/smp.c): keep its
+ * user thread's live FPU state and FS base for arch_frame_save_parked, and
+ * leave the user's page tables (arch_pt_leave_user) */
+void arch_frame_park(void);
+
+/* arch_frame_save_parked -- what arch_frame_save would give for the frame
+ * tf of CPU `cpu`, parked in its kernel entry before handling it: called
+ * by the CPU that stopped it. A SYSCALL frame comes out as the call not yet
+ * made (re-issued when the thread is loaded again) */
+void arch_frame_save_parked(const struct trap_frame *tf, unsigned cpu,
+			    struct arch_user_regs *r);
+
 /* arch_frame_load -- make a frame resume the thread of r (and load its FPU
  * state). Whatever r holds, the frame is safe to enter: user cs/ss, rflags
  * limited to the arithmetic flags and DF with IF set, rip and rsp as saved
@@ -326,8 +366,22 @@ void arch_user_pt_switch(uint64_t root_phys);
 /* arch_tlb_flush_page -- forget the current address space's translation of va */
 void arch_tlb_flush_page(uint64_t va);
 
+/* arch_pt_leave_user -- run on the kernel's own tables: this CPU keeps no
+ * translation of any user address space (its TLB forgets them) */
+void arch_pt_leave_user(void);
+
+/* arch_pt_kernel_root -- the kernel's own tables (arch_pt_set_kernel_root) */
+uint64_t arch_pt_kernel_root(void);
+
 /* --- provided by the kernel: called by the arch entry code ----------------
  * Each runs on the kernel stack with interrupts disabled. */
+
+/* kernel_enter_from_user -- the first step of every entry from ring 3,
+ * before the frame is looked at: wait for the kernel (one CPU runs it at a
+ * time, core/smp.c). False if the thread of the frame was ended meanwhile
+ * by another CPU: then its call or fault is not handled (an interrupt
+ * still is), and kernel_exit_to_user loads another thread. */
+bool kernel_enter_from_user(struct trap_frame *tf);
 
 /* syscall_handler -- carry out the SYSCALL of frame tf (the current thread's) */
 void syscall_handler(struct trap_frame *tf);
@@ -339,8 +393,8 @@ void user_fault(const struct arch_fault *f);
 /* kernel_exit_to_user -- the last step before ring 3: choose the thread to
  * run and, if it is not the one the frame holds, save the frame into the
  * old thread and arch_frame_load the new one; idles (interrupts enabled)
- * while nothing can run. Returns with interrupts disabled and the frame
- * holding a user context. */
+ * while nothing can run. Returns with interrupts disabled, the frame
+ * holding a user context, and the kernel left to the other CPUs. */
 void kernel_exit_to_user(struct trap_frame *tf);
 
 #endif

@@ -26,7 +26,7 @@ static unsigned word_count;
 /* Every key the kernel reads; see docs/cmdline.md. */
 static const char *const known_keys[] = {
 	"panic", "loglevel", "earlyprintk", "flush", "selftest", "crash",
-	"nvm.min", "import", "ckpt", "logcheck", "resume", "safe",
+	"nvm.min", "import", "ckpt", "logcheck", "resume", "safe", "cpus",
 };
 
 /* cmdline_init -- keep a copy of the loader's command line and parse it */

@@ -182,9 +182,11 @@ static void check_poll(void)
 /* time_tick -- the timer interrupt */
 static void time_tick(void)
 {
-	ticks++;
-	if (checking)
-		check_poll();
+	if (arch_cpu_index() == 0) { /* every CPU ticks; the clock counts one */
+		ticks++;
+		if (checking)
+			check_poll();
+	}
 	tick_hook();
 }
 

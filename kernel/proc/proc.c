@@ -132,6 +132,7 @@ static void teardown(struct pctx *p)
 	struct kproc *proc = p->proc;
 	unsigned slot = proc->slot;
 
+	sched_forget(slot); /* first: no CPU may run on the tables uvm_destroy frees */
 	if (p->ht)
 		handle_close_all(p);
 	if (p->as)
@@ -148,7 +149,6 @@ static void teardown(struct pctx *p)
 	KLOG(&kroot->procs[slot]);
 	kroot->procs[slot] = 0;
 	memset(&ctx[slot], 0, sizeof(ctx[slot]));
-	sched_forget(slot);
 }
 
 /* adopt_orphans -- p's children become its parent's, so kill still reaches them */

@@ -18,7 +18,7 @@ struct trap_frame;
 #define SYSCALL_BLOCKED INT64_MIN
 #define SYSCALL_GONE (INT64_MIN + 1)
 
-/* sched_current -- the running process, NULL when none */
+/* sched_current -- the process this CPU runs, NULL when none */
 struct pctx *sched_current(void);
 
 /* sched_block -- block the current thread in the call `tf` is making; the
@@ -32,15 +32,21 @@ void sched_wake(enum kwait wait, uint64_t obj);
 /* sched_yield -- let others run before the current thread goes on */
 void sched_yield(void);
 
-/* sched_forget -- the process in `slot` is gone */
+/* sched_forget -- the process in `slot` is going: no CPU runs it any more
+ * (one that did is stopped first: its page tables are about to go) */
 void sched_forget(unsigned slot);
 
 /* sched_power_off -- save the caller, commit, and power off (returns only
  * on failure) */
 void sched_power_off(struct trap_frame *tf);
 
-/* sched_tick -- the timer interrupt */
+/* sched_tick -- the timer interrupt of this CPU */
 void sched_tick(void);
+
+/* sched_cpu_figures -- the CPU figures of sysinfo: CPUs, time each ran
+ * threads, and how long stopping the others took at commits */
+struct fe_sysinfo;
+void sched_cpu_figures(struct fe_sysinfo *info);
 
 /* mono_ns -- FE_CLOCK_MONOTONIC: running time since genesis (each commit
  * keeps it in the kernel root, so it goes on across power cuts) */

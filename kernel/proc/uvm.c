@@ -41,6 +41,7 @@
 
 #include "arch/arch.h"
 #include "core/heap.h"
+#include "core/smp.h"
 #include "core/panic.h"
 #include "core/time.h"
 #include "ferrite/errors.h"
@@ -306,9 +307,12 @@ void uvm_drop_tables(struct pctx *p)
 	p->pt_root = 0;
 }
 
-/* uvm_drop_all_tables -- free every process's page tables */
+/* uvm_drop_all_tables -- free every process's page tables (the other
+ * CPUs stopped first: they leave the tables, and load new ones when they
+ * return to user mode) */
 void uvm_drop_all_tables(void)
 {
+	smp_stop_others();
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
 		struct pctx *p = proc_slot(i);
 

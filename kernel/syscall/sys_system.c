@@ -93,9 +93,15 @@ int64_t sys_time(struct syscall *call)
 }
 
 /* SYS_SYSINFO (struct fe_sysinfo) -> 0 */
+_Static_assert(__builtin_offsetof(struct fe_sysinfo, cpus) == FE_SYSINFO_SIZE_1,
+	       "the first version of struct fe_sysinfo ends where cpus begins");
+_Static_assert(FE_MAX_CPUS == ARCH_MAX_CPUS, "one CPU limit");
+
 int64_t sys_sysinfo(struct syscall *call)
 {
 	const uint64_t info_ptr = call->arg[0];
+	const uint64_t size = call->arg[1] == sizeof(struct fe_sysinfo)
+				      ? sizeof(struct fe_sysinfo) : FE_SYSINFO_SIZE_1;
 	struct fe_sysinfo info;
 	struct os_stats s;
 
@@ -117,7 +123,8 @@ int64_t sys_sysinfo(struct syscall *call)
 	info.rolled_back_records = s.rolled_back;
 	info.rolled_back_bytes = s.rolled_back_bytes;
 	epoch_figures(&info);
-	return uvm_copy_out(call->caller, info_ptr, &info, sizeof(info));
+	sched_cpu_figures(&info);
+	return uvm_copy_out(call->caller, info_ptr, &info, size);
 }
 
 /* SYS_SYNC () -> 0, once the caller's state is durable */

@@ -44,6 +44,12 @@ def accel():
     return os.environ.get("FERRITE_ACCEL", "tcg")
 
 
+def smp():
+    """The CPUs a machine has unless a test says: $FERRITE_SMP, default 1
+    (`FERRITE_SMP=2 make test` runs every test on two)."""
+    return int(os.environ.get("FERRITE_SMP", "1"))
+
+
 def time_scale():
     """How much longer than under TCG a bound may need: $FERRITE_TIME_SCALE,
     else 10 for KVM driven by PVM (a software hypervisor: every VM exit and
@@ -73,13 +79,19 @@ class Machine:
 
     def __init__(self, image=None, size=None, boot="kernel", append=None,
                  ram=None, no_nvm=False, extra=(), qemu_args=(),
-                 accel_name=None, modules=None, expect_panic=False):
+                 accel_name=None, modules=None, expect_panic=False, cpus=None):
         """modules: a directory of boot modules, False for none, None for
         the launcher's default (build/user/bin when it exists).
+        cpus: the CPU count, None for smp() (1 for a traced machine, whose
+        tracer follows one CPU).
         expect_panic: the test makes the kernel panic on purpose, so
         check_no_panic lets a panic line pass."""
         self.expect_panic = expect_panic
         args = [RUN_QEMU, "--boot", boot, "--accel", accel_name or accel()]
+        if cpus is None:
+            cpus = 1 if "--trace-nvm" in extra else smp()
+        args += ["--smp", str(cpus)]
+        self.cpus = cpus
         if modules is False:
             args.append("--no-modules")
         elif modules is not None:

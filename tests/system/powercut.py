@@ -66,7 +66,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ferrite import ROOT, Machine  # noqa: E402
+from ferrite import ROOT, Machine, smp  # noqa: E402
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 IMAGE_SIZE = "256M"
@@ -260,7 +260,8 @@ class LineChecker:
 class Campaign:
     """The whole run: one image, the workload, cuts, checks, a summary."""
 
-    def __init__(self, directory, cuts, seed, keep_going=False, log=print):
+    def __init__(self, directory, cuts, seed, keep_going=False, log=print,
+                 cpus=None):
         self.dir = directory
         self.image = os.path.join(directory, "powercut.nvm")
         self.log_path = os.path.join(directory, "powercut.log")
@@ -268,6 +269,9 @@ class Campaign:
         self.seed = seed
         self.keep_going = keep_going
         self.say = log
+        # CPUs of each power-on, in turn (a system powered off with one
+        # count powers on with the next); default smp(), $FERRITE_SMP.
+        self.cpus = tuple(cpus) if cpus else (smp(),)
         self.rng = random.Random(seed)
         self.checker = LineChecker()
         self.failures = []
@@ -309,7 +313,8 @@ class Campaign:
         """Power on: a Machine on the campaign's image."""
         self.poweron += 1
         return Machine(image=self.image, size=IMAGE_SIZE, boot="kernel",
-                       append="earlyprintk")
+                       append="earlyprintk",
+                       cpus=self.cpus[(self.poweron - 1) % len(self.cpus)])
 
     def _genesis(self):
         """The first power-on: type the workload, wait for every first line.
@@ -532,9 +537,15 @@ def main():
                     "(default build/torture)")
     ap.add_argument("--keep-going", action="store_true",
                     help="go on after a failure")
+    ap.add_argument("--cpus", default=None,
+                    help="CPUs of each power-on in turn, comma-separated "
+                    "(default $FERRITE_SMP, else 1); e.g. 2,1: every power-on "
+                    "changes the count")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else default_seed()
-    failures = Campaign(args.dir, args.cuts, seed, args.keep_going).run()
+    cpus = [int(n) for n in args.cpus.split(",")] if args.cpus else None
+    failures = Campaign(args.dir, args.cuts, seed, args.keep_going,
+                        cpus=cpus).run()
     return 1 if failures else 0
 
 

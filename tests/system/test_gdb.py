@@ -244,7 +244,7 @@ def test_breakpoint_on_a_system_call(machines, image, tmp_path):
     text = out[0]
     assert re.search(r"(Hardware assisted )?[Bb]reakpoint 1, sys_name_bind \(", text), text
     assert "$1 = 1" in text, text  # osh, pid 1, made the call
-    assert re.search(r"running now\n\s+rip 0x[0-9a-f]+ rsp 0x[0-9a-f]+ \(in the kernel's trap frame", text), text
+    assert re.search(r"running now on cpu (\d+)\n\s+rip 0x[0-9a-f]+ rsp 0x[0-9a-f]+ \(in cpu \1's trap frame", text), text
     assert re.search(r"#0 .* in fe_name_bind \(\)", text), text
     assert re.search(r"#\d+ .* in cmd_new \(\)( \[inlined: .*\])? at user/bin/osh/cmds_catalogue\.c:\d+", text), text
     # Detached, the call completed and the machine runs on.

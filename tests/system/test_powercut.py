@@ -131,3 +131,14 @@ def test_power_cuts(tmp_path):
     campaign = Campaign(str(tmp_path), QUICK_CUTS, seed, log=said.append)
     failures = campaign.run()
     assert not failures, "\n".join(said)
+
+
+def test_power_cuts_changing_cpus(tmp_path):
+    """The quick campaign with two CPUs and one in turn: every power-on
+    resumes on a CPU count the last one did not have."""
+    seed = default_seed()
+    said = []
+    campaign = Campaign(str(tmp_path), QUICK_CUTS, seed, log=said.append,
+                        cpus=(2, 1))
+    failures = campaign.run()
+    assert not failures, "\n".join(said)

@@ -7,18 +7,25 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
   fe-info          the heap: layout, size and use, epochs, the undo log, power-ons
   fe-ls [PREFIX]   the catalogue, in the columns of osh's `ls -l`
   fe-obj ID|NAME   an object's header and, for kernel objects, their fields
-  fe-ps            processes and their threads: state, what they wait on, registers
+  fe-ps            processes and their threads: state, what they wait on,
+                   registers, and the CPU that runs each
+  fe-cpus          the CPUs: what each runs or that it idles, the kernel lock
   fe-bt PID        a user thread's backtrace, with its program's symbols
   fe-log           the undo log of the running epoch, record by record
   fe-snapshots     the heap's snapshots (osh's `snapshots`, and each node) and the area
   fe-epitaph       why the kernel panicked, if it did
   fe-user PROG     load build/user/bin/PROG's symbols, to break in user code
-  $fe_pid()        the pid of the process running now (0: none), for
-                   breakpoint conditions: every program is linked at 0x400000
+  $fe_pid()        the pid of the process running now on the CPU gdb looks
+                   at (0: none), for breakpoint conditions: every program is
+                   linked at 0x400000
+
+CPUs. QEMU's gdb stub shows each CPU as a thread (`info threads`; CPU n is
+thread n + 1); the commands that depend on "now" look at the CPU gdb has
+selected, fe-ps and fe-cpus at all of them.
 
 How it reads. Everything comes from guest memory through the kernel's
 DWARF: the kernel's globals (`kheap`, the open heap; `kroot`, the kernel's
-root object; sched.c's `running`; `panic_epitaph`) and the layouts of the
+root object; `cpus`, each CPU's scheduling state; `panic_epitaph`) and the layouts of the
 structures (gdb.lookup_type), so the commands follow the code when a
 structure gains or moves a field. The heap is walked as objstore walks it:
 the id index (a radix tree of index pages) to an object's header, a paged
@@ -438,9 +445,40 @@ class Kernel:
         raise FeError(f"no live process with pid {pid} (fe-ps lists them)")
 
 
-def running_slot():
-    """The process-table slot whose registers are live now, -1 if none."""
-    return int(symbol("'sched.c'::running"))
+def selected_cpu():
+    """The CPU gdb looks at: QEMU's gdb stub shows CPU n as thread n + 1."""
+    thread = gdb.selected_thread()
+    return thread.num - 1 if thread is not None else 0
+
+
+def online_cpus():
+    """The CPU numbers that run (core/smp.c's cpus[])."""
+    cpus = symbol("cpus")
+    return [i for i in range(cpus.type.range()[1] + 1) if bool(cpus[i]["online"])]
+
+
+def running_slot(cpu=None):
+    """The process-table slot whose registers are live on a CPU (default:
+    the one gdb looks at), -1 if none."""
+    return int(symbol("cpus")[selected_cpu() if cpu is None else cpu]["running"])
+
+
+def cpu_of_slot(slot):
+    """The CPU that runs the process in `slot`, -1 if none (sched.c's slot_cpu)."""
+    return int(symbol("'sched.c'::slot_cpu")[slot])
+
+
+def on_cpu(cpu, read):
+    """read() with gdb looking at CPU `cpu` (its registers), then back."""
+    here = gdb.selected_thread()
+    for thread in gdb.selected_inferior().threads():
+        if thread.num == cpu + 1:
+            thread.switch()
+            try:
+                return read()
+            finally:
+                here.switch()
+    raise FeError(f"gdb shows no thread for cpu {cpu}")
 
 
 def held(slot, oid):
@@ -450,25 +488,34 @@ def held(slot, oid):
 
 
 def in_user_mode():
-    """Whether the CPU was stopped in ring 3."""
+    """Whether the CPU gdb looks at was stopped in ring 3."""
     try:
         return int(gdb.newest_frame().read_register("cs")) & 3 == 3
     except gdb.error:
         return False
 
 
+def live_regs():
+    """(rip, rsp, rbp) of the CPU gdb looks at, or None in kernel mode."""
+    if not in_user_mode():
+        return None
+    frame = gdb.newest_frame()
+    return (int(frame.read_register("rip")), int(frame.read_register("rsp")),
+            int(frame.read_register("rbp")))
+
+
 def user_regs(slot, thread):
     """(rip, rsp, rbp, where from) of a thread: live if it runs, else saved."""
-    if slot == running_slot():
-        if in_user_mode():
-            frame = gdb.newest_frame()
-            return (int(frame.read_register("rip")), int(frame.read_register("rsp")),
-                    int(frame.read_register("rbp")), "live in the CPU (it runs in user mode)")
-        top = int(symbol("cpu_local")["kernel_stack_top"])
+    cpu = cpu_of_slot(slot)
+    if cpu >= 0:
+        live = on_cpu(cpu, live_regs)
+        if live is not None:
+            return live + (f"live in cpu {cpu} (it runs in user mode)",)
+        top = int(symbol("cpu_locals")[cpu]["kernel_stack_top"])
         tf_t = lookup_type("struct trap_frame")
         tf = typed(top - tf_t.sizeof, "struct trap_frame")
         return (int(tf["rip"]), int(tf["rsp"]), int(tf["rbp"]),
-                "in the kernel's trap frame: it is in a system call or interrupt now")
+                f"in cpu {cpu}'s trap frame: it is in a system call or interrupt now")
     regs = thread["regs"]
     return (int(regs["rip"]), int(regs["rsp"]), int(regs["rbp"]),
             "saved in its thread object")
@@ -944,6 +991,38 @@ class FeObj(FeCommand):
         show_fields(heap.at(data_off, f"struct {name}"), name)
 
 
+class FeCpus(FeCommand):
+    """fe-cpus: each CPU, what it runs, and who holds the kernel lock."""
+
+    def __init__(self):
+        """Register fe-cpus."""
+        super().__init__("fe-cpus")
+
+    def run(self, arg):
+        """One line per online CPU."""
+        cpus = symbol("cpus")
+        holder = int(symbol("'smp.c'::lock")["holder"])
+        heap = Heap()
+        k = Kernel(heap)
+        names = {slot: (int(proc["pid"]), cstring(array_bytes(proc["name"])))
+                 for slot, _, proc in k.processes()}
+        for i in online_cpus():
+            c = cpus[i]
+            apic = int(symbol("cpu_locals")[i]["apic_id"])
+            slot = int(c["running"])
+            if bool(c["idle"]):
+                what = "idle (halted)"
+            elif slot >= 0 and slot in names:
+                pid, name = names[slot]
+                mode = "user mode" if on_cpu(i, in_user_mode) else "the kernel"
+                what = f"runs pid {pid} ({name}), now in {mode}"
+            else:
+                what = "in the kernel, no thread"
+            lock = ", holds the kernel lock" if holder == i else ""
+            gdb.write(f"cpu {i} (APIC id {apic}): {what}{lock}; "
+                      f"busy {int(c['busy_ns']) // 1000000} ms this power-on\n")
+
+
 class FePs(FeCommand):
     """fe-ps: processes and their threads: state, what they wait on, registers."""
 
@@ -955,7 +1034,6 @@ class FePs(FeCommand):
         """One line per process in osh's ps columns, one per thread under it."""
         heap = Heap()
         k = Kernel(heap)
-        running = running_slot()
         runnable = enum_value("enum kthread_state", "KTHREAD_RUNNABLE")
         rows = sorted(k.processes(), key=lambda p: int(p[2]["pid"]))
         gdb.write(f"{'PID':>6} {'PARENT':>6} {'STATE':<13} {'CPU_MS':>10} {'PAGES':>6}  NAME\n")
@@ -968,14 +1046,14 @@ class FePs(FeCommand):
             gdb.write(f"{int(proc['pid']):>6} {int(proc['parent_pid']):>6} {state:<13} "
                       f"{int(proc['cpu_ns']) // 1000000:>10} {anon_pages(heap, aspace):>6}  "
                       f"{cstring(array_bytes(proc['name']))}\n")
-            self.thread_line(k, slot, oid, proc, thread, running, runnable)
+            self.thread_line(k, slot, oid, proc, thread, runnable)
         if not rows:
             gdb.write("(no processes)\n")
 
-    def thread_line(self, k, slot, oid, proc, thread, running, runnable):
+    def thread_line(self, k, slot, oid, proc, thread, runnable):
         """The thread under its process: state, wait, registers."""
-        if slot == running:
-            what = "running now"
+        if cpu_of_slot(slot) >= 0:
+            what = f"running now on cpu {cpu_of_slot(slot)}"
         elif int(thread["state"]) == runnable:
             what = "runnable"
         else:
@@ -1240,5 +1318,5 @@ class FePid(gdb.Function):
             return 0
 
 
-for command in (FeInfo, FeLs, FeObj, FePs, FeBt, FeLog, FeSnapshots, FeEpitaph, FeUser, FePid):
+for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeSnapshots, FeEpitaph, FeUser, FePid):
     command()

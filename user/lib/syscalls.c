@@ -219,7 +219,7 @@ long fe_time(uint32_t clock)
 /* fe_sysinfo -- SYS_SYSINFO */
 long fe_sysinfo(struct fe_sysinfo *info)
 {
-	return sys3(SYS_SYSINFO, P(info), 0, 0);
+	return sys3(SYS_SYSINFO, P(info), sizeof(*info), 0);
 }
 
 /* fe_console_fg -- SYS_CONSOLE_FG */

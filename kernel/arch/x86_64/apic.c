@@ -22,6 +22,9 @@
 #define LAPIC_EOI 0xb0
 #define LAPIC_SVR 0xf0
 #define LAPIC_SVR_ENABLE 0x100
+#define LAPIC_ICR_LOW 0x300
+#define LAPIC_ICR_HIGH 0x310
+#define ICR_PENDING (1u << 12)
 
 #define IOAPIC_REGSEL 0x00
 #define IOAPIC_WINDOW 0x10
@@ -45,6 +48,28 @@ uint32_t lapic_read(unsigned reg)
 void lapic_write(unsigned reg, uint32_t value)
 {
 	lapic[reg / 4] = value;
+}
+
+/* lapic_enable -- turn on this CPU's local APIC (each CPU its own) */
+void lapic_enable(void)
+{
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 11)); /* global enable */
+	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | VECTOR_SPURIOUS);
+}
+
+/* lapic_send_ipi -- send the interrupt command `low` to APIC id `apic_id` */
+void lapic_send_ipi(uint32_t apic_id, uint32_t low)
+{
+	while (lapic_read(LAPIC_ICR_LOW) & ICR_PENDING)
+		__asm__ volatile("pause");
+	lapic_write(LAPIC_ICR_HIGH, apic_id << 24);
+	lapic_write(LAPIC_ICR_LOW, low); /* this write sends it */
+}
+
+/* apic_madt -- what the MADT said (kept by arch_interrupts_init) */
+const struct madt_info *apic_madt(void)
+{
+	return &madt_copy;
 }
 
 /* lapic_eoi -- acknowledge the interrupt being handled */
@@ -89,8 +114,7 @@ int arch_interrupts_init(const struct madt_info *madt)
 	pic_disable();
 	lapic = vm_map_mmio(madt->lapic_phys, 4096);
 	ioapic = vm_map_mmio(madt->ioapic_phys, 4096);
-	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 11)); /* global enable */
-	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | VECTOR_SPURIOUS);
+	lapic_enable();
 
 	entries = ((ioapic_read(IOAPIC_VERSION) >> 16) & 0xff) + 1;
 	for (uint32_t i = 0; i < entries; i++) { /* all masked */

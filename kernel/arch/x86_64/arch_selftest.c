@@ -85,7 +85,10 @@ SELFTEST(arch_segments_for_sysret)
 	__asm__ volatile("str %0" : "=r"(tr));
 	ST_CHECK_EQ(tr, GDT_TSS);
 	memcpy(&rsp0, current_tss() + TSS_RSP0_OFFSET, sizeof(rsp0));
-	ST_CHECK_EQ(rsp0, cpu_local.kernel_stack_top);
+	ST_CHECK_EQ(rsp0, cpu_local_of(arch_cpu_index())->kernel_stack_top);
+	/* GS is this CPU's area in the kernel, and the user's is 0. */
+	ST_CHECK_EQ(rdmsr(MSR_GS_BASE), (uint64_t)(uintptr_t)cpu_local_of(arch_cpu_index()));
+	ST_CHECK_EQ(rdmsr(0xc0000102), 0); /* IA32_KERNEL_GS_BASE */
 	ST_CHECK_EQ(rsp0 % KERNEL_STACK_SIZE, 0);
 	ST_CHECK(rsp0 >= KERNEL_BASE);
 }

@@ -17,10 +17,11 @@
 extern char __text_start[], __text_end[];
 extern char boot_stack_bottom[], boot_stack_top[];
 
-/* arch_cpu_init -- GDT, TSS (with the fault stacks) and IDT of this CPU, SYSCALL and the FPU */
+/* arch_cpu_init -- the boot CPU's per-CPU area (CPU 0), GDT, TSS (with
+ * the fault stacks) and IDT, SYSCALL and the FPU */
 void arch_cpu_init(void)
 {
-	gdt_init();
+	cpu_local_init(0);
 	idt_init();
 	user_mode_init();
 }

@@ -3,6 +3,7 @@
  * pointing at the stubs of trap_entry.S. The double fault, NMI and machine
  * check run on their own stacks (IST, see gdt.c).
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86_64/trap.h"
@@ -36,12 +37,13 @@ static uint8_t gate_ist(unsigned vector)
 	}
 }
 
-/* idt_init -- load the IDT with the 256 stubs */
+/* idt_init -- fill the IDT with the 256 stubs (once) and load it on this CPU */
 void idt_init(void)
 {
+	static bool filled;
 	struct descriptor_pointer idtr;
 
-	for (unsigned v = 0; v < 256; v++) {
+	for (unsigned v = 0; v < 256 && !filled; v++) {
 		uint64_t handler = trap_stubs[v];
 
 		idt[v] = (struct idt_gate){
@@ -53,6 +55,7 @@ void idt_init(void)
 			.offset_high = handler >> 32,
 		};
 	}
+	filled = true;
 	idtr.limit = sizeof(idt) - 1;
 	idtr.base = (uint64_t)(uintptr_t)idt;
 	__asm__ volatile("lidt %0" : : "m"(idtr));

@@ -340,6 +340,18 @@ void arch_user_pt_switch(uint64_t root_phys)
 		write_cr3(root_phys);
 }
 
+/* arch_pt_leave_user -- run on the kernel's own tables */
+void arch_pt_leave_user(void)
+{
+	arch_user_pt_switch(kernel_root);
+}
+
+/* arch_pt_kernel_root -- the kernel's own tables */
+uint64_t arch_pt_kernel_root(void)
+{
+	return kernel_root;
+}
+
 /* arch_tlb_flush_page -- forget the current address space's translation of va */
 void arch_tlb_flush_page(uint64_t va)
 {

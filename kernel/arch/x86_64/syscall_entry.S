@@ -4,16 +4,17 @@
  *
  * SYSCALL leaves the user rip in rcx and rflags in r11, loads CS/SS from
  * STAR and clears the RFLAGS bits of FMASK (interrupts among them), but
- * does not switch stacks. syscall_entry switches to the top of the kernel
- * stack (cpu_local.kernel_stack_top; the user rsp goes through
- * cpu_local.user_rsp, safe because interrupts are off and NMIs run on their
- * own stack) and builds the same struct trap_frame an interrupt from ring 3
- * would: ss, rsp, rflags, cs, rip, an error code of 0, the vector
- * VECTOR_SYSCALL, then the general registers in trap_common's order. Then
- * it calls syscall_handler(tf) and kernel_exit_to_user(tf), both provided
- * by the generic kernel.
+ * does not switch stacks. syscall_entry makes GS the CPU's own (SWAPGS),
+ * switches to the top of its kernel stack (%gs:CPU_KERNEL_STACK_TOP; the
+ * user rsp goes through %gs:CPU_USER_RSP, safe because interrupts are off
+ * and NMIs run on their own stack) and builds the same struct trap_frame
+ * an interrupt from ring 3 would: ss, rsp, rflags, cs, rip, an error code
+ * of 0, the vector VECTOR_SYSCALL, then the general registers in
+ * trap_common's order. Then it calls syscall_trap(tf) (trap.c), which
+ * enters the kernel, carries out the call and leaves through
+ * kernel_exit_to_user(tf).
  *
- * The way out: SYSRET when the frame is still the one SYSCALL built
+ * The way out (SWAPGS back to the user's GS first): SYSRET when the frame is still the one SYSCALL built
  * (vector VECTOR_SYSCALL) and its rip lies below USER_SYSRET_LIMIT. Else
  * IRETQ through trap_return: after arch_frame_load (another thread, or a
  * restarted one), and for a non-canonical rip, which would make SYSRET
@@ -41,10 +42,11 @@ syscall_entry:
 	.cfi_startproc simple
 	.cfi_def_cfa rsp, 0      /* any rule: gdb needs one */
 	.cfi_undefined rip
-	movq %rsp, cpu_local+CPU_USER_RSP(%rip)
-	movq cpu_local+CPU_KERNEL_STACK_TOP(%rip), %rsp
+	swapgs
+	movq %rsp, %gs:CPU_USER_RSP
+	movq %gs:CPU_KERNEL_STACK_TOP, %rsp
 	pushq $USER_SS
-	pushq cpu_local+CPU_USER_RSP(%rip)
+	pushq %gs:CPU_USER_RSP
 	pushq %r11                /* rflags */
 	pushq $USER_CS
 	pushq %rcx                /* rip */
@@ -53,9 +55,7 @@ syscall_entry:
 	save_general_registers
 	xorl %ebp, %ebp           /* the end of every kernel backtrace */
 	movq %rsp, %rdi
-	call syscall_handler
-	movq %rsp, %rdi
-	call kernel_exit_to_user
+	call syscall_trap
 	cmpq $VECTOR_SYSCALL, TF_VECTOR(%rsp)
 	jne trap_return
 	movq TF_RIP(%rsp), %rcx
@@ -81,19 +81,21 @@ syscall_entry:
 	andq $USER_RFLAGS_KEEP, %r11
 	orq $(RFLAGS_IF | RFLAGS_FIXED), %r11
 	movq TF_RSP-TF_VECTOR(%rsp), %rsp
+	swapgs
 	sysretq
 	.cfi_endproc
 
 /*
- * arch_user_start -- leave the boot stack for the kernel stack and enter
- * ring 3 for the first time: an empty frame at the top of the stack,
- * filled by kernel_exit_to_user (through arch_frame_load), then IRETQ.
+ * arch_user_start -- leave the boot stack for this CPU's kernel stack and
+ * enter ring 3 for the first time: an empty frame at the top of the stack,
+ * filled by kernel_exit_to_user (through arch_frame_load), then IRETQ
+ * (trap_return, which SWAPGSes to the user's GS).
  */
 	.balign 16
 	.globl arch_user_start
 arch_user_start:
 	cli
-	movq cpu_local+CPU_KERNEL_STACK_TOP(%rip), %rsp
+	movq %gs:CPU_KERNEL_STACK_TOP, %rsp
 	subq $TF_SIZE, %rsp
 	movq %rsp, %rdi
 	movl $TF_SIZE / 8, %ecx

@@ -155,6 +155,12 @@ void arch_timer_start(unsigned hz, void (*tick)(void),
 	program_tick();
 }
 
+/* arch_timer_start_this_cpu -- an application processor's tick */
+void arch_timer_start_this_cpu(void)
+{
+	program_tick();
+}
+
 /* arch_timer_set_rates -- corrected rates: the tick is programmed anew */
 void arch_timer_set_rates(const struct arch_clock_rates *r)
 {

@@ -14,6 +14,10 @@
  *    panic. An interrupt returns to the interrupted kernel code (the idle
  *    loop, or boot code before the first entry to user mode).
  *
+ * Every entry from ring 3 first waits for the kernel (kernel_enter_from_user:
+ * one CPU runs it at a time, core/smp.c); so does an interrupt at an idle
+ * CPU's halt.
+ *
  * NMI, double fault and machine check are never the user's doing and run
  * on their own stacks (IST): they panic from either ring.
  */
@@ -27,6 +31,7 @@
 #include "arch/x86_64/user.h"
 #include "core/panic.h"
 #include "core/printk.h"
+#include "core/smp.h"
 #include "ferrite/syscall.h"
 
 _Static_assert(offsetof(struct trap_frame, vector) == TF_VECTOR, "TF_ offsets");
@@ -256,26 +261,54 @@ static bool misdelivered_syscall(const struct trap_frame *tf, uint64_t cr2)
 	       (tf->error_code & (PF_USER | PF_FETCH)) == (PF_USER | PF_FETCH);
 }
 
+/* syscall_trap -- syscall_entry.S's C half: enter the kernel, carry out
+ * the call (unless its thread was ended meanwhile), leave */
+void syscall_trap(struct trap_frame *tf)
+{
+	if (kernel_enter_from_user(tf))
+		syscall_handler(tf);
+	kernel_exit_to_user(tf);
+}
+
 /* user_trap -- an interrupt or exception that arrived from ring 3 */
 static void user_trap(struct trap_frame *tf)
 {
 	unsigned vector = (unsigned)tf->vector;
+	uint64_t cr2 = vector == VECTOR_PAGE_FAULT ? read_cr2() : 0;
+	struct arch_fault f;
+	bool thread_here;
 
-	if (vector == VECTOR_PAGE_FAULT && misdelivered_syscall(tf, read_cr2())) {
+	if (vector == VECTOR_PAGE_FAULT && misdelivered_syscall(tf, cr2)) {
 		tf->rip = tf->rcx;
 		tf->rflags = (tf->r11 & USER_RFLAGS_KEEP) | RFLAGS_IF | RFLAGS_FIXED;
 		tf->vector = VECTOR_SYSCALL;
 		tf->error_code = 0;
-		syscall_handler(tf);
-	} else if (vector < 32) {
-		struct arch_fault f;
+		syscall_trap(tf);
+		return;
+	}
+	thread_here = kernel_enter_from_user(tf);
 
-		trap_decode_fault(tf, vector == VECTOR_PAGE_FAULT ? read_cr2() : 0, &f);
-		user_fault(&f);
-	} else {
+	if (vector >= 32) {
 		interrupt(tf);
+	} else if (thread_here) { /* else it was ended meanwhile: nothing to handle */
+		trap_decode_fault(tf, cr2, &f);
+		user_fault(&f);
 	}
 	kernel_exit_to_user(tf);
+}
+
+/* kernel_trap -- an interrupt that arrived in kernel mode: at an idle
+ * CPU's halt (which waits for the kernel to handle it), or while this CPU
+ * holds the kernel (power-on, before user mode) */
+static void kernel_trap(struct trap_frame *tf)
+{
+	bool enter = !klock_held();
+
+	if (enter)
+		klock_enter(NULL);
+	interrupt(tf);
+	if (enter)
+		klock_leave();
 }
 
 /* trap_dispatch -- called by trap_entry.S for every interrupt and exception */
@@ -287,5 +320,5 @@ void trap_dispatch(struct trap_frame *tf)
 	}
 	if (tf->vector < 32)
 		kernel_exception(tf);
-	interrupt(tf);
+	kernel_trap(tf);
 }

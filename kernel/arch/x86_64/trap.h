@@ -25,6 +25,7 @@
 
 #define VECTOR_IRQ_BASE 0x20      /* ISA IRQ n arrives on 0x20 + n */
 #define VECTOR_LAPIC_TIMER 0xf0
+#define VECTOR_KICK 0xf1          /* IPI: enter the kernel (smp.c) */
 #define VECTOR_SPURIOUS 0xff
 /* Not CPU vectors: what built a frame that no interrupt built. */
 #define VECTOR_SYSCALL 0x100      /* syscall_entry: may leave with SYSRET */
@@ -97,11 +98,11 @@ void trap_set_handler(unsigned vector, void (*handler)(void));
 /* lapic_eoi -- acknowledge the interrupt being handled */
 void lapic_eoi(void);
 
-/* idt_init -- load the IDT with the 256 stubs */
+/* idt_init -- fill the IDT with the 256 stubs (once) and load it on this CPU */
 void idt_init(void);
 
-/* gdt_init -- load the GDT and TSS of this CPU */
-void gdt_init(void);
+/* gdt_init -- load the GDT and TSS of CPU `index`, whose kernel stack ends at stack_top */
+void gdt_init(unsigned index, uint64_t stack_top);
 
 #endif /* __ASSEMBLY__ */
 

@@ -3,8 +3,10 @@
  *
  * Each stub pushes an error code (0 when the CPU pushes none) and its
  * vector, so every trap frame has the same shape (struct trap_frame in
- * trap.h); the common path saves the general registers, calls
- * trap_dispatch(frame) and returns with iretq.
+ * trap.h); the common path makes GS the CPU's own when it came from ring 3
+ * (SWAPGS: the user's GS base is swapped with the kernel's, see user.h),
+ * saves the general registers, calls trap_dispatch(frame), and returns
+ * with iretq, swapping GS back when it returns to ring 3.
  *
  * trap_return, the second half of that path, is also how syscall_entry.S
  * leaves a frame that must not or cannot use SYSRET, and how
@@ -20,7 +22,10 @@
 	.text
 	.balign 16
 trap_common:
-	save_general_registers
+	testb $3, 24(%rsp)        /* cs, above the vector, error code and rip */
+	jz 1f
+	swapgs
+1:	save_general_registers
 	cld
 	movq %rsp, %rdi
 	call trap_dispatch
@@ -42,7 +47,10 @@ trap_return:                      /* %rsp: a struct trap_frame */
 	popq %rbx
 	popq %rax
 	addq $16, %rsp            /* vector and error code */
-	iretq
+	testb $3, 8(%rsp)         /* cs */
+	jz 1f
+	swapgs
+1:	iretq
 
 	.altmacro
 	.macro trap_stub v

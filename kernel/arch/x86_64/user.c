@@ -2,11 +2,11 @@
  * user.c -- user mode on x86_64: SYSCALL setup, the FPU, and the register
  * file of a thread.
  *
- * The kernel is event-driven with one kernel stack per CPU (here one CPU,
- * so one stack and one global struct cpu_local; with SMP each CPU would
- * reach its own through GS). Every entry from ring 3 -- SYSCALL, interrupt,
- * exception -- starts at the top of that stack and builds the same struct
- * trap_frame there (syscall_entry.S, trap_entry.S). Nothing stays on the
+ * The kernel is event-driven with one kernel stack per CPU, which each CPU
+ * finds in its struct cpu_local through GS (smp.c). Every entry from
+ * ring 3 -- SYSCALL, interrupt, exception -- starts at the top of that
+ * stack and builds the same struct trap_frame there (syscall_entry.S,
+ * trap_entry.S). Nothing stays on the
  * stack between two entries: a thread that must wait is recorded in its
  * thread object, and its frame is saved with arch_frame_save. The way back
  * to ring 3 is kernel_exit_to_user(tf) (the generic kernel), which may swap
@@ -14,8 +14,9 @@
  * SYSRET when the frame is still the one SYSCALL built, IRETQ otherwise.
  *
  * Interrupts are disabled whenever the kernel runs (FMASK clears IF on
- * SYSCALL, interrupt gates on the rest) except while it idles. So the one
- * stack, cpu_local and the live FPU state need no locking.
+ * SYSCALL, interrupt gates on the rest) except while it idles, and the
+ * generic kernel runs one CPU at a time (core/smp.c). So a CPU's stack,
+ * its cpu_local and its live FPU state need no locking.
  *
  * The FPU/SSE state: the kernel is compiled with -mgeneral-regs-only and
  * never touches x87, MMX or SSE registers, so the live FPU state always
@@ -55,22 +56,17 @@ _Static_assert(offsetof(struct cpu_local, kernel_stack_top) == CPU_KERNEL_STACK_
 	       "syscall_entry.S offsets");
 _Static_assert(offsetof(struct cpu_local, user_rsp) == CPU_USER_RSP,
 	       "syscall_entry.S offsets");
+_Static_assert(offsetof(struct cpu_local, index) == CPU_INDEX, "smp.c offsets");
 /* SYSCALL loads CS from STAR[47:32] and SS from there + 8; SYSRET loads SS
  * from STAR[63:48] + 8 and CS from there + 16. */
 _Static_assert(GDT_KERNEL_DATA == GDT_KERNEL_CODE + 8, "SYSCALL segment layout");
 _Static_assert(GDT_USER_CODE == GDT_USER_DATA + 8, "SYSRET segment layout");
 
-static uint8_t kernel_stack[KERNEL_STACK_SIZE]
-	__attribute__((aligned(KERNEL_STACK_SIZE)));
-
-struct cpu_local cpu_local = {
-	.kernel_stack_top = (uint64_t)(uintptr_t)(kernel_stack + KERNEL_STACK_SIZE),
-};
-
 /* The MXCSR bits this CPU accepts (FXRSTOR raises #GP on any other). */
 static uint32_t mxcsr_mask;
 
-/* An aligned copy for FPU images that are misaligned or need mending. */
+/* An aligned copy for FPU images that are misaligned or need mending
+ * (used with the kernel lock held: one CPU at a time). */
 static uint8_t fpu_bounce[FXSAVE_SIZE] __attribute__((aligned(16)));
 
 /* fxsave -- the live FPU state into a 16-byte aligned image */
@@ -154,8 +150,8 @@ void arch_user_regs_init(struct arch_user_regs *r, uint64_t entry, uint64_t rsp,
 	memcpy(r->fpu + FXSAVE_MXCSR, &mxcsr, sizeof(mxcsr));
 }
 
-/* arch_frame_save -- the user registers of a frame into r, with the live FPU state */
-void arch_frame_save(const struct trap_frame *tf, struct arch_user_regs *r)
+/* save_general -- the general registers, rip and rflags of a user frame into r */
+static void save_general(const struct trap_frame *tf, struct arch_user_regs *r)
 {
 	KASSERT(arch_frame_from_user(tf));
 	r->rax = tf->rax;
@@ -176,14 +172,34 @@ void arch_frame_save(const struct trap_frame *tf, struct arch_user_regs *r)
 	r->r15 = tf->r15;
 	r->rip = tf->rip;
 	r->rflags = tf->rflags;
-	r->fs_base = rdmsr(MSR_FS_BASE);
 	r->reserved = 0;
+}
+
+/* arch_frame_save -- the user registers of a frame into r, with the live FPU state */
+void arch_frame_save(const struct trap_frame *tf, struct arch_user_regs *r)
+{
+	save_general(tf, r);
+	r->fs_base = rdmsr(MSR_FS_BASE);
 	if (aligned16(r->fpu)) {
 		fxsave(r->fpu);
 	} else {
 		fxsave(fpu_bounce);
 		memcpy(r->fpu, fpu_bounce, FXSAVE_SIZE);
 	}
+}
+
+/* arch_frame_save_parked -- arch_frame_save for the frame of a parked CPU */
+void arch_frame_save_parked(const struct trap_frame *tf, unsigned cpu,
+			    struct arch_user_regs *r)
+{
+	const uint8_t *fpu;
+
+	save_general(tf, r);
+	arch_parked_state(cpu, &fpu, &r->fs_base);
+	memcpy(r->fpu, fpu, FXSAVE_SIZE);
+	/* The CPU parked before looking at its frame: its call has not begun. */
+	if (tf->vector == VECTOR_SYSCALL)
+		r->rip -= SYSCALL_INSN_SIZE;
 }
 
 /* fpu_load -- FXRSTOR64 an image, mending an MXCSR the CPU would refuse */

@@ -10,9 +10,11 @@
 
 #define KERNEL_STACK_SIZE 16384
 
-/* Offsets in struct cpu_local, for syscall_entry.S (checked in user.c). */
+/* Offsets in struct cpu_local, for the entry code, which reaches it at
+ * %gs (checked in user.c). */
 #define CPU_KERNEL_STACK_TOP 0
 #define CPU_USER_RSP 8
+#define CPU_INDEX 16
 
 #define MSR_STAR 0xc0000081
 #define MSR_LSTAR 0xc0000082
@@ -56,14 +58,30 @@
 
 struct trap_frame;
 
-/* The per-CPU area. Uniprocessor: one global. With SMP each CPU would own
- * one and reach it through GS (SWAPGS at every entry from ring 3). */
+/* The per-CPU area of the entry code: each CPU owns one and reaches it
+ * through GS, whose base is this CPU's area in the kernel and the user's
+ * own (0) in ring 3: every entry from ring 3 and every return to it
+ * executes SWAPGS (smp.c sets the MSRs, docs/usermode.md). */
 struct cpu_local {
 	uint64_t kernel_stack_top; /* constant: TSS.rsp0 and SYSCALL's stack */
 	uint64_t user_rsp;         /* scratch: the user rsp during SYSCALL entry */
+	uint32_t index;            /* the generic kernel's CPU number (core/smp.h) */
+	uint32_t apic_id;          /* its local APIC's id */
 };
 
-extern struct cpu_local cpu_local;
+/* cpu_local_of -- the area of CPU `index` (smp.c) */
+struct cpu_local *cpu_local_of(unsigned index);
+
+/* cpu_local_init -- give this CPU the area, kernel stack, GDT and TSS of
+ * CPU `index` and point GS at the area (smp.c) */
+void cpu_local_init(unsigned index);
+
+/* arch_parked_state -- what arch_frame_park kept on CPU `index` (smp.c) */
+void arch_parked_state(unsigned index, const uint8_t **fpu, uint64_t *fs_base);
+
+/* syscall_trap -- syscall_entry.S's C half: enter the kernel, carry out
+ * the call, leave through kernel_exit_to_user (trap.c) */
+void syscall_trap(struct trap_frame *tf);
 
 /* user_mode_init -- SYSCALL MSRs and the FPU/SSE for user code; panics without FXSR/SSE */
 void user_mode_init(void);

@@ -41,6 +41,21 @@ static const char *us(uint64_t ns, char *buf, size_t cap)
 	return buf;
 }
 
+/* print_cpus -- the CPUs, how busy each was, and the commits' stop of the others */
+static void print_cpus(const struct fe_sysinfo *si)
+{
+	char a[32], b[32];
+
+	out_printf("cpus: %lu running; busy since power-on:", si->cpus);
+	for (uint64_t i = 0; i < si->cpus && i < FE_MAX_CPUS; i++)
+		out_printf(" cpu%lu %lu%%", i,
+			   si->power_on_ns ? si->cpu_busy_ns[i] * 100 / si->power_on_ns : 0);
+	out_printf("\n");
+	if (si->cpus > 1)
+		out_printf("stopping the other cpus at a commit: last %s us, max %s us\n",
+			   us(si->stop_last_ns, a, sizeof(a)), us(si->stop_max_ns, b, sizeof(b)));
+}
+
 /* cmd_epoch -- epoch, stats: the checkpoint figures */
 void cmd_epoch(int argc, char **argv)
 {
@@ -63,6 +78,7 @@ void cmd_epoch(int argc, char **argv)
 		   us(si.pause_max_ns, c, sizeof(c)));
 	out_printf("user pages logged: last epoch %lu, mean %lu per epoch\n",
 		   si.pages_last, si.pages_mean);
+	print_cpus(&si);
 	out_printf("undo log: %lu KiB, %lu KiB used, high water %lu KiB\n",
 		   si.log_size >> 10, si.log_used >> 10, si.log_high_water >> 10);
 	out_printf("power-on %lu: ", si.power_ons);

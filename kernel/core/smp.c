@@ -1,0 +1,175 @@
+/*
+ * smp.c -- every CPU: the kernel lock, and stopping the other CPUs.
+ *
+ * One CPU runs kernel code at a time: every entry from user mode takes
+ * the kernel lock (klock_enter, through kernel_enter_from_user) and every
+ * return to user mode gives it up (kernel_exit_to_user), as seL4 does on
+ * SMP. User code runs on every CPU at once; the kernel, event-driven and
+ * with interrupts off, stays as simple as on one CPU: nothing in it is
+ * shared with anything but the next holder of the lock. The lock is a
+ * ticket lock: CPUs get it in the order they asked.
+ *
+ * Stopping. Some changes must not race with user code on another CPU:
+ * the commit (the registers of every thread are saved, and the epoch's
+ * user pages lose their write bit on every CPU), and the end of a process
+ * another CPU runs (its page tables are freed). The holder of the lock
+ * then stops the others (smp_stop_others): it kicks every CPU that is not
+ * idle and waits until each has parked. A CPU parks in klock_enter, where
+ * every entry from user mode waits: it keeps its user thread's FPU state
+ * (arch_frame_park), switches to the kernel's own page tables -- so its
+ * TLB keeps no user translation -- and says so (cpu.parked). Its frame is
+ * untouched: the holder reads the thread's registers from it
+ * (arch_frame_save_parked). A parked CPU goes on waiting for the lock;
+ * when it gets it, its next return to user mode loads its page tables
+ * again, so it sees every change the holder made.
+ *
+ * Why no CPU is forgotten: `idle` is set by a CPU just before it gives the
+ * lock up to halt, and cleared just after it took the lock back, so for
+ * the holder it cannot change. An idle CPU runs no thread and is on the
+ * kernel's tables. Every other CPU is in user mode (the kick brings it
+ * in), on its way into the kernel with interrupts off (it reaches
+ * klock_enter), or on its way out after giving the lock up with
+ * interrupts off (the kick waits until it is in user mode, then brings it
+ * in): each reaches klock_enter and parks.
+ */
+#include <stdlib.h>
+
+#include "arch/arch.h"
+#include "core/cmdline.h"
+#include "core/panic.h"
+#include "core/printk.h"
+#include "core/smp.h"
+#include "core/time.h"
+
+struct cpu cpus[ARCH_MAX_CPUS];
+
+static struct {
+	uint32_t next;                 /* the next ticket */
+	uint32_t serving;              /* the ticket that holds the lock */
+	int holder;                    /* its CPU, -1 none (for klock_held) */
+} lock = { .holder = -1 };
+
+static uint64_t stop_gen;              /* stops asked for */
+static bool stopping;                  /* a stop is waiting for its CPUs */
+static unsigned online = 1;
+
+/* smp_init -- CPU 0 is online and holds the kernel lock */
+void smp_init(void)
+{
+	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
+		cpus[i] = (struct cpu){ .index = i, .running = -1 };
+	cpus[0].online = true;
+	klock_enter(NULL);
+}
+
+/* cpu_main -- a CPU other than the boot CPU, once it runs: wait for the
+ * kernel, then schedule */
+static void cpu_main(unsigned index)
+{
+	struct cpu *c = &cpus[index];
+
+	c->online = true;
+	__atomic_add_fetch(&online, 1, __ATOMIC_ACQ_REL);
+	arch_timer_start_this_cpu();
+	klock_enter(NULL);
+	arch_user_start();
+}
+
+/* wanted -- cpus=N from the command line: run on at most N CPUs */
+static unsigned wanted(void)
+{
+	const char *text = cmdline_get("cpus");
+	unsigned long n;
+	char *end;
+
+	if (!text)
+		return ARCH_MAX_CPUS;
+	n = strtoul(text, &end, 10);
+	if (!*text || *end || n < 1 || n > ARCH_MAX_CPUS) {
+		pr_warn("cmdline: cpus=%s is not a number from 1 to %u; using every CPU\n",
+			text, ARCH_MAX_CPUS);
+		return ARCH_MAX_CPUS;
+	}
+	return (unsigned)n;
+}
+
+/* smp_start -- start the other CPUs; how many run */
+unsigned smp_start(void)
+{
+	unsigned n = arch_smp_start(wanted(), cpu_main);
+
+	pr_info("cpus: %u running\n", n);
+	return n;
+}
+
+/* smp_online -- how many CPUs run */
+unsigned smp_online(void)
+{
+	return __atomic_load_n(&online, __ATOMIC_ACQUIRE);
+}
+
+/* park -- answer stop `gen`: out of user mode, off its tables, FPU kept */
+static void park(struct cpu *c, uint64_t gen)
+{
+	if (c->entry_frame && c->running >= 0)
+		arch_frame_park(); /* leaves the user's tables too */
+	else
+		arch_pt_leave_user();
+	__atomic_store_n(&c->parked, gen, __ATOMIC_RELEASE);
+}
+
+/* klock_enter -- take the kernel lock, answering stops while waiting */
+void klock_enter(struct trap_frame *tf)
+{
+	struct cpu *c = cpu_self();
+	uint32_t ticket = __atomic_fetch_add(&lock.next, 1, __ATOMIC_RELAXED);
+
+	c->entry_frame = tf;
+	while (__atomic_load_n(&lock.serving, __ATOMIC_ACQUIRE) != ticket) {
+		if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+			uint64_t gen = __atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE);
+
+			if (c->parked != gen)
+				park(c, gen);
+		}
+		arch_cpu_relax();
+	}
+	lock.holder = (int)c->index;
+}
+
+/* klock_leave -- give the kernel lock up */
+void klock_leave(void)
+{
+	KASSERT(klock_held());
+	lock.holder = -1;
+	__atomic_store_n(&lock.serving, lock.serving + 1, __ATOMIC_RELEASE);
+}
+
+/* klock_held -- whether this CPU holds the kernel lock */
+bool klock_held(void)
+{
+	return lock.holder == (int)arch_cpu_index();
+}
+
+/* smp_stop_others -- park every other CPU that is not idle (see the top) */
+uint64_t smp_stop_others(void)
+{
+	unsigned self = arch_cpu_index();
+	uint64_t gen, start;
+
+	KASSERT(klock_held());
+	if (smp_online() == 1)
+		return 0;
+	start = time_ns();
+	gen = ++stop_gen;
+	__atomic_store_n(&stopping, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
+		if (i != self && cpus[i].online && !cpus[i].idle)
+			arch_cpu_kick(i);
+	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
+		while (i != self && cpus[i].online && !cpus[i].idle &&
+		       __atomic_load_n(&cpus[i].parked, __ATOMIC_ACQUIRE) != gen)
+			arch_cpu_relax();
+	__atomic_store_n(&stopping, false, __ATOMIC_RELEASE);
+	return time_ns() - start;
+}
