@@ -2,13 +2,17 @@
  * ckptbench.c -- what checkpoints cost a program: the pause of one commit
  * against the pages it must log, and the slowdown of write-heavy work.
  *
- *   ckptbench pause    for 1, 2, 4 ... 1024 dirty pages: dirty that many
- *                      distinct pages of a mapped anonymous object,
- *                      fe_sync(), and read the commit's pause (user code
- *                      stopped -> resumed) and page count from fe_sysinfo;
- *                      the median, min and max of RUNS. Meant for ckpt=0,
- *                      so that no periodic commit splits the pages between
- *                      epochs.
+ *   ckptbench pause [PAGES]
+ *                      for 1, 2, 4 ... 1024 dirty pages (or PAGES only,
+ *                      1..1024): dirty that many distinct pages of a
+ *                      mapped anonymous object, fe_sync(), and read the
+ *                      commit's pause (user code stopped -> resumed) and
+ *                      page count from fe_sysinfo; the median, min and max
+ *                      of RUNS. With more than one CPU, also the time the
+ *                      commit took to stop the other CPUs before its
+ *                      pause (sysinfo stop_last_ns), and the two added
+ *                      up. Meant for ckpt=0, so that no periodic commit
+ *                      splits the pages between epochs.
  *   ckptbench write [OPS [MIB]]
  *                      OPS (default WRITE_OPS) random 8-byte writes over
  *                      MIB (default 64) MiB of mapped anonymous memory
@@ -21,6 +25,8 @@
  *
  * Output, one line per figure:
  *   ckptbench: pause PAGES PAUSE_NS ns LOGGED pages (RUNS runs, MIN..MAX ns)
+ *   ckptbench: stop PAGES STOP_NS ns (RUNS runs, MIN..MAX ns), pause + stop
+ *              TOTAL_NS ns (MIN..MAX ns)        (one line; more than one CPU)
  *   ckptbench: write|malloc CYCLES cycles/op (OPS ops)
  * Cycles are the TSC's, read in user mode; compare ckpt=1000 with ckpt=0
  * on the same machine (tests/bench/run-ckpt-bench prints the slowdown).
@@ -97,14 +103,27 @@ static void sysinfo(struct fe_sysinfo *si)
 	}
 }
 
-/* bench_pause -- the commit pause against dirty pages */
-static void bench_pause(void)
+/* print_stop -- the stop of the other CPUs before each commit, and the
+ * stop and pause added up: medians and extremes (sorts both) */
+static void print_stop(unsigned count, uint64_t *stop, uint64_t *total)
+{
+	uint64_t mid_stop = median(stop, RUNS), mid_total = median(total, RUNS);
+
+	printf("ckptbench: stop %u %lu ns (%u runs, %lu..%lu ns), pause + stop %lu ns "
+	       "(%lu..%lu ns)\n", count, mid_stop, RUNS, stop[0], stop[RUNS - 1], mid_total,
+	       total[0], total[RUNS - 1]);
+}
+
+/* bench_pause -- the commit pause against `only` dirty pages, or against
+ * 1, 2, 4 ... PAUSE_PAGES_MAX of them when `only` is 0 */
+static void bench_pause(unsigned only)
 {
 	volatile uint8_t *p = map_anon((uint64_t)PAUSE_PAGES_MAX * PAGE);
-	uint64_t pause[RUNS], pages[RUNS], mid;
+	uint64_t pause[RUNS], pages[RUNS], stop[RUNS], total[RUNS], mid;
+	unsigned first = only ? only : 1, last = only ? only : PAUSE_PAGES_MAX;
 	struct fe_sysinfo si;
 
-	for (unsigned count = 1; count <= PAUSE_PAGES_MAX; count *= 2) {
+	for (unsigned count = first; count <= last; count *= 2) {
 		for (unsigned r = 0; r < RUNS; r++) {
 			fe_sync(); /* start from a clean epoch */
 			for (unsigned i = 0; i < count; i++)
@@ -113,10 +132,14 @@ static void bench_pause(void)
 			sysinfo(&si);
 			pause[r] = si.pause_last_ns;
 			pages[r] = si.pages_last;
+			stop[r] = si.stop_last_ns;
+			total[r] = si.pause_last_ns + si.stop_last_ns;
 		}
 		mid = median(pause, RUNS); /* sorts pause: its ends are then min and max */
 		printf("ckptbench: pause %u %lu ns %lu pages (%u runs, %lu..%lu ns)\n", count,
 		       mid, median(pages, RUNS), RUNS, pause[0], pause[RUNS - 1]);
+		if (si.cpus > 1)
+			print_stop(count, stop, total);
 	}
 }
 
@@ -176,10 +199,15 @@ static unsigned count_arg(int argc, char **argv, int i, unsigned fallback,
 int main(int argc, char **argv)
 {
 	const char *what = argc >= 2 && argc <= 4 ? argv[1] : "";
-	unsigned ops, mib;
+	unsigned ops, mib, pages;
 
 	if (strcmp(what, "pause") == 0 && argc == 2) {
-		bench_pause();
+		bench_pause(0);
+		return 0;
+	}
+	if (strcmp(what, "pause") == 0 && argc == 3 &&
+	    (pages = count_arg(argc, argv, 2, 0, PAUSE_PAGES_MAX))) {
+		bench_pause(pages);
 		return 0;
 	}
 	if (strcmp(what, "write") == 0 &&
@@ -193,6 +221,6 @@ int main(int argc, char **argv)
 		bench_malloc(ops);
 		return 0;
 	}
-	printf("usage: ckptbench pause | write [OPS [MIB]] | malloc [OPS]\n");
+	printf("usage: ckptbench pause [PAGES] | write [OPS [MIB]] | malloc [OPS]\n");
 	return 2;
 }
