@@ -12,6 +12,12 @@
 #                         dirty pages, checkpoint overhead (ckpt=1000 vs 0)
 #                         (tests/bench/run-ckpt-bench, bin/ckptbench,
 #                         build/bench/fill_heap)
+#   make bench-smp        two CPUs against one, side by side under TCG: two
+#                         CPU-bound programs (bin/spin) at once, the commit
+#                         pause at 64 dirty pages and the stop of another
+#                         busy CPU, checkpoint overhead with both CPUs busy;
+#                         the two-thread figure waits for threads
+#                         (tests/bench/run-smp-bench, bin/spin, bin/ckptbench)
 #   make bench-boot       wall time from launching QEMU to the kernel's NVM
 #                         line, both boot paths (tests/bench/boot-time)
 #   make bench-linux      wall time from launching QEMU to the first line of
@@ -58,7 +64,7 @@ BENCH_FILL_HEAP := $(BENCH_DIR)/fill_heap
 BENCH_SNAPSHOT := $(BENCH_DIR)/bench_snapshot
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
-	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot
+	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot bench-smp
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -68,6 +74,7 @@ BENCH_RUNS := \
 	"tests/bench/boot-time" \
 	"tests/bench/run-kernel-bench" \
 	"tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)" \
+	"tests/bench/run-smp-bench $(SMP_BENCH_ARGS)" \
 	"tests/bench/run-snapshot-bench --bin $(BENCH_SNAPSHOT)" \
 	"tests/bench/linux-boot-time" \
 	"tests/bench/nvm-stats"
@@ -104,6 +111,9 @@ bench-kernel: all
 
 bench-ckpt: all $(BENCH_FILL_HEAP)
 	@tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)
+
+bench-smp: all
+	@tests/bench/run-smp-bench $(SMP_BENCH_ARGS)
 
 # deps first (it installs libpmemobj-dev), then build, then run: a
 # sub-make so that the PMDK files exist before make looks for them.
