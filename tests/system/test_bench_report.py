@@ -71,6 +71,31 @@ def write_fixture(directory, linux=True):
              workload="malloc", ckpt=1000, what="malloc/free")
     ckpt.write(directory)
 
+    smp = Results("smp", "Every CPU")
+    smp.figure("targets", "2 CPUs against 1: the targets", "round by round")
+    smp.add("targets", "throughput of two spins (host wall time)", "x", "tcg", [1.8, 1.9, 1.6],
+            target=">= 1.7x", result="met")
+    smp.add("targets", "two-thread write-heavy program, 2 CPUs / 1", "x", "tcg", runs=0,
+            target=">= 1.5x", result="not measured yet: needs threads")
+    smp.figure("throughput", "Two CPU-bound programs on 1 CPU and on 2", "spin")
+    for cpus, wall, guest in ((1, [2.2, 2.4, 2.3], [2200, 2300, 2250]),
+                              (2, [1.2, 1.3, 1.4], [1150, 1200, 1250])):
+        smp.add("throughput", "%d CPU(s), 2 spins, wall" % cpus, "s", "tcg", wall, cpus=cpus,
+                programs=2, clock="wall")
+        smp.add("throughput", "%d CPU(s), 2 spins, guest" % cpus, "ms", "tcg", guest,
+                cpus=cpus, programs=2, clock="guest")
+    smp.figure("pause", "Commit pause at 64 dirty pages", "ckptbench pause 64")
+    for part, values in (("pause", [50.0, 55.0, 60.0]), ("stop", [10.0, 12.0, 30.0]),
+                         ("pause + stop", [60.0, 67.0, 90.0]), ("pages logged", [65, 65, 65])):
+        smp.add("pause", "2 CPUs: " + part, "pages" if part == "pages logged" else "us", "tcg",
+                values, machine="smp2-spin", label="2 CPUs, a spin busy on the other",
+                cpus=2, busy=True, part=part)
+    smp.figure("overhead", "Checkpoint overhead with both CPUs busy", "ckptbench write")
+    for ckpt, values in ((0, [400, 410, 420]), (1000, [440, 450, 460])):
+        smp.add("overhead", "2 CPUs ckpt=%d" % ckpt, "cycles/op", "tcg", values, cpus=2,
+                ckpt=ckpt, label="2 CPUs, a spin busy on the other")
+    smp.write(directory)
+
     linux_data = Results("linux", "Linux + busybox boot")
     linux_data.figure("linux-boot", "Launch to the first line of Linux + busybox", "qemu")
     if linux:
@@ -109,7 +134,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
                     "## Power-on time",
                     "### Resume time against heap size", "### Resume time against object count",
                     "### Wall time to a resumed program", "### Commit pause against dirty pages",
-                    "### Checkpoint overhead", "## Linux + busybox boot",
+                    "### Checkpoint overhead", "## Every CPU (`make bench-smp`)",
+                    "## Linux + busybox boot",
                     "## NVM write accounting (`make nvm-stats`)"):
         assert heading in text, heading
     # what was measured, where, median of how many runs, the spread
@@ -121,6 +147,16 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "| 1,024 | 813 us | 732 us – 1,220 us | 1,025 | 0.79 us |" in text
     assert "| malloc/free | 760 | 759 – 770 | 1,267 | 1,200 – 1,300 | +66.7 % |" in text
     assert "| --boot kernel | 0.148 s | 0.136 s – 0.192 s | 3 |" in text
+    assert ("| throughput of two spins (host wall time) | 1.80x | 1.60x – 1.90x | >= 1.7x | met |"
+            in text)
+    assert ("| two-thread write-heavy program, 2 CPUs / 1 | - | - | >= 1.5x | "
+            "not measured yet: needs threads |" in text)
+    assert ("| two spins | guest time | 2,250 ms | 2,200 ms – 2,300 ms | 1,200 ms | "
+            "1,150 ms – 1,250 ms | 1.88x |" in text)
+    assert ("| 2 CPUs, a spin busy on the other | 55.0 us | 50.0 us – 60.0 us | 12.0 us | "
+            "10.0 us – 30.0 us | 67.0 us | 65 |" in text)
+    assert ("| 2 CPUs, a spin busy on the other | 410 | 400 – 420 | 450 | 440 – 460 | +9.8 % |"
+            in text)
     assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
     assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
             in text)
