@@ -190,6 +190,7 @@ int64_t sys_snapshot(struct syscall *call)
 	err = copy_name(call->caller, name, name_ptr, name_len);
 	if (err)
 		return err;
+	name[name_len] = '\0'; /* copy_name copies the bytes only */
 	switch (op) {
 	case FE_SNAP_TAKE:
 		return snapshot_request(name); /* taken by the commit on the way back */
