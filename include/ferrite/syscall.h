@@ -65,6 +65,14 @@ enum fe_syscall {
 	SYS_POWEROFF = 34,     /* () commit everything, then ACPI power-off */
 	SYS_RESUME = 35,       /* () -> processes released: a safe power-on's held processes run on */
 	SYS_SNAPSHOT = 36,     /* (op, name, name_len, arg) -> count or 0: whole-system snapshots */
+	/* threads */
+	SYS_THREAD_CREATE = 37,/* (entry, stack top, arg) -> tid */
+	SYS_THREAD_EXIT = 38,  /* (status): the caller's thread ends; the last one ends the process */
+	SYS_THREAD_JOIN = 39,  /* (tid, int64_t *status) -> 0 once it ended, its status stored */
+	SYS_FUTEX_WAIT = 40,   /* (uint32_t *addr, expected) -> 0 when woken, -ERR_AGAIN if *addr != expected */
+	SYS_FUTEX_WAKE = 41,   /* (uint32_t *addr, max) -> threads woken */
+	SYS_GETTID = 42,       /* () -> the caller's tid */
+	SYS_THREAD_LIST = 43,  /* (pid, struct fe_thread_info *, max) -> threads listed */
 	SYS__COUNT
 };
 
@@ -234,6 +242,22 @@ struct fe_proc_info {
 	uint32_t blocked_on;     /* the SYS_ number it is blocked in, when blocked */
 	char name[32];
 };
+
+/* The threads of one process: at most this many, tids 0 to FE_THREADS_MAX-1
+ * (the first thread is 0). */
+#define FE_THREADS_MAX 32
+
+/* One thread, as SYS_THREAD_LIST says it. */
+struct fe_thread_info {
+	uint32_t tid;
+	uint32_t state;          /* FE_THREAD_* */
+	uint32_t blocked_on;     /* the SYS_ number it is blocked in, when blocked */
+	int32_t cpu;             /* the CPU running it now, -1 none */
+	int64_t exit_status;     /* FE_THREAD_EXITED: its status, until joined */
+};
+#define FE_THREAD_RUNNABLE 1
+#define FE_THREAD_BLOCKED 2
+#define FE_THREAD_EXITED 3
 
 /* SYS_SNAPSHOT operations (docs/snapshots.md). */
 enum fe_snapshot_op {

@@ -44,6 +44,10 @@ void arch_cpu_kick(unsigned index);
 /* arch_cpu_relax -- what a CPU does in each round of a spin */
 void arch_cpu_relax(void);
 
+/* arch_run_deferred_interrupts -- with the kernel lock just taken: the
+ * handlers of interrupts that came while this CPU idled or waited for it */
+void arch_run_deferred_interrupts(void);
+
 /* arch_timer_start_this_cpu -- an application processor's tick, at the
  * rates and rate of arch_timer_start */
 void arch_timer_start_this_cpu(void);
@@ -288,6 +292,11 @@ void arch_syscall_set_result(struct trap_frame *tf, int64_t v);
  * again (rip back over it; rax still holds the number if set_result was
  * not called) */
 void arch_syscall_restart(struct trap_frame *tf);
+
+/* arch_syscall_complete_saved -- make a blocked thread's saved registers
+ * (stopped at its SYSCALL, to be re-issued: arch_syscall_restart) go on
+ * after the call instead, with `result` as its value */
+void arch_syscall_complete_saved(struct arch_user_regs *r, int64_t result);
 
 /* arch_frame_ip -- the user instruction pointer of a frame */
 uint64_t arch_frame_ip(const struct trap_frame *tf);

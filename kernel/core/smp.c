@@ -7,7 +7,11 @@
  * SMP. User code runs on every CPU at once; the kernel, event-driven and
  * with interrupts off, stays as simple as on one CPU: nothing in it is
  * shared with anything but the next holder of the lock. The lock is a
- * ticket lock: CPUs get it in the order they asked.
+ * ticket lock: CPUs get it in the order they asked. A waiter spins a
+ * little, then halts with interrupts enabled until the holder, giving the
+ * lock up, kicks it: interrupts that come meanwhile are acknowledged and
+ * handled once it has the lock (arch_run_deferred_interrupts), so no
+ * handler ever runs without it.
  *
  * Stopping. Some changes must not race with user code on another CPU:
  * the commit (the registers of every thread are saved, and the epoch's
@@ -48,6 +52,11 @@ static struct {
 	uint32_t serving;              /* the ticket that holds the lock */
 	int holder;                    /* its CPU, -1 none (for klock_held) */
 } lock = { .holder = -1 };
+
+/* A waiter spins this many rounds, then halts until kicked: under
+ * emulation or a hypervisor a spinning CPU takes the host CPU the holder
+ * needs, and here the holder may be a CPU thread the host put aside. */
+#define SPINS_BEFORE_HALT 256
 
 static uint64_t stop_gen;              /* stops asked for */
 static bool stopping;                  /* a stop is waiting for its CPUs */
@@ -118,31 +127,63 @@ static void park(struct cpu *c, uint64_t gen)
 	__atomic_store_n(&c->parked, gen, __ATOMIC_RELEASE);
 }
 
+/* answer_stop -- park if a stop waits for this CPU */
+static void answer_stop(struct cpu *c)
+{
+	if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+		uint64_t gen = __atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE);
+
+		if (c->parked != gen)
+			park(c, gen);
+	}
+}
+
+/* wait_halted -- halt until an interrupt, unless the lock is ours already
+ * or a stop waits; the holder kicks a halted waiter when it gives the lock
+ * up (the fences: either we see its release or it sees us waiting) */
+static void wait_halted(struct cpu *c, uint32_t ticket)
+{
+	__atomic_store_n(&c->lock_waiting, true, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lock.serving, __ATOMIC_SEQ_CST) != ticket &&
+	    !__atomic_load_n(&stopping, __ATOMIC_SEQ_CST)) {
+		arch_wait_for_interrupt();
+		arch_interrupts_disable();
+	}
+	__atomic_store_n(&c->lock_waiting, false, __ATOMIC_RELAXED);
+}
+
 /* klock_enter -- take the kernel lock, answering stops while waiting */
 void klock_enter(struct trap_frame *tf)
 {
 	struct cpu *c = cpu_self();
 	uint32_t ticket = __atomic_fetch_add(&lock.next, 1, __ATOMIC_RELAXED);
+	unsigned spins = 0;
 
 	c->entry_frame = tf;
 	while (__atomic_load_n(&lock.serving, __ATOMIC_ACQUIRE) != ticket) {
-		if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
-			uint64_t gen = __atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE);
-
-			if (c->parked != gen)
-				park(c, gen);
+		answer_stop(c);
+		if (++spins < SPINS_BEFORE_HALT) {
+			arch_cpu_relax();
+		} else {
+			wait_halted(c, ticket);
+			spins = 0;
 		}
-		arch_cpu_relax();
 	}
 	lock.holder = (int)c->index;
+	arch_run_deferred_interrupts();
 }
 
-/* klock_leave -- give the kernel lock up */
+/* klock_leave -- give the kernel lock up; kick the CPUs halted waiting for it */
 void klock_leave(void)
 {
 	KASSERT(klock_held());
 	lock.holder = -1;
-	__atomic_store_n(&lock.serving, lock.serving + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock.serving, lock.serving + 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
+		if (__atomic_load_n(&cpus[i].lock_waiting, __ATOMIC_SEQ_CST))
+			arch_cpu_kick(i);
 }
 
 /* klock_held -- whether this CPU holds the kernel lock */

@@ -25,6 +25,7 @@ struct cpu {
 	uint64_t busy_ns;              /* time charged to threads on this CPU, this power-on */
 	struct trap_frame *entry_frame; /* the frame of its entry in progress; NULL at idle */
 	uint64_t parked;               /* the last stop it answered (smp_stop_others) */
+	bool lock_waiting;             /* halted waiting for the kernel lock: kick it */
 };
 
 extern struct cpu cpus[ARCH_MAX_CPUS];

@@ -269,25 +269,65 @@ static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid,
 	}
 }
 
-/* check_thread -- a thread: its process, state and wait */
-static void check_thread(struct kcheck *k, uint64_t id, uint64_t proc_id,
-			 uint64_t pid, const char *owner)
+/* check_thread -- a thread: its process, number, state and wait; its
+ * next thread's id, 0 if it is unreadable */
+static uint64_t check_thread(struct kcheck *k, uint64_t id, uint64_t proc_id,
+			     uint64_t pid, const char *owner, uint32_t *tids,
+			     unsigned *alive, bool *unreadable)
 {
 	const struct kthread *t = kobj_bytes(k, id, OS_TYPE_THREAD, sizeof(*t),
 					     KTHREAD_MAGIC, owner);
 
-	if (!t)
-		return;
+	if (!t) {
+		*unreadable = true;
+		return 0;
+	}
 	if (t->proc != proc_id)
 		problem(k, "thread #%llu (pid %llu): belongs to #%llu, not its process #%llu",
 			ULL(id), ULL(pid), ULL(t->proc), ULL(proc_id));
-	if (t->state != KTHREAD_RUNNABLE && t->state != KTHREAD_BLOCKED)
+	if (t->tid >= KPROC_MAX_THREADS)
+		problem(k, "thread #%llu (pid %llu): tid %u out of range",
+			ULL(id), ULL(pid), t->tid);
+	else if (*tids & (1u << t->tid))
+		problem(k, "thread #%llu (pid %llu): tid %u is another thread's too",
+			ULL(id), ULL(pid), t->tid);
+	else
+		*tids |= 1u << t->tid;
+	if (t->state != KTHREAD_RUNNABLE && t->state != KTHREAD_BLOCKED &&
+	    t->state != KTHREAD_EXITED)
 		problem(k, "thread #%llu (pid %llu): state %u out of range",
 			ULL(id), ULL(pid), t->state);
 	else if (t->state == KTHREAD_BLOCKED &&
-		 (t->wait == KWAIT_NONE || t->wait > KWAIT_CONSOLE_OUT))
+		 (t->wait == KWAIT_NONE || t->wait > KWAIT_LAST))
 		problem(k, "thread #%llu (pid %llu): blocked on wait kind %u, out of range",
 			ULL(id), ULL(pid), t->wait);
+	*alive += t->state != KTHREAD_EXITED;
+	return t->next;
+}
+
+/* check_threads -- a process's thread list: at most KPROC_MAX_THREADS
+ * threads, each well formed, distinct tids, one of them not exited */
+static void check_threads(struct kcheck *k, const struct kproc *p, uint64_t id)
+{
+	_Static_assert(KPROC_MAX_THREADS <= 32, "tids fit a 32-bit set");
+	uint64_t thread = p->thread;
+	bool unreadable = false;
+	uint32_t tids = 0;
+	unsigned n, alive = 0;
+	char what[80];
+
+	for (n = 0; thread && n < KPROC_MAX_THREADS; n++) {
+		snprintf(what, sizeof(what), "process #%llu (pid %llu): thread %u",
+			 ULL(id), ULL(p->pid), n);
+		thread = check_thread(k, thread, id, p->pid, what, &tids, &alive,
+				      &unreadable);
+	}
+	if (thread)
+		problem(k, "process #%llu (pid %llu): more than %u threads, or a loop",
+			ULL(id), ULL(p->pid), KPROC_MAX_THREADS);
+	else if (!alive && !unreadable)
+		problem(k, "process #%llu (pid %llu): no thread that has not exited",
+			ULL(id), ULL(p->pid));
 }
 
 /* check_process -- a live process in table slot `slot`, and what it holds */
@@ -316,8 +356,7 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	if (p->flags & ~KPROC_FLAGS_ALL)
 		problem(k, "process #%llu (pid %llu): flags %#x out of range",
 			ULL(id), ULL(p->pid), p->flags);
-	snprintf(what, sizeof(what), "process #%llu (pid %llu): thread", ULL(id), ULL(p->pid));
-	check_thread(k, p->thread, id, p->pid, what);
+	check_threads(k, p, id);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): address space", ULL(id), ULL(p->pid));
 	check_aspace(k, p->aspace, p->pid, what);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): handle table", ULL(id), ULL(p->pid));

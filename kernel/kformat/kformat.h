@@ -29,10 +29,12 @@
  *   kconsole  OS_TYPE_KERNEL: the console's persistent output and input queues
  *   kclock    OS_TYPE_KERNEL, app root OS_APP_ROOT_MACHINE: the clock rates
  *             measured on this kind of machine (core/time.c)
- *   kproc     OS_TYPE_PROCESS: identity, links to its thread, address space,
- *             handle table and code object, and how it ended
- *   kthread   OS_TYPE_THREAD: the user register file and FPU state, and
+ *   kproc     OS_TYPE_PROCESS: identity, links to its first thread, address
+ *             space, handle table and code object, and how it ended
+ *   kthread   OS_TYPE_THREAD: the user register file and FPU state,
  *             "runnable" or "blocked in call N on X" (restarted when woken)
+ *             or "exited with S" (until joined), and the link to the next
+ *             thread of its process
  *   kaspace   OS_TYPE_ASPACE: the mappings, sorted by address
  *   khandles  OS_TYPE_HANDLES: the handle table
  *   kchannel  OS_TYPE_CHANNEL: two bounded message queues (one per direction),
@@ -42,6 +44,8 @@
  * table slot while it runs and by every handle to it; a thread, address
  * space and handle table by their process; a mapped object by each mapping;
  * any object by each handle, each catalogue name and each message carrying it.
+ * A process's threads form a list: kproc.thread, then each kthread.next;
+ * each thread is held by its process (the list holds one reference each).
  * The last reference is never dropped: it passes to the kernel root's reap
  * queue, which holds it until the object is deleted at a safe point
  * (kobj_reap), a step at a time: deleting a large object may take more log
@@ -208,7 +212,7 @@ struct kproc {
 	uint32_t state;                /* enum kproc_state */
 	uint64_t pid;
 	uint64_t parent_pid;           /* 0: started by the kernel */
-	uint64_t thread;               /* object ids; 0 once exited */
+	uint64_t thread;               /* object ids (its first thread); 0 once exited */
 	uint64_t aspace;
 	uint64_t handles;
 	uint64_t code;                 /* the code object it runs (a reference) */
@@ -237,6 +241,7 @@ _Static_assert(sizeof(struct kproc) <= KFORMAT_SMALL_MAX, "a small object");
 enum kthread_state {
 	KTHREAD_RUNNABLE = 1,
 	KTHREAD_BLOCKED = 2,
+	KTHREAD_EXITED = 3,            /* SYS_THREAD_EXIT: exit_status kept until joined */
 };
 
 enum kwait {
@@ -246,7 +251,13 @@ enum kwait {
 	KWAIT_CHANNEL = 3,             /* until channel `wait_obj` changes */
 	KWAIT_CONSOLE = 4,             /* until console input arrives */
 	KWAIT_CONSOLE_OUT = 5,         /* until queued console output was sent */
+	KWAIT_THREAD = 6,              /* until thread `wait_obj` exits (SYS_THREAD_JOIN) */
+	KWAIT_FUTEX = 7,               /* until SYS_FUTEX_WAKE on user address `wait_obj` of its process */
 };
+#define KWAIT_LAST KWAIT_FUTEX
+
+/* The threads of one process: at most this many, numbered (tid) from 0. */
+#define KPROC_MAX_THREADS FE_THREADS_MAX
 
 struct kthread {
 	uint32_t magic;
@@ -256,7 +267,12 @@ struct kthread {
 	uint32_t blocked_call;         /* SYS_ number re-issued when woken */
 	uint64_t wait_obj;
 	uint64_t wake_ns;
-	uint64_t reserved[3];
+	/* The three fields below were reserved (zero) before threads: a
+	 * process made then has one thread, tid 0, and no next. */
+	uint64_t next;                 /* the process's next thread object; 0: the last */
+	uint32_t tid;                  /* its number in the process, < KPROC_MAX_THREADS */
+	uint32_t reserved;
+	int64_t exit_status;           /* KTHREAD_EXITED: what it passed to SYS_THREAD_EXIT */
 	struct arch_user_regs regs;    /* saved when the thread is switched out */
 };
 KFORMAT_SIZE(kthread, 736);
@@ -267,7 +283,10 @@ KFORMAT_AT(kthread, wait, 16);
 KFORMAT_AT(kthread, blocked_call, 20);
 KFORMAT_AT(kthread, wait_obj, 24);
 KFORMAT_AT(kthread, wake_ns, 32);
-KFORMAT_AT(kthread, reserved, 40);
+KFORMAT_AT(kthread, next, 40);
+KFORMAT_AT(kthread, tid, 48);
+KFORMAT_AT(kthread, reserved, 52);
+KFORMAT_AT(kthread, exit_status, 56);
 KFORMAT_AT(kthread, regs, 64);
 _Static_assert(sizeof(struct kthread) <= KFORMAT_SMALL_MAX, "a small object");
 

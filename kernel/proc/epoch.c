@@ -21,7 +21,7 @@
  *    (EPOCH_ENTRY_LOG_MAX): epoch_log_short asks, and the entry backs out;
  *  - when something asks (epoch_request: SYS_SYNC, a full written set, a
  *    writer waiting for console room);
- *  - when the CPU would go idle with anything logged (the scheduler).
+ *  - when every CPU would go idle with anything logged (the scheduler).
  *
  * What. epoch_commit is the recipe, in order:
  *  1. the kernel root's monotonic clock, commit count and running slot
@@ -200,7 +200,13 @@ static void count(uint64_t start, const struct uvm_epoch *user)
  * output is sent */
 void epoch_commit(void)
 {
-	uint64_t start;
+	epoch_commit_since(time_ns());
+}
+
+/* epoch_commit_since -- epoch_commit, its pause counted from `start`, when
+ * the scheduler began to stop the other CPUs for it */
+void epoch_commit_since(uint64_t start)
+{
 	struct uvm_epoch user;
 
 	arch_trace_event(NVT_EVENT_COMMIT_BEGIN);
@@ -209,7 +215,6 @@ void epoch_commit(void)
 		arch_trace_event(NVT_EVENT_COMMIT_END);
 		return;
 	}
-	start = time_ns();
 #ifdef FERRITE_MUTANT_EARLY_CONSOLE
 	console_release();
 #endif

@@ -38,6 +38,11 @@ bool epoch_dirty(void);
  * thread's registers saved: the one way the kernel commits */
 void epoch_commit(void);
 
+/* epoch_commit_since -- epoch_commit, its pause (the figures, the cost
+ * rule) counted from `start`: when the scheduler began to stop the other
+ * CPUs for it */
+void epoch_commit_since(uint64_t start);
+
 /* epoch_power_on_done -- the first thread of this power-on is loaded (or
  * every thread waits): say how long the power-on took, then send the
  * power-on's log lines and the output committed before the power went.

@@ -3,8 +3,11 @@
  *
  * The kernel root (kroot, app root 0 of the heap) lists the live processes
  * by slot. A process is five objects created in one epoch: the process,
- * its thread, address space and handle table, and an anonymous stack; its
- * program text is the code object itself, mapped in place.
+ * its first thread, address space and handle table, and an anonymous
+ * stack; its program text is the code object itself, mapped in place.
+ * More threads (SYS_THREAD_CREATE) join the list that starts at
+ * kproc.thread and goes on through kthread.next; each has a number, its
+ * tid, which indexes the process's cache (struct pctx) of its threads.
  *
  * Exit releases everything the process holds at once and keeps only the
  * process object, with how it ended, for as long as a handle to it exists
@@ -44,6 +47,26 @@
 struct kroot *kroot;
 static struct pctx ctx[KROOT_MAX_PROCS];
 
+/* load_threads -- the cache of p's threads, from its thread list (which
+ * the power-on check, kcheck.c, proved well formed); false if it is not */
+static bool load_threads(struct pctx *p)
+{
+	uint64_t id = p->proc->thread;
+	unsigned n = 0;
+
+	memset(p->thread, 0, sizeof(p->thread));
+	for (; id && n < KPROC_MAX_THREADS; n++) {
+		struct kthread *t = kobj_data(id, OS_TYPE_THREAD, KTHREAD_MAGIC);
+
+		if (!t || t->tid >= KPROC_MAX_THREADS || p->thread[t->tid])
+			return false;
+		p->thread[t->tid] = t;
+		p->thread_id[t->tid] = id;
+		id = t->next;
+	}
+	return n > 0 && !id;
+}
+
 /* load_ctx -- fill the cache of slot `slot` from process object `id` */
 static struct pctx *load_ctx(unsigned slot, uint64_t id)
 {
@@ -54,11 +77,10 @@ static struct pctx *load_ctx(unsigned slot, uint64_t id)
 		panic("proc: slot %u names object %llu, which is not a live process",
 		      slot, (unsigned long long)id);
 	p->proc = proc;
-	p->thread = kobj_data(proc->thread, OS_TYPE_THREAD, KTHREAD_MAGIC);
 	p->as = kobj_data(proc->aspace, OS_TYPE_ASPACE, KASPACE_MAGIC);
 	p->ht = kobj_data(proc->handles, OS_TYPE_HANDLES, KHANDLES_MAGIC);
-	if (!p->thread || !p->as || !p->ht)
-		panic("proc: process %llu (pid %llu) has a damaged thread, address space or handle table",
+	if (!load_threads(p) || !p->as || !p->ht)
+		panic("proc: process %llu (pid %llu) has a damaged thread list, address space or handle table",
 		      (unsigned long long)id, (unsigned long long)proc->pid);
 	p->proc_id = id;
 	return p;
@@ -117,6 +139,74 @@ bool proc_is_ancestor(const struct pctx *a, const struct pctx *p)
 	return false;
 }
 
+/* proc_threads_alive -- p's threads that have not exited */
+unsigned proc_threads_alive(const struct pctx *p)
+{
+	unsigned n = 0;
+
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
+		n += p->thread[tid] && p->thread[tid]->state != KTHREAD_EXITED;
+	return n;
+}
+
+/* proc_thread_new -- a new runnable thread of p; its tid in *tid */
+int proc_thread_new(struct pctx *p, uint64_t entry, uint64_t sp, uint64_t arg,
+		    unsigned *tid)
+{
+	struct kthread *t, *first = NULL;
+	unsigned i = 0;
+	uint64_t id;
+	void *data;
+	int err;
+
+	while (i < KPROC_MAX_THREADS && p->thread[i])
+		i++;
+	if (i == KPROC_MAX_THREADS)
+		return -ERR_NOSPC;
+	err = kobj_new(OS_TYPE_THREAD, sizeof(*t), KTHREAD_MAGIC, &id, &data);
+	if (err)
+		return err;
+	t = data;
+	t->proc = p->proc_id;
+	t->tid = i;
+	arch_user_regs_init(&t->regs, entry, sp, arg, 0, 0);
+	t->state = KTHREAD_RUNNABLE;
+	/* Second in the list: the first stays where kproc.thread says. */
+	for (unsigned j = 0; j < KPROC_MAX_THREADS; j++)
+		if (p->thread[j] && p->thread_id[j] == p->proc->thread)
+			first = p->thread[j];
+	KASSERT(first != NULL);
+	t->next = first->next;
+	KLOG(&first->next);
+	first->next = id;
+	p->thread[i] = t;
+	p->thread_id[i] = id;
+	*tid = i;
+	return 0;
+}
+
+/* proc_thread_forget -- drop p's exited thread `tid`: unlinked, released */
+void proc_thread_forget(struct pctx *p, unsigned tid)
+{
+	uint64_t id = p->thread_id[tid];
+	struct kthread *t = p->thread[tid];
+
+	KASSERT(t && t->state == KTHREAD_EXITED);
+	if (p->proc->thread == id) {
+		KLOG(&p->proc->thread);
+		p->proc->thread = t->next;
+	} else {
+		for (unsigned i = 0; i < KPROC_MAX_THREADS; i++)
+			if (p->thread[i] && p->thread[i]->next == id) {
+				KLOG(&p->thread[i]->next);
+				p->thread[i]->next = t->next;
+			}
+	}
+	p->thread[tid] = NULL;
+	p->thread_id[tid] = 0;
+	kobj_release(id);
+}
+
 /* release_id -- drop the reference an id field holds, and clear the field */
 static void release_id(uint64_t *field)
 {
@@ -138,6 +228,9 @@ static void teardown(struct pctx *p)
 	if (p->as)
 		uvm_destroy(p);
 	KLOG(proc);
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
+		if (p->thread[tid] && p->thread_id[tid] != proc->thread)
+			kobj_release(p->thread_id[tid]);
 	release_id(&proc->thread);
 	release_id(&proc->aspace);
 	release_id(&proc->handles);
@@ -238,8 +331,9 @@ static int new_process(unsigned slot, struct pctx *parent, uint64_t code,
 		       &proc->thread, &data);
 	if (err)
 		return err;
-	(*out)->thread = data;
-	(*out)->thread->proc = id;
+	(*out)->thread[0] = data;
+	(*out)->thread_id[0] = proc->thread;
+	(*out)->thread[0]->proc = id;
 	err = kobj_new(OS_TYPE_ASPACE, sizeof(struct kaspace), KASPACE_MAGIC,
 		       &proc->aspace, &data);
 	if (err)
@@ -336,10 +430,10 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 			return h;
 		}
 	}
-	KLOG(p->thread);
-	arch_user_regs_init(&p->thread->regs, img->entry, sp, a->argc, argv,
+	KLOG(p->thread[0]);
+	arch_user_regs_init(&p->thread[0]->regs, img->entry, sp, a->argc, argv,
 			    a->grant_count);
-	p->thread->state = KTHREAD_RUNNABLE;
+	p->thread[0]->state = KTHREAD_RUNNABLE;
 	return 0;
 }
 

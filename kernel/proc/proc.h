@@ -26,7 +26,8 @@
 struct pctx {
 	uint64_t proc_id;
 	struct kproc *proc;
-	struct kthread *thread;
+	struct kthread *thread[KPROC_MAX_THREADS]; /* by tid; NULL: no such thread */
+	uint64_t thread_id[KPROC_MAX_THREADS];     /* their objects */
 	struct kaspace *as;
 	struct khandles *ht;
 	uint64_t pt_root;              /* page tables (a cache of `as`); 0 none yet */
@@ -61,6 +62,16 @@ void proc_end(struct pctx *p, uint32_t reason, int64_t status,
 bool proc_is_ancestor(const struct pctx *a, const struct pctx *p);
 /* proc_count -- live processes */
 unsigned proc_count(void);
+/* proc_thread_new -- a new runnable thread of p at `entry` with stack
+ * pointer `sp` and argument `arg`; its tid in *tid. -ERR_NOSPC when p has
+ * KPROC_MAX_THREADS threads (exited ones not yet joined included) */
+int proc_thread_new(struct pctx *p, uint64_t entry, uint64_t sp, uint64_t arg,
+		    unsigned *tid);
+/* proc_thread_forget -- drop p's exited thread `tid` (joined): unlinked
+ * from the list, its reference released */
+void proc_thread_forget(struct pctx *p, unsigned tid);
+/* proc_threads_alive -- p's threads that have not exited */
+unsigned proc_threads_alive(const struct pctx *p);
 
 /* What SYS_SPAWN copied from the caller, validated. */
 struct spawn_grant {

@@ -8,11 +8,16 @@
  * on the CPU's kernel stack holds when it returns, and gives the lock up.
  * Nothing of a thread lives on a kernel stack between two entries.
  *
- * Persistent: each thread's state (runnable, or blocked in call N on X
- * until T) and, whenever it is not running, its registers. Volatile: which
- * slot each CPU runs now (cpu.running: its registers are live in that
- * CPU's frame and FPU; slot_cpu says the reverse), the round-robin cursor
- * (shared: CPUs take runnable threads in turn), and flags. A thread that
+ * The unit is the thread: a process's threads share its address space and
+ * handles and are scheduled each on its own. A thread is named here by
+ * its place, slot * KPROC_MAX_THREADS + tid (a "thread index").
+ *
+ * Persistent: each thread's state (runnable, blocked in call N on X until
+ * T, or exited) and, whenever it is not running, its registers. Volatile:
+ * which thread each CPU runs now (cpu.running, a thread index: its
+ * registers are live in that CPU's frame and FPU; thread_cpu says the
+ * reverse), the round-robin cursor (shared: CPUs take runnable threads in
+ * turn), and flags. A thread that
  * blocks has its frame rewound to the SYSCALL instruction
  * (arch_syscall_restart), so waking it simply re-issues the call: no
  * kernel continuation exists. A thread woken while a CPU idles is taken by
@@ -48,12 +53,16 @@
 
 #define QUANTUM_NS 10000000ull         /* 10 ms */
 
+#define THREADS (KROOT_MAX_PROCS * KPROC_MAX_THREADS) /* thread indexes */
+
 /* Volatile: rebuilt at every power-on (and struct cpu, core/smp.h). */
-static int slot_cpu[KROOT_MAX_PROCS] = { [0 ... KROOT_MAX_PROCS - 1] = -1 };
-static unsigned rr_cursor;
+static int8_t thread_cpu[THREADS] = { [0 ... THREADS - 1] = -1 };
+static unsigned rr_cursor;             /* the thread index picked last */
 static uint64_t mono_base;             /* mono_ns() - time_ns() */
 static uint64_t next_wake_ns = UINT64_MAX; /* earliest sleeper's deadline (a hint) */
 static uint64_t stop_last_ns, stop_max_ns; /* the other CPUs' stop at the last commit, the longest */
+
+_Static_assert(ARCH_MAX_CPUS <= INT8_MAX, "a CPU number fits thread_cpu");
 
 /* mono_ns -- FE_CLOCK_MONOTONIC: running time since genesis */
 uint64_t mono_ns(void)
@@ -61,28 +70,35 @@ uint64_t mono_ns(void)
 	return mono_base + time_ns();
 }
 
-/* thread_of -- the thread of the process in `slot`, NULL if none */
-static struct kthread *thread_of(unsigned slot)
+/* thread_at -- the thread at thread index `ti`, NULL if none */
+static struct kthread *thread_at(unsigned ti)
 {
-	struct pctx *p = proc_slot(slot);
+	struct pctx *p = proc_slot(ti / KPROC_MAX_THREADS);
 
-	return p ? p->thread : NULL;
+	return p ? p->thread[ti % KPROC_MAX_THREADS] : NULL;
+}
+
+/* running_thread -- the thread CPU c runs, NULL if none */
+static struct kthread *running_thread(const struct cpu *c)
+{
+	return c->running >= 0 ? thread_at((unsigned)c->running) : NULL;
 }
 
 /* save_thread -- CPU c's thread's registers and time into the heap; tf
  * is its frame, on a CPU parked by smp_stop_others unless c is this one */
 static void save_thread(struct cpu *c, const struct trap_frame *tf)
 {
-	struct pctx *p = c->running >= 0 ? proc_slot((unsigned)c->running) : NULL;
+	struct pctx *p = c->running >= 0 ? proc_slot((unsigned)c->running / KPROC_MAX_THREADS) : NULL;
+	struct kthread *t = running_thread(c);
 	uint64_t now = time_ns();
 
-	if (!p || !tf)
+	if (!t || !tf)
 		return;
-	KLOG(&p->thread->regs);
+	KLOG(&t->regs);
 	if (c == cpu_self())
-		arch_frame_save(tf, &p->thread->regs);
+		arch_frame_save(tf, &t->regs);
 	else
-		arch_frame_save_parked(tf, c->index, &p->thread->regs);
+		arch_frame_save_parked(tf, c->index, &t->regs);
 	KLOG(&p->proc->cpu_ns);
 	p->proc->cpu_ns += now - c->run_start_ns;
 	c->busy_ns += now - c->run_start_ns;
@@ -93,7 +109,7 @@ static void save_thread(struct cpu *c, const struct trap_frame *tf)
  * thread's registers (this CPU's from tf), and commit the epoch */
 static void commit(struct trap_frame *tf)
 {
-	uint64_t stop = smp_stop_others();
+	uint64_t start = time_ns(), stop = smp_stop_others();
 
 	save_thread(cpu_self(), tf);
 	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
@@ -102,14 +118,23 @@ static void commit(struct trap_frame *tf)
 	stop_last_ns = stop;
 	if (stop > stop_max_ns)
 		stop_max_ns = stop;
-	epoch_commit();
+	epoch_commit_since(start);
+}
+
+/* others_run -- whether another CPU runs a thread */
+static bool others_run(void)
+{
+	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
+		if (&cpus[i] != cpu_self() && cpus[i].online && cpus[i].running >= 0)
+			return true;
+	return false;
 }
 
 /* release -- CPU c runs no thread any more */
 static void release(struct cpu *c)
 {
 	if (c->running >= 0)
-		slot_cpu[c->running] = -1;
+		thread_cpu[c->running] = -1;
 	c->running = -1;
 }
 
@@ -119,32 +144,43 @@ static void wake_sleepers(void)
 	uint64_t now = mono_ns();
 
 	next_wake_ns = UINT64_MAX;
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct kthread *t = thread_of(i);
+	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
+		struct pctx *p = proc_slot(slot);
 
-		if (!t || t->state != KTHREAD_BLOCKED || t->wait != KWAIT_SLEEP)
-			continue;
-		if (t->wake_ns <= now) {
-			KLOG(&t->state);
-			t->state = KTHREAD_RUNNABLE;
-		} else if (t->wake_ns < next_wake_ns) {
-			next_wake_ns = t->wake_ns;
+		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
+			struct kthread *t = p->thread[tid];
+
+			if (!t || t->state != KTHREAD_BLOCKED || t->wait != KWAIT_SLEEP)
+				continue;
+			if (t->wake_ns <= now) {
+				KLOG(&t->state);
+				t->state = KTHREAD_RUNNABLE;
+			} else if (t->wake_ns < next_wake_ns) {
+				next_wake_ns = t->wake_ns;
+			}
 		}
 	}
 }
 
-/* pick_next -- the next runnable slot after the cursor that no CPU runs,
- * -1 if none; a safe power-on's held processes are passed by (safe.c) */
+/* pick_next -- the next runnable thread after the cursor that no CPU runs,
+ * as a thread index, -1 if none; a safe power-on's held processes are
+ * passed by (safe.c) */
 static int pick_next(void)
 {
-	for (unsigned n = 0; n < KROOT_MAX_PROCS; n++) {
-		unsigned slot = (rr_cursor + 1 + n) % KROOT_MAX_PROCS;
-		struct pctx *p = proc_slot(slot);
+	for (unsigned n = 0; n < THREADS; n++) {
+		unsigned ti = (rr_cursor + 1 + n) % THREADS;
+		struct pctx *p = proc_slot(ti / KPROC_MAX_THREADS);
+		struct kthread *t;
 
-		if (p && p->thread->state == KTHREAD_RUNNABLE && slot_cpu[slot] < 0 &&
+		if (!p) { /* on to the next slot */
+			n += KPROC_MAX_THREADS - 1 - ti % KPROC_MAX_THREADS;
+			continue;
+		}
+		t = p->thread[ti % KPROC_MAX_THREADS];
+		if (t && t->state == KTHREAD_RUNNABLE && thread_cpu[ti] < 0 &&
 		    !safe_held(p)) {
-			rr_cursor = slot;
-			return (int)slot;
+			rr_cursor = ti;
+			return (int)ti;
 		}
 	}
 	return -1;
@@ -177,8 +213,11 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 		}
 		wake_sleepers();
 		slot = pick_next();
-		if (slot < 0 && epoch_dirty()) {
-			commit(NULL); /* nothing to run: make the epoch durable, send its output */
+		if (slot < 0 && epoch_dirty() && !others_run()) {
+			/* The whole system would idle: make the epoch durable, send
+			 * its output. (While another CPU runs, the periodic rule
+			 * commits: an idle CPU waking at every tick must not.) */
+			commit(NULL);
 			continue;
 		}
 		if (slot < 0) {
@@ -192,14 +231,14 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 			console_input_poll();
 			continue;
 		}
-		p = proc_slot((unsigned)slot);
+		p = proc_slot((unsigned)slot / KPROC_MAX_THREADS);
 		if (uvm_activate(p)) {
 			proc_end(p, FE_EXIT_KILLED, 0, "out of DRAM for page tables");
 			continue;
 		}
-		arch_frame_load(tf, &p->thread->regs);
+		arch_frame_load(tf, &thread_at((unsigned)slot)->regs);
 		c->running = slot;
-		slot_cpu[slot] = (int)c->index;
+		thread_cpu[slot] = (int8_t)c->index;
 		c->run_start_ns = time_ns();
 		c->quantum_end_ns = c->run_start_ns + QUANTUM_NS;
 		c->need_resched = false;
@@ -225,11 +264,11 @@ void kernel_exit_to_user(struct trap_frame *tf)
 	if (kroot->reap_count && kobj_reap(EPOCH_ENTRY_LOG_MAX))
 		commit(tf); /* the reaper left EPOCH_ENTRY_LOG_MAX for this */
 	console_input_poll();
-	t = c->running >= 0 ? thread_of((unsigned)c->running) : NULL;
+	t = running_thread(c);
 	/* A stop may have moved this CPU to the kernel's tables, or another
 	 * CPU dropped its process's tables (uvm_drop_all_tables): load them. */
 	if (t && t->state == KTHREAD_RUNNABLE && !c->need_resched &&
-	    !uvm_activate(proc_slot((unsigned)c->running))) {
+	    !uvm_activate(sched_current())) {
 		klock_leave();
 		return;
 	}
@@ -240,12 +279,28 @@ void kernel_exit_to_user(struct trap_frame *tf)
 	klock_leave();
 }
 
-/* sched_current -- the running process of this CPU, NULL when none */
+/* sched_current -- the process this CPU runs, NULL when none */
 struct pctx *sched_current(void)
 {
 	struct cpu *c = cpu_self();
 
-	return c->running >= 0 ? proc_slot((unsigned)c->running) : NULL;
+	return c->running >= 0 ? proc_slot((unsigned)c->running / KPROC_MAX_THREADS) : NULL;
+}
+
+/* sched_current_tid -- the tid of the thread this CPU runs (it runs one) */
+unsigned sched_current_tid(void)
+{
+	struct cpu *c = cpu_self();
+
+	KASSERT(c->running >= 0);
+	return (unsigned)c->running % KPROC_MAX_THREADS;
+}
+
+/* sched_thread_cpu -- the CPU that runs thread `tid` of the process in
+ * `slot`, -1 if none */
+int sched_thread_cpu(unsigned slot, unsigned tid)
+{
+	return thread_cpu[slot * KPROC_MAX_THREADS + tid];
 }
 
 /* sched_block -- block the current thread in the call `tf` is making */
@@ -253,7 +308,7 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 		 uint64_t wake_ns)
 {
 	struct cpu *c = cpu_self();
-	struct kthread *t = c->running >= 0 ? thread_of((unsigned)c->running) : NULL;
+	struct kthread *t = running_thread(c);
 
 	KASSERT(t != NULL);
 	KLOG(t);
@@ -280,18 +335,79 @@ static bool kick_idle(void)
 	return false;
 }
 
+/* made_runnable -- a thread became runnable: an idle CPU takes it, or
+ * this one picks again at its exit */
+static void made_runnable(void)
+{
+	if (!kick_idle())
+		cpu_self()->need_resched = true;
+}
+
 /* sched_wake -- make runnable every thread blocked on (wait, obj) */
 void sched_wake(enum kwait wait, uint64_t obj)
 {
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct kthread *t = thread_of(i);
+	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
+		struct pctx *p = proc_slot(slot);
 
-		if (t && t->state == KTHREAD_BLOCKED && t->wait == wait &&
-		    t->wait_obj == obj) {
-			KLOG(&t->state);
+		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
+			struct kthread *t = p->thread[tid];
+
+			if (t && t->state == KTHREAD_BLOCKED && t->wait == wait &&
+			    t->wait_obj == obj) {
+				KLOG(&t->state);
+				t->state = KTHREAD_RUNNABLE;
+				made_runnable();
+			}
+		}
+	}
+}
+
+/* sched_wake_futex -- complete the SYS_FUTEX_WAIT of at most `max` of p's
+ * threads blocked on user address `addr` (they return 0); how many */
+unsigned sched_wake_futex(struct pctx *p, uint64_t addr, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS && n < max; tid++) {
+		struct kthread *t = p->thread[tid];
+
+		if (t && t->state == KTHREAD_BLOCKED && t->wait == KWAIT_FUTEX &&
+		    t->wait_obj == addr) {
+			KLOG(t);
+			arch_syscall_complete_saved(&t->regs, 0);
 			t->state = KTHREAD_RUNNABLE;
-			if (!kick_idle())
-				cpu_self()->need_resched = true;
+			made_runnable();
+			n++;
+		}
+	}
+	return n;
+}
+
+/* sched_thread_exit -- the thread this CPU runs has exited: it runs no more */
+void sched_thread_exit(void)
+{
+	release(cpu_self());
+}
+
+/* sched_thread_new -- a thread was made runnable by SYS_THREAD_CREATE */
+void sched_thread_new(void)
+{
+	made_runnable();
+}
+
+/* sched_shootdown -- p's page tables lost a right or changed a frame:
+ * no other CPU that runs one of its threads may keep the old translation
+ * (the stop moves them off user tables; they load them again) */
+void sched_shootdown(const struct pctx *p)
+{
+	unsigned slot = p->proc->slot;
+
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		int cpu = thread_cpu[slot * KPROC_MAX_THREADS + tid];
+
+		if (cpu >= 0 && &cpus[cpu] != cpu_self()) {
+			smp_stop_others();
+			return;
 		}
 	}
 }
@@ -302,18 +418,24 @@ void sched_yield(void)
 	cpu_self()->need_resched = true;
 }
 
-/* sched_forget -- the process in `slot` is gone (before its address space
- * goes): a CPU that runs it stops running it; another CPU is stopped first,
- * so that it leaves the page tables about to be freed */
+/* sched_forget -- the process in `slot` is going (before its address
+ * space goes): no CPU runs its threads any more; another CPU that did is
+ * stopped first, so that it leaves the page tables about to be freed */
 void sched_forget(unsigned slot)
 {
-	int cpu = slot_cpu[slot];
+	bool stopped = false;
 
-	if (cpu < 0)
-		return;
-	if (&cpus[cpu] != cpu_self())
-		smp_stop_others();
-	release(&cpus[cpu]);
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		int cpu = thread_cpu[slot * KPROC_MAX_THREADS + tid];
+
+		if (cpu < 0)
+			continue;
+		if (&cpus[cpu] != cpu_self() && !stopped) {
+			smp_stop_others();
+			stopped = true;
+		}
+		release(&cpus[cpu]);
+	}
 }
 
 /* sched_power_off -- save the caller, commit, and power off */
@@ -359,6 +481,6 @@ void sched_start(void)
 {
 	epoch_start();
 	mono_base = kroot->mono_ns - time_ns();
-	rr_cursor = (kroot->running_slot + KROOT_MAX_PROCS - 1) % KROOT_MAX_PROCS;
+	rr_cursor = (kroot->running_slot * KPROC_MAX_THREADS + THREADS - 1) % THREADS;
 	arch_user_start();
 }

@@ -14,12 +14,19 @@ struct trap_frame;
 
 /* What a system call returns when it did not finish: the thread blocked
  * (sched_block: the call is re-issued when it wakes), or the calling
- * process is gone (proc_exit). */
+ * thread is gone (proc_exit, SYS_THREAD_EXIT). */
 #define SYSCALL_BLOCKED INT64_MIN
 #define SYSCALL_GONE (INT64_MIN + 1)
 
 /* sched_current -- the process this CPU runs, NULL when none */
 struct pctx *sched_current(void);
+
+/* sched_current_tid -- the tid of the thread this CPU runs (it runs one) */
+unsigned sched_current_tid(void);
+
+/* sched_thread_cpu -- the CPU that runs thread `tid` of the process in
+ * `slot`, -1 if none */
+int sched_thread_cpu(unsigned slot, unsigned tid);
 
 /* sched_block -- block the current thread in the call `tf` is making; the
  * call is re-issued when it is woken */
@@ -28,6 +35,20 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 
 /* sched_wake -- make runnable every thread blocked on (wait, obj) */
 void sched_wake(enum kwait wait, uint64_t obj);
+
+/* sched_wake_futex -- complete the SYS_FUTEX_WAIT of at most `max` of p's
+ * threads blocked on user address `addr` (each returns 0); how many */
+unsigned sched_wake_futex(struct pctx *p, uint64_t addr, unsigned max);
+
+/* sched_thread_exit -- the thread this CPU runs has exited: it runs no more */
+void sched_thread_exit(void);
+
+/* sched_thread_new -- a thread was made runnable (SYS_THREAD_CREATE) */
+void sched_thread_new(void);
+
+/* sched_shootdown -- p's page tables lost a right or changed a frame:
+ * stop the other CPUs if one runs a thread of p */
+void sched_shootdown(const struct pctx *p);
 
 /* sched_yield -- let others run before the current thread goes on */
 void sched_yield(void);

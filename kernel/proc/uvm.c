@@ -31,6 +31,14 @@
  * the running epoch, and a power cut rolls user memory back with the rest
  * of the heap. A full set asks for a commit; the write faults again after it.
  *
+ * Threads on other CPUs: a process's threads share its page tables, and
+ * another CPU may hold a translation in its TLB. Adding a right needs
+ * nothing (a stale entry only faults once more); taking one away or moving
+ * a page to another frame (unmap, protect, a private copy replacing its
+ * source) stops the CPUs that run its threads (sched_shootdown): they
+ * leave the tables and load them again, their TLB emptied. The end of an
+ * epoch happens with every other CPU stopped (docs/checkpoints.md).
+ *
  * Kernel copies to and from user memory (uvm_copy_*) never touch user
  * virtual addresses: they look up the mapping, check its protection as the
  * CPU would, and copy through the heap's kernel mapping, so a bad user
@@ -51,6 +59,7 @@
 #include "proc/epoch.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
 #include "proc/uvm.h"
 
 #define PAGE FE_PAGE_SIZE
@@ -175,11 +184,14 @@ static int split_at(struct kaspace *as, uint64_t x)
 	return 0;
 }
 
-/* unmap_ptes -- forget cached translations of [addr, addr+len) */
+/* unmap_ptes -- forget cached translations of [addr, addr+len), on every
+ * CPU that runs a thread of p */
 static void unmap_ptes(struct pctx *p, uint64_t addr, uint64_t len)
 {
-	if (p->pt_root)
-		arch_pt_unmap_user(p->pt_root, addr, len);
+	if (!p->pt_root)
+		return;
+	arch_pt_unmap_user(p->pt_root, addr, len);
+	sched_shootdown(p);
 }
 
 /* uvm_map -- show `object` from `offset` at [addr, addr+len) */
@@ -430,9 +442,9 @@ static const char *access_denied(const struct kmapping *m, unsigned access)
 int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 {
 	struct kmapping *m;
-	uint64_t page = page_down(va), off, start = time_ns();
-	bool writable, copied;
-	unsigned prot = VM_READ;
+	uint64_t page = page_down(va), off, old_phys, start = time_ns();
+	bool writable, copied, mapped;
+	unsigned prot = VM_READ, old_prot;
 	int err;
 
 	if (va >= FE_USER_TOP) {
@@ -460,6 +472,14 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		*why = "no DRAM for page tables";
 		return err;
 	}
+	mapped = !arch_pt_lookup_user(p->pt_root, page, &old_phys, &old_prot);
+	if (mapped && old_phys == heap_phys(off) &&
+	    (!(access & UVM_WRITE) || (old_prot & VM_WRITE)) &&
+	    (!(access & UVM_EXEC) || (old_prot & VM_EXEC))) {
+		/* Another thread of p mapped it first: only this CPU's TLB was stale. */
+		arch_tlb_flush_page(page);
+		return 0;
+	}
 	if (writable && (access & UVM_WRITE)) {
 		if (written_count == WRITTEN_MAX) {
 			epoch_request(); /* the write faults again after it */
@@ -480,6 +500,8 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		return err;
 	}
 	arch_tlb_flush_page(page);
+	if (mapped && old_phys != heap_phys(off)) /* a private copy replaced its source */
+		sched_shootdown(p);
 	if (prot & VM_WRITE)
 		written_fault_ns += time_ns() - start;
 	return 0;

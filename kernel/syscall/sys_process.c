@@ -189,17 +189,27 @@ int64_t sys_kill(struct syscall *call)
 	return target == p ? SYSCALL_GONE : 0;
 }
 
-/* proc_info -- what SYS_PROC_LIST says of process q */
+/* proc_info -- what SYS_PROC_LIST says of process q: runnable if one of
+ * its threads is, else blocked in the call of its first blocked thread */
 static void proc_info(struct pctx *q, struct fe_proc_info *info)
 {
+	const struct kthread *blocked = NULL;
+
 	memset(info, 0, sizeof(*info));
 	info->pid = q->proc->pid;
 	info->parent_pid = q->proc->parent_pid;
 	info->cpu_ns = q->proc->cpu_ns;
 	info->pages = uvm_pages(q);
-	info->state = q->thread->state == KTHREAD_RUNNABLE ? FE_PROC_RUNNABLE
-							    : FE_PROC_BLOCKED;
-	info->blocked_on = info->state == FE_PROC_BLOCKED ? q->thread->blocked_call : 0;
+	info->state = FE_PROC_BLOCKED;
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		const struct kthread *t = q->thread[tid];
+
+		if (t && t->state == KTHREAD_RUNNABLE)
+			info->state = FE_PROC_RUNNABLE;
+		else if (t && t->state == KTHREAD_BLOCKED && !blocked)
+			blocked = t;
+	}
+	info->blocked_on = info->state == FE_PROC_BLOCKED && blocked ? blocked->blocked_call : 0;
 	if (safe_held(q))
 		info->state |= FE_PROC_HELD;
 	memcpy(info->name, q->proc->name, sizeof(info->name));

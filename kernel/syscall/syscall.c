@@ -3,7 +3,8 @@
  * the one door every call comes in by.
  *
  * The handlers live one file per family of objects (sys_object.c,
- * sys_name.c, sys_memory.c, sys_process.c, sys_channel.c, sys_system.c);
+ * sys_name.c, sys_memory.c, sys_process.c, sys_thread.c, sys_channel.c,
+ * sys_system.c);
  * each decodes its arguments, checks all of them, then acts (syscall.h).
  * docs/syscalls.md is the reference.
  *
@@ -63,6 +64,13 @@ static const syscall_fn syscalls[SYS__COUNT] = {
 	[SYS_POWEROFF] = sys_poweroff,
 	[SYS_RESUME] = sys_resume,
 	[SYS_SNAPSHOT] = sys_snapshot,
+	[SYS_THREAD_CREATE] = sys_thread_create,
+	[SYS_THREAD_EXIT] = sys_thread_exit,
+	[SYS_THREAD_JOIN] = sys_thread_join,
+	[SYS_FUTEX_WAIT] = sys_futex_wait,
+	[SYS_FUTEX_WAKE] = sys_futex_wake,
+	[SYS_GETTID] = sys_gettid,
+	[SYS_THREAD_LIST] = sys_thread_list,
 };
 
 /* copy_name -- a catalogue name from user memory */

@@ -74,6 +74,15 @@ int64_t sys_yield(struct syscall *call);
 int64_t sys_sleep_until(struct syscall *call);
 int64_t sys_getpid(struct syscall *call);
 
+/* --- threads (sys_thread.c) ----------------------------------------------- */
+int64_t sys_thread_create(struct syscall *call);
+int64_t sys_thread_exit(struct syscall *call);
+int64_t sys_thread_join(struct syscall *call);
+int64_t sys_futex_wait(struct syscall *call);
+int64_t sys_futex_wake(struct syscall *call);
+int64_t sys_gettid(struct syscall *call);
+int64_t sys_thread_list(struct syscall *call);
+
 /* --- channels (sys_channel.c) --------------------------------------------- */
 int64_t sys_chan_create(struct syscall *call);
 int64_t sys_chan_send(struct syscall *call);

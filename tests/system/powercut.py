@@ -6,7 +6,10 @@ One NVM image serves the whole campaign. At genesis the workload is typed
 into osh as background jobs (WORKLOAD): three counters with distinct starts,
 churn (objects created, written, resized, renamed, deleted and checked
 against a model in its memory), spawner (spawn, wait, check the exit
-status) and memtest (patterns through a shared mapping). memtest runs
+status), memtest (patterns through a shared mapping), sysfuzz, and
+mtcount (four threads adding to one counter under a mutex, each line the
+next number). With cpus=(2, 1) the power-ons alternate between two CPUs
+and one, so every resume finds another CPU count. memtest runs
 without pause over 8 MiB, so the CPU is never idle and the epochs are
 large: most cuts find a dirty epoch, and most power-ons roll back
 thousands of records (the others pause between steps, and the kernel
@@ -133,6 +136,9 @@ WORKLOAD = [
             "memtest: pass %d ok"),
     Program("sysfuzz", "sysfuzz {seed} 0 3 &", r"sysfuzz: round (\d+) ok", 1,
             "sysfuzz: round %d ok"),
+    # Four threads of one process add to a counter under a mutex, each line
+    # the next number, whichever thread printed it (user/bin/mtcount.c).
+    Program("mtcount", "mtcount 4 150 &", r"mtcount: (\d+)", 1, "mtcount: %d"),
 ]
 # osh, and one process per program; spawner may have a child as well.
 WORKLOAD_PROCESSES = 1 + len(WORKLOAD)

@@ -75,7 +75,7 @@ class Campaign:
     """One power-on, several sysfuzz runs, the checks, a summary."""
 
     def __init__(self, directory, calls, seed, procs=DEFAULT_PROCS,
-                 count=DEFAULT_COUNT, logcheck=True, log=print):
+                 count=DEFAULT_COUNT, logcheck=True, log=print, cpus=None):
         self.dir = directory
         self.image = os.path.join(directory, "sysfuzz.nvm")
         self.log_path = os.path.join(directory, "sysfuzz.log")
@@ -84,6 +84,7 @@ class Campaign:
         self.procs = procs
         self.count = count
         self.logcheck = logcheck
+        self.cpus = cpus             # None: the tests' default (ferrite.smp())
         self.say = log
         self.failures = []
         self.fuzzed = 0
@@ -103,7 +104,7 @@ class Campaign:
         started = time.monotonic()
         append = "panic=exit" + (" logcheck" if self.logcheck else "")
         self.m = Machine(image=self.image, size=IMAGE_SIZE, boot="kernel",
-                         append=append)
+                         append=append, cpus=self.cpus)
         try:
             self.m.expect(PROMPT, timeout=BOOT_TIMEOUT)
             self.mem()                      # osh's history settles

@@ -249,3 +249,27 @@ def test_breakpoint_on_a_system_call(machines, image, tmp_path):
     assert re.search(r"#\d+ .* in cmd_new \(\)( \[inlined: .*\])? at user/bin/osh/cmds_catalogue\.c:\d+", text), text
     # Detached, the call completed and the machine runs on.
     run(m, "ls notes/", r"notes/from-gdb\n", timeout=LONG)
+
+
+def test_cpus_and_threads_on_two_cpus(machines, image):
+    """fe-cpus names both CPUs and what each does; fe-ps lists every thread
+    of a multi-threaded program, each as osh's ps shows it, and fe-bt
+    unwinds one of them by tid."""
+    port = free_port()
+    m = machines(image=image, size=HEAP, boot="kernel", cpus=2,
+                 extra=["--gdb-port", str(port)])
+    m.expect(PROMPT, timeout=LONG)
+    run(m, "mtcount 4 20 &", r"\[(\d+)\] started\n")
+    m.expect(r"mtcount: 10\n", timeout=LONG)
+    pid = re.search(r"\[(\d+)\] started\n", m.output).group(1)
+    osh_threads = re.findall(r"^ +tid (\d+) ", typed(m, "ps"), re.M)
+    cpus, ps, bt = gdb_sections(port, ["fe-cpus", "fe-ps", f"fe-bt {pid} 2"])
+    assert re.findall(r"^cpu (\d) \(APIC id \d+\): ", cpus, re.M) == ["0", "1"], cpus
+    assert len(re.findall(r"holds the kernel lock", cpus)) <= 1, cpus
+    tids = re.findall(r"thread #\d+ \(tid (\d+)\): ", ps)
+    assert sorted(tids) == ["0", "0", "1", "2", "3"], ps  # osh, and mtcount's four
+    assert osh_threads == ["0", "1", "2", "3"], osh_threads
+    assert re.search(r"\(tid \d\): (running now on cpu \d|blocked in SYS_FUTEX_WAIT, waiting on "
+                     r"the futex at 0x[0-9a-f]+|blocked in SYS_SLEEP_UNTIL, sleeping until)", ps), ps
+    assert re.search(rf"pid {pid} \(mtcount\), thread #\d+ \(tid 2\)", bt), bt
+    assert re.search(r"in work \(\) at user/bin/mtcount\.c:\d+", bt), bt

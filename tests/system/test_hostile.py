@@ -81,7 +81,7 @@ def test_a_process_naming_a_foreign_thread_is_refused(bases):
             proc = [o for o in H.kernel_objects(view) if o[0] == "process"][-1][1]
             aspace = H.get(view, proc, H.KPROC, "aspace")
             H.put(img, proc + H.KPROC["thread"][0], "Q", aspace)
-        refused(workdir, base, forge, "thread: #")
+        refused(workdir, base, forge, "thread 0: #")
 
 
 def test_a_kernel_root_of_another_version_is_refused(bases):

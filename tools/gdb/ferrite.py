@@ -10,7 +10,7 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
   fe-ps            processes and their threads: state, what they wait on,
                    registers, and the CPU that runs each
   fe-cpus          the CPUs: what each runs or that it idles, the kernel lock
-  fe-bt PID        a user thread's backtrace, with its program's symbols
+  fe-bt PID [TID]  a user thread's backtrace, with its program's symbols
   fe-log           the undo log of the running epoch, record by record
   fe-snapshots     the heap's snapshots (osh's `snapshots`, and each node) and the area
   fe-epitaph       why the kernel panicked, if it did
@@ -457,15 +457,34 @@ def online_cpus():
     return [i for i in range(cpus.type.range()[1] + 1) if bool(cpus[i]["online"])]
 
 
+def max_threads():
+    """Threads a process may have (KPROC_MAX_THREADS: struct pctx's array)."""
+    return lookup_type("struct pctx")["thread"].type.range()[1] + 1
+
+
 def running_slot(cpu=None):
-    """The process-table slot whose registers are live on a CPU (default:
-    the one gdb looks at), -1 if none."""
-    return int(symbol("cpus")[selected_cpu() if cpu is None else cpu]["running"])
+    """The process-table slot whose thread's registers are live on a CPU
+    (default: the one gdb looks at), -1 if none."""
+    running = int(symbol("cpus")[selected_cpu() if cpu is None else cpu]["running"])
+    return running // max_threads() if running >= 0 else -1
 
 
-def cpu_of_slot(slot):
-    """The CPU that runs the process in `slot`, -1 if none (sched.c's slot_cpu)."""
-    return int(symbol("'sched.c'::slot_cpu")[slot])
+def cpu_of_thread(slot, tid):
+    """The CPU that runs thread `tid` of the process in `slot`, -1 if none
+    (sched.c's thread_cpu, by thread index slot * KPROC_MAX_THREADS + tid)."""
+    return int(symbol("'sched.c'::thread_cpu")[slot * max_threads() + tid])
+
+
+def threads_of(heap, proc):
+    """(object id, struct kthread) of each thread of a process, in list
+    order (kproc.thread, then each kthread.next), at most max_threads()."""
+    oid = int(proc["thread"])
+    for _ in range(max_threads()):
+        if not oid:
+            return
+        thread = heap.small(oid, "struct kthread")
+        yield oid, thread
+        oid = int(thread["next"])
 
 
 def on_cpu(cpu, read):
@@ -506,7 +525,7 @@ def live_regs():
 
 def user_regs(slot, thread):
     """(rip, rsp, rbp, where from) of a thread: live if it runs, else saved."""
-    cpu = cpu_of_slot(slot)
+    cpu = cpu_of_thread(slot, int(thread["tid"]))
     if cpu >= 0:
         live = on_cpu(cpu, live_regs)
         if live is not None:
@@ -537,6 +556,14 @@ def wait_text(k, thread):
             return f"waiting for process #{obj} to end"
     if name == "KWAIT_CHANNEL":
         return f"waiting on channel #{obj}"
+    if name == "KWAIT_THREAD":
+        try:
+            tid = int(k.heap.small(obj, "struct kthread")["tid"])
+            return f"waiting for thread #{obj} (tid {tid}) to exit"
+        except FeError:
+            return f"waiting for thread #{obj} to exit"
+    if name == "KWAIT_FUTEX":
+        return f"waiting on the futex at {obj:#x}"
     if name == "KWAIT_CONSOLE":
         return "waiting for console input"
     if name == "KWAIT_CONSOLE_OUT":
@@ -1009,13 +1036,14 @@ class FeCpus(FeCommand):
         for i in online_cpus():
             c = cpus[i]
             apic = int(symbol("cpu_locals")[i]["apic_id"])
-            slot = int(c["running"])
+            slot = running_slot(i)
             if bool(c["idle"]):
                 what = "idle (halted)"
             elif slot >= 0 and slot in names:
                 pid, name = names[slot]
+                tid = int(c["running"]) % max_threads()
                 mode = "user mode" if on_cpu(i, in_user_mode) else "the kernel"
-                what = f"runs pid {pid} ({name}), now in {mode}"
+                what = f"runs pid {pid} ({name}) thread {tid}, now in {mode}"
             else:
                 what = "in the kernel, no thread"
             lock = ", holds the kernel lock" if holder == i else ""
@@ -1031,36 +1059,44 @@ class FePs(FeCommand):
         super().__init__("fe-ps")
 
     def run(self, arg):
-        """One line per process in osh's ps columns, one per thread under it."""
+        """One line per process in osh's ps columns, two per thread under it."""
         heap = Heap()
         k = Kernel(heap)
         runnable = enum_value("enum kthread_state", "KTHREAD_RUNNABLE")
         rows = sorted(k.processes(), key=lambda p: int(p[2]["pid"]))
         gdb.write(f"{'PID':>6} {'PARENT':>6} {'STATE':<13} {'CPU_MS':>10} {'PAGES':>6}  NAME\n")
         for slot, oid, proc in rows:
-            thread = heap.small(int(proc["thread"]), "struct kthread")
+            threads = list(threads_of(heap, proc))
             aspace = heap.small(int(proc["aspace"]), "struct kaspace")
-            state = "runnable" if int(thread["state"]) == runnable else "blocked"
+            state = ("runnable" if any(int(t["state"]) == runnable for _, t in threads)
+                     else "blocked")
             if held(slot, oid):
                 state = "held," + state
             gdb.write(f"{int(proc['pid']):>6} {int(proc['parent_pid']):>6} {state:<13} "
                       f"{int(proc['cpu_ns']) // 1000000:>10} {anon_pages(heap, aspace):>6}  "
                       f"{cstring(array_bytes(proc['name']))}\n")
-            self.thread_line(k, slot, oid, proc, thread, runnable)
+            for tid_oid, thread in threads:
+                self.thread_line(k, slot, oid, tid_oid, thread, runnable)
         if not rows:
             gdb.write("(no processes)\n")
 
-    def thread_line(self, k, slot, oid, proc, thread, runnable):
-        """The thread under its process: state, wait, registers."""
-        if cpu_of_slot(slot) >= 0:
-            what = f"running now on cpu {cpu_of_slot(slot)}"
+    def thread_line(self, k, slot, oid, tid_oid, thread, runnable):
+        """A thread under its process: state, wait, registers."""
+        tid = int(thread["tid"])
+        cpu = cpu_of_thread(slot, tid)
+        if cpu >= 0:
+            what = f"running now on cpu {cpu}"
         elif int(thread["state"]) == runnable:
             what = "runnable"
+        elif int(thread["state"]) == enum_value("enum kthread_state", "KTHREAD_EXITED"):
+            gdb.write(f"{'':>15}process #{oid}, slot {slot}, thread #{tid_oid} (tid {tid}): "
+                      f"exited with status {int(thread['exit_status'])}, not yet joined\n")
+            return
         else:
             call = enum_name("enum fe_syscall", int(thread["blocked_call"]))
             what = f"blocked in {call}, {wait_text(k, thread)}"
         rip, rsp, _, where = user_regs(slot, thread)
-        gdb.write(f"{'':>15}process #{oid}, slot {slot}, thread #{int(proc['thread'])}: {what}\n")
+        gdb.write(f"{'':>15}process #{oid}, slot {slot}, thread #{tid_oid} (tid {tid}): {what}\n")
         gdb.write(f"{'':>15}rip {rip:#x} rsp {rsp:#x} ({where})\n")
 
 
@@ -1073,17 +1109,23 @@ class FeBt(FeCommand):
 
     def run(self, arg):
         """Unwind the thread's user stack by frame pointers and name each frame."""
-        if not arg.isdigit():
-            raise FeError("usage: fe-bt PID (fe-ps lists them)")
+        words = arg.split()
+        if not 1 <= len(words) <= 2 or not all(w.isdigit() for w in words):
+            raise FeError("usage: fe-bt PID [TID] (fe-ps lists them; TID defaults to the first thread)")
         heap = Heap()
         k = Kernel(heap)
-        slot, oid, proc = k.process(int(arg))
-        thread = heap.small(int(proc["thread"]), "struct kthread")
+        slot, oid, proc = k.process(int(words[0]))
+        threads = list(threads_of(heap, proc))
+        if len(words) == 2:
+            threads = [t for t in threads if int(t[1]["tid"]) == int(words[1])]
+            if not threads:
+                raise FeError(f"pid {words[0]} has no thread {words[1]} (fe-ps lists them)")
+        tid_oid, thread = threads[0]
         prog = cstring(array_bytes(proc["name"]))
         changed = load_user_symbols(os.path.basename(prog))
         rip, rsp, rbp, where = user_regs(slot, thread)
         mem = UserMemory(heap, proc)
-        gdb.write(f"pid {int(arg)} ({prog}), thread #{int(proc['thread'])}, "
+        gdb.write(f"pid {words[0]} ({prog}), thread #{tid_oid} (tid {int(thread['tid'])}), "
                   f"registers {where}\n")
         for i, (pc, caller) in enumerate(backtrace(mem, rip, rsp, rbp)):
             gdb.write(f"#{i:<2} {pc:#018x} in {describe_pc(pc, caller)}\n")

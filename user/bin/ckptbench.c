@@ -18,6 +18,12 @@
  *                      MIB (default 64) MiB of mapped anonymous memory
  *                      (touched once beforehand, so page allocation is not
  *                      timed)
+ *   ckptbench threads [OPS [MIB]]
+ *                      two threads at once, each OPS (default WRITE_OPS)
+ *                      random 8-byte writes over its own half of MIB
+ *                      (default 64) MiB of mapped anonymous memory
+ *                      (touched once beforehand): the guest time from the
+ *                      start of both to the end of the last, in ms
  *   ckptbench malloc [OPS]
  *                      OPS (default MALLOC_OPS) malloc/free pairs of
  *                      16..1039 bytes, a pool of MALLOC_LIVE blocks live,
@@ -28,6 +34,7 @@
  *   ckptbench: stop PAGES STOP_NS ns (RUNS runs, MIN..MAX ns), pause + stop
  *              TOTAL_NS ns (MIN..MAX ns)        (one line; more than one CPU)
  *   ckptbench: write|malloc CYCLES cycles/op (OPS ops)
+ *   ckptbench: threads 2 MS ms (OPS ops each, MIB MiB)
  * Cycles are the TSC's, read in user mode; compare ckpt=1000 with ckpt=0
  * on the same machine (tests/bench/run-ckpt-bench prints the slowdown).
  */
@@ -157,6 +164,47 @@ static void bench_write(unsigned ops, unsigned mib)
 	       ops, mib);
 }
 
+/* One writer of bench_threads: its half of the memory and its ops. */
+struct writer {
+	volatile uint64_t *words;
+	uint64_t count;
+	unsigned ops;
+};
+
+/* write_half -- a writer's random writes over its own words */
+static long write_half(void *arg)
+{
+	const struct writer *w = arg;
+	uint64_t state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)w->words;
+
+	for (unsigned i = 0; i < w->ops; i++)
+		w->words[next_random(&state) % w->count] = i;
+	return 0;
+}
+
+/* bench_threads -- two threads writing their own halves of `mib` MiB at once */
+static void bench_threads(unsigned ops, unsigned mib)
+{
+	uint64_t bytes = (uint64_t)mib << 20;
+	volatile uint64_t *p = (volatile uint64_t *)map_anon(bytes);
+	struct writer w[2] = {
+		{p, bytes / 16, ops},
+		{p + bytes / 16, bytes / 16, ops},
+	};
+	uint64_t t0 = fe_now();
+	int64_t status;
+	long tid = fe_thread_start(write_half, &w[1]);
+
+	if (tid < 0) {
+		fe_perror("ckptbench: thread", tid);
+		fe_exit(1);
+	}
+	write_half(&w[0]);
+	fe_thread_wait(tid, &status);
+	printf("ckptbench: threads 2 %lu ms (%u ops each, %u MiB)\n",
+	       (fe_now() - t0) / 1000000, ops, mib);
+}
+
 /* bench_malloc -- `ops` malloc/free pairs over a pool of live blocks, each block written */
 static void bench_malloc(unsigned ops)
 {
@@ -216,11 +264,17 @@ int main(int argc, char **argv)
 		bench_write(ops, mib);
 		return 0;
 	}
+	if (strcmp(what, "threads") == 0 &&
+	    (ops = count_arg(argc, argv, 2, WRITE_OPS, 1000000000ul)) &&
+	    (mib = count_arg(argc, argv, 3, WRITE_MIB, 1024))) {
+		bench_threads(ops, mib);
+		return 0;
+	}
 	if (strcmp(what, "malloc") == 0 && argc <= 3 &&
 	    (ops = count_arg(argc, argv, 2, MALLOC_OPS, 1000000000ul))) {
 		bench_malloc(ops);
 		return 0;
 	}
-	printf("usage: ckptbench pause [PAGES] | write [OPS [MIB]] | malloc [OPS]\n");
+	printf("usage: ckptbench pause [PAGES] | write [OPS [MIB]] | threads [OPS [MIB]] | malloc [OPS]\n");
 	return 2;
 }

@@ -12,7 +12,8 @@
  *   2. Conveniences over them (fe.c): names as C strings (fe_open, fe_bind,
  *      fe_unbind, fe_open_or_create), fe_sleep_ms, fe_spawn_program,
  *      fe_perror, fe_parse_arg.
- *   3. A little C runtime: printf/puts/putchar to the console (console.c),
+ *   3. A little C runtime: threads with mutexes and condition variables
+ *      (thread.c), printf/puts/putchar to the console (console.c),
  *      malloc/free/realloc/calloc on one anonymous heap object
  *      (malloc.c), and reproducible pseudo-random numbers (rand.c).
  *
@@ -157,6 +158,30 @@ long fe_console_fg(int32_t process);
 /* fe_getpid -- the caller's pid */
 long fe_getpid(void);
 
+/* fe_thread_create -- a thread of this process runs at entry with rsp =
+ * stack_top (aligned down to 16, less 8) and arg in rdi -> tid */
+long fe_thread_create(uint64_t entry, uint64_t stack_top, uint64_t arg);
+
+/* fe_thread_exit -- end the calling thread (the last one ends the process) */
+long fe_thread_exit(long status);
+
+/* fe_thread_join -- wait for thread tid to end, its status into *status;
+ * it is then gone -> 0 */
+long fe_thread_join(uint64_t tid, int64_t *status);
+
+/* fe_futex_wait -- sleep while *addr == expected (-ERR_AGAIN if not) until
+ * fe_futex_wake on addr -> 0 */
+long fe_futex_wait(const uint32_t *addr, uint32_t expected);
+
+/* fe_futex_wake -- wake at most max threads waiting on addr -> how many */
+long fe_futex_wake(const uint32_t *addr, uint64_t max);
+
+/* fe_gettid -- the calling thread's number in its process (0: the first) */
+long fe_gettid(void);
+
+/* fe_thread_list -- the threads of process pid, by tid -> how many listed */
+long fe_thread_list(uint64_t pid, struct fe_thread_info *info, uint64_t max);
+
 /* fe_poweroff -- commit everything, then power the machine off */
 long fe_poweroff(void);
 
@@ -211,6 +236,41 @@ void fe_perror(const char *prefix, long err);
  */
 bool fe_parse_arg(const char *program, const char *what, const char *text,
 		  uint64_t *out);
+
+/* --- threads, mutexes, condition variables (thread.c) ------------------
+ * Built on the system calls above. A mutex and a condition variable are a
+ * 32-bit word each, all zero when free: put them anywhere, in memory that
+ * stays mapped while they are used. Like every byte of the process they
+ * are persistent: a program resumed after a power cut finds its locks as
+ * the last commit left them, and its blocked threads waiting again. */
+
+struct fe_mutex {
+	uint32_t state;                /* 0 free, 1 held, 2 held with waiters */
+};
+
+struct fe_cond {
+	uint32_t seq;                  /* bumped by every signal */
+};
+
+/* The stack of a thread fe_thread_start makes. */
+#define FE_THREAD_STACK (64u << 10)
+
+/* fe_thread_start -- run fn(arg) in a new thread with a stack of its own;
+ * fn's result is the thread's exit status -> tid */
+long fe_thread_start(long (*fn)(void *), void *arg);
+
+/* fe_thread_wait -- join thread tid (fe_thread_join), its status into
+ * *status, and give its stack back -> 0 */
+long fe_thread_wait(long tid, int64_t *status);
+
+void fe_mutex_lock(struct fe_mutex *m);
+void fe_mutex_unlock(struct fe_mutex *m);
+
+/* fe_cond_wait -- unlock m, sleep until signalled, lock m again (may wake
+ * spuriously: wait in a loop over the condition) */
+void fe_cond_wait(struct fe_cond *c, struct fe_mutex *m);
+void fe_cond_signal(struct fe_cond *c);
+void fe_cond_broadcast(struct fe_cond *c);
 
 /* --- console output (console.c) ------------------------------------------- */
 

@@ -23,6 +23,9 @@
  * that fits from the smallest class that can hold one, splits off the
  * remainder, and carves from the wilderness when no list has a fit.
  *
+ * One mutex (heap_lock) makes malloc, free and realloc safe to call from
+ * several threads at once.
+ *
  * Invariants (broken only by a program writing outside its blocks, and then
  * caught where cheap by __builtin_trap, a fault of the program):
  *   - no two free blocks are adjacent (free merges both ways);
@@ -196,8 +199,8 @@ static char *wilderness_take(uint64_t need)
 	return b;
 }
 
-/* malloc -- size bytes, 16-byte aligned, or NULL */
-void *malloc(size_t size)
+/* malloc_unlocked -- size bytes, 16-byte aligned, or NULL */
+static void *malloc_unlocked(size_t size)
 {
 	uint64_t need = block_need(size);
 	char *b;
@@ -228,8 +231,8 @@ static char *used_block(void *ptr)
 	return b;
 }
 
-/* free -- give back a block; merges with free neighbours */
-void free(void *ptr)
+/* free_unlocked -- give back a block; merges with free neighbours */
+static void free_unlocked(void *ptr)
 {
 	char *b, *next;
 	uint64_t size;
@@ -286,25 +289,58 @@ static bool grow_in_place(char *b, uint64_t need)
 	return true;
 }
 
-/* realloc -- resize ptr's block to size bytes, moving it if need be */
-void *realloc(void *ptr, size_t size)
+/* realloc_unlocked -- resize ptr's block to size bytes, moving it if need be */
+static void *realloc_unlocked(void *ptr, size_t size)
 {
 	uint64_t need;
 	char *b;
 	void *moved;
 
 	if (ptr == NULL)
-		return malloc(size);
+		return malloc_unlocked(size);
 	b = used_block(ptr);
 	need = block_need(size);
 	if (need == 0)
 		return NULL;
 	if (need <= block_size(b) || grow_in_place(b, need))
 		return ptr;
-	moved = malloc(size);
+	moved = malloc_unlocked(size);
 	if (moved == NULL)
 		return NULL;
 	memcpy(moved, ptr, block_size(b) - HEADER);
-	free(ptr);
+	free_unlocked(ptr);
 	return moved;
+}
+
+/* One lock for the heap: a program's threads share it (thread.c). */
+static struct fe_mutex heap_lock;
+
+/* malloc -- size bytes, 16-byte aligned; NULL if the heap is full */
+void *malloc(size_t size)
+{
+	void *p;
+
+	fe_mutex_lock(&heap_lock);
+	p = malloc_unlocked(size);
+	fe_mutex_unlock(&heap_lock);
+	return p;
+}
+
+/* free -- give back a block of malloc, calloc or realloc (NULL: nothing) */
+void free(void *ptr)
+{
+	fe_mutex_lock(&heap_lock);
+	free_unlocked(ptr);
+	fe_mutex_unlock(&heap_lock);
+}
+
+/* realloc -- the block resized, moved if need be; NULL (ptr kept) if it cannot */
+void *realloc(void *ptr, size_t size)
+{
+	void *p;
+
+	fe_mutex_lock(&heap_lock);
+	p = realloc_unlocked(ptr, size);
+	fe_mutex_unlock(&heap_lock);
+	return p;
 }

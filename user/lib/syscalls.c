@@ -234,6 +234,48 @@ long fe_getpid(void)
 	return sys0(SYS_GETPID);
 }
 
+/* fe_thread_create -- SYS_THREAD_CREATE */
+long fe_thread_create(uint64_t entry, uint64_t stack_top, uint64_t arg)
+{
+	return sys3(SYS_THREAD_CREATE, entry, stack_top, arg);
+}
+
+/* fe_thread_exit -- SYS_THREAD_EXIT */
+long fe_thread_exit(long status)
+{
+	return sys3(SYS_THREAD_EXIT, U(status), 0, 0);
+}
+
+/* fe_thread_join -- SYS_THREAD_JOIN */
+long fe_thread_join(uint64_t tid, int64_t *status)
+{
+	return sys3(SYS_THREAD_JOIN, tid, P(status), 0);
+}
+
+/* fe_futex_wait -- SYS_FUTEX_WAIT */
+long fe_futex_wait(const uint32_t *addr, uint32_t expected)
+{
+	return sys3(SYS_FUTEX_WAIT, P(addr), U(expected), 0);
+}
+
+/* fe_futex_wake -- SYS_FUTEX_WAKE */
+long fe_futex_wake(const uint32_t *addr, uint64_t max)
+{
+	return sys3(SYS_FUTEX_WAKE, P(addr), max, 0);
+}
+
+/* fe_gettid -- SYS_GETTID */
+long fe_gettid(void)
+{
+	return sys0(SYS_GETTID);
+}
+
+/* fe_thread_list -- SYS_THREAD_LIST */
+long fe_thread_list(uint64_t pid, struct fe_thread_info *info, uint64_t max)
+{
+	return sys3(SYS_THREAD_LIST, pid, P(info), max);
+}
+
 /* fe_poweroff -- SYS_POWEROFF */
 long fe_poweroff(void)
 {

@@ -15,8 +15,10 @@
  *    loop, or boot code before the first entry to user mode).
  *
  * Every entry from ring 3 first waits for the kernel (kernel_enter_from_user:
- * one CPU runs it at a time, core/smp.c); so does an interrupt at an idle
- * CPU's halt.
+ * one CPU runs it at a time, core/smp.c); an interrupt is acknowledged
+ * before, and handled after. An interrupt that comes at an idle CPU's
+ * halt, or while the CPU waits for the kernel, is acknowledged and noted,
+ * and handled when the CPU next has the kernel.
  *
  * NMI, double fault and machine check are never the user's doing and run
  * on their own stacks (IST): they panic from either ring.
@@ -227,17 +229,46 @@ static __attribute__((noreturn)) void kernel_exception(struct trap_frame *tf)
 			   (unsigned long long)tf->vector, name, (void *)tf->rip);
 }
 
-/* interrupt -- run the handler of an interrupt vector and acknowledge it */
-static void interrupt(struct trap_frame *tf)
+/* handle -- run the handler of interrupt vector v (the kernel lock held) */
+static void handle(unsigned v)
 {
-	if (tf->vector == VECTOR_SPURIOUS)
-		return; /* no EOI for a spurious interrupt */
-	if (interrupt_handlers[tf->vector])
-		interrupt_handlers[tf->vector]();
+	if (interrupt_handlers[v])
+		interrupt_handlers[v]();
 	else
-		pr_warn("trap: unexpected interrupt on vector %llu\n",
-			(unsigned long long)tf->vector);
+		pr_warn("trap: unexpected interrupt on vector %u\n", v);
+}
+
+/* acknowledge -- EOI, at once: every source is edge-triggered (the LAPIC
+ * timer, IPIs, the ISA UART through the I/O APIC), so nothing is lost when
+ * the handler runs later, and no interrupt is in service while this CPU
+ * waits for the kernel (it may halt then: core/smp.c) */
+static bool acknowledge(unsigned v)
+{
+	if (v == VECTOR_SPURIOUS)
+		return false; /* no EOI for a spurious interrupt, and nothing to run */
 	lapic_eoi();
+	return true;
+}
+
+/* Interrupts that came while this CPU waited for the kernel, one bit per
+ * vector; run once it has the kernel (arch_run_deferred_interrupts). Two
+ * of one vector meanwhile run once: the handlers only note that time
+ * passed or that something is waiting. */
+static uint64_t deferred[ARCH_MAX_CPUS][4];
+
+/* arch_run_deferred_interrupts -- the handlers of the interrupts that came
+ * while this CPU waited for the kernel lock (it holds it now) */
+void arch_run_deferred_interrupts(void)
+{
+	uint64_t *d = deferred[arch_cpu_index()];
+
+	for (unsigned w = 0; w < 4; w++)
+		while (d[w]) {
+			unsigned bit = (unsigned)__builtin_ctzll(d[w]);
+
+			d[w] &= ~(1ull << bit);
+			handle(w * 64 + bit);
+		}
 }
 
 /* is_machine_event -- an exception that says something about the machine, not the code */
@@ -286,10 +317,11 @@ static void user_trap(struct trap_frame *tf)
 		syscall_trap(tf);
 		return;
 	}
+	if (vector >= 32 && !acknowledge(vector))
+		return; /* spurious: straight back to user mode */
 	thread_here = kernel_enter_from_user(tf);
-
 	if (vector >= 32) {
-		interrupt(tf);
+		handle(vector);
 	} else if (thread_here) { /* else it was ended meanwhile: nothing to handle */
 		trap_decode_fault(tf, cr2, &f);
 		user_fault(&f);
@@ -297,18 +329,20 @@ static void user_trap(struct trap_frame *tf)
 	kernel_exit_to_user(tf);
 }
 
-/* kernel_trap -- an interrupt that arrived in kernel mode: at an idle
- * CPU's halt (which waits for the kernel to handle it), or while this CPU
- * holds the kernel (power-on, before user mode) */
+/* kernel_trap -- an interrupt that arrived in kernel mode: while this CPU
+ * holds the kernel (power-on, before user mode), handled now; at an idle
+ * CPU's halt or while it waits for the kernel lock (core/smp.c), noted and
+ * handled once it has the lock */
 static void kernel_trap(struct trap_frame *tf)
 {
-	bool enter = !klock_held();
+	unsigned v = (unsigned)tf->vector;
 
-	if (enter)
-		klock_enter(NULL);
-	interrupt(tf);
-	if (enter)
-		klock_leave();
+	if (!acknowledge(v))
+		return;
+	if (klock_held())
+		handle(v);
+	else
+		deferred[arch_cpu_index()][v / 64] |= 1ull << (v % 64);
 }
 
 /* trap_dispatch -- called by trap_entry.S for every interrupt and exception */

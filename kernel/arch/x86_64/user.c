@@ -294,6 +294,14 @@ void arch_syscall_restart(struct trap_frame *tf)
 	tf->rip -= SYSCALL_INSN_SIZE;
 }
 
+/* arch_syscall_complete_saved -- make saved registers, stopped at a
+ * SYSCALL to re-issue, continue after it with `result` */
+void arch_syscall_complete_saved(struct arch_user_regs *r, int64_t result)
+{
+	r->rip += SYSCALL_INSN_SIZE;
+	r->rax = (uint64_t)result;
+}
+
 /* arch_frame_ip -- the user instruction pointer of a frame */
 uint64_t arch_frame_ip(const struct trap_frame *tf)
 {

@@ -248,7 +248,52 @@ static const char *state_text(uint32_t state, char *buf, size_t cap)
 	return buf;
 }
 
-/* cmd_ps -- ps: one line per process */
+/* blocking_call -- the name of a call a thread may block in */
+static const char *blocking_call(uint32_t nr)
+{
+	switch (nr) {
+	case SYS_WAIT:
+		return "wait";
+	case SYS_SLEEP_UNTIL:
+		return "sleep";
+	case SYS_CHAN_RECV:
+		return "chan_recv";
+	case SYS_CHAN_SEND:
+		return "chan_send";
+	case SYS_CONSOLE_READ:
+		return "console_read";
+	case SYS_CONSOLE_WRITE:
+		return "console_write";
+	case SYS_THREAD_JOIN:
+		return "thread_join";
+	case SYS_FUTEX_WAIT:
+		return "futex_wait";
+	default:
+		return "a system call";
+	}
+}
+
+/* print_threads -- under a process of more than one thread, a line each:
+ * its tid, its state, and the CPU that runs it */
+static void print_threads(uint64_t pid)
+{
+	struct fe_thread_info t[FE_THREADS_MAX];
+	long n = fe_thread_list(pid, t, FE_THREADS_MAX);
+
+	for (long i = 0; n > 1 && i < n; i++) {
+		out_printf("%13s tid %-3u ", "", t[i].tid);
+		if (t[i].state == FE_THREAD_EXITED)
+			out_printf("exited with status %ld, not joined yet\n", (long)t[i].exit_status);
+		else if (t[i].state == FE_THREAD_BLOCKED)
+			out_printf("blocked in %s\n", blocking_call(t[i].blocked_on));
+		else if (t[i].cpu >= 0)
+			out_printf("running on cpu %d\n", t[i].cpu);
+		else
+			out_printf("runnable\n");
+	}
+}
+
+/* cmd_ps -- ps: one line per process, and one per thread of a process with several */
 void cmd_ps(int argc, char **argv)
 {
 	struct fe_proc_info procs[PS_BATCH];
@@ -273,6 +318,7 @@ void cmd_ps(int argc, char **argv)
 				   p->parent_pid, state_text(p->state, state, sizeof(state)),
 				   p->cpu_ns / 1000000, p->pages,
 				   (int)strnlen(p->name, sizeof(p->name)), p->name);
+			print_threads(p->pid);
 			first = p->pid + 1;
 		}
 	} while (n == PS_BATCH);

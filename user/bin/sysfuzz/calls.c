@@ -19,7 +19,10 @@
  * in a worker now and then (may_block), which the root kills in time --,
  * SYS_CONSOLE_WRITE writes nothing (every buffer it gets is bad, or 0
  * bytes), SYS_CONSOLE_FG names -1 or a handle, SYS_KILL and SYS_EXIT end
- * the caller only in a worker and rarely, and SYS_POWEROFF is never made.
+ * the caller only in a worker and rarely, SYS_POWEROFF is never made, a
+ * thread is made with a bad entry or stack or as a short one on a stack of
+ * the fuzzer's, joined at once, SYS_FUTEX_WAIT never finds its value, and
+ * SYS_THREAD_EXIT is not made (the fuzzer's one thread would end it).
  *
  * A few entries of the table are scenarios of several calls: touch (a load
  * or store at a mapping or a wild address: page faults), flood (a channel
@@ -76,8 +79,11 @@ const char *fz_call_name(unsigned nr)
 		"sync", "spawn", "exit", "wait", "kill", "proc_list", "yield",
 		"sleep_until", "chan_create", "chan_send", "chan_recv",
 		"console_read", "console_write", "time", "sysinfo", "console_fg",
-		"getpid", "poweroff", "resume",
+		"getpid", "poweroff", "resume", "snapshot", "thread_create",
+		"thread_exit", "thread_join", "futex_wait", "futex_wake", "gettid",
+		"thread_list",
 	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == SYS__COUNT, "a name per call");
 
 	return nr < SYS__COUNT ? names[nr] : "nosys";
 }
@@ -803,6 +809,99 @@ static void squeeze(void)
 	squeezing = false;
 }
 
+/* --- threads ---------------------------------------------------------------- */
+
+/* A word no one wakes, and a stack for the fuzzer's short-lived threads
+ * (one at a time: each is joined before the next). */
+static uint32_t fz_futex_word = 1;
+static uint8_t thread_stack[4096] __attribute__((aligned(16)));
+
+/* short_thread -- a thread's whole life: exit at once with 42 */
+static void short_thread(void)
+{
+	fe_thread_exit(42);
+}
+
+/* fuzz_thread_create -- SYS_THREAD_CREATE with an entry or a stack outside
+ * the user half (refused: -ERR_INVAL), or a short-lived thread, joined at
+ * once (a stack inside it but unmapped would fault and end the fuzzer) */
+static void fuzz_thread_create(void)
+{
+	uint64_t entry = (uint64_t)(uintptr_t)short_thread;
+	uint64_t stack = (uint64_t)(uintptr_t)(thread_stack + sizeof(thread_stack));
+	int64_t status = 0;
+	long r;
+
+	if (fz_chance(2)) {
+		if (fz_chance(2))
+			entry = fz_chance(2) ? fz_rand(FE_USER_BASE) : FE_USER_TOP + fz_rand(1ull << 46);
+		else
+			stack = fz_chance(2) ? fz_rand(FE_USER_BASE + 16) : FE_USER_TOP + 1 + fz_rand(1ull << 46);
+		r = fz_call(SYS_THREAD_CREATE, entry, stack, junk(), junk(), junk(), junk());
+		if (r != -ERR_INVAL)
+			fz_fail("SYS_THREAD_CREATE of entry %#lx, stack %#lx returned %ld",
+				entry, stack, r);
+		return;
+	}
+	r = fz_call(SYS_THREAD_CREATE, entry, stack, junk(), junk(), junk(), junk());
+	if (r == -ERR_NOSPC || r == -ERR_NOMEM)
+		return;
+	if (r <= 0 || r >= FE_THREADS_MAX)
+		fz_fail("SYS_THREAD_CREATE returned the tid %ld", r);
+	else if (fe_thread_join((uint64_t)r, &status) != 0 || status != 42)
+		fz_fail("SYS_THREAD_JOIN of tid %ld: status %ld", r, (long)status);
+}
+
+/* fuzz_thread_join -- SYS_THREAD_JOIN of any tid (none but this one exists
+ * between fuzz_thread_create's): -ERR_NOENT, -ERR_INVAL for itself */
+static void fuzz_thread_join(void)
+{
+	uint64_t tid = fz_chance(4) ? 0 : fz_chance(2) ? fz_rand(FE_THREADS_MAX) : fz_any();
+	long r = fz_call(SYS_THREAD_JOIN, tid, fz_ptr_out(8), junk(), junk(), junk(), junk());
+
+	if (r != (tid == 0 ? -ERR_INVAL : -ERR_NOENT))
+		fz_fail("SYS_THREAD_JOIN of tid %lu returned %ld", tid, r);
+}
+
+/* fuzz_futex -- SYS_FUTEX_WAIT that must not sleep (a value the word does
+ * not hold, or a bad address) and SYS_FUTEX_WAKE of anything: no waiter */
+static void fuzz_futex(void)
+{
+	uint64_t addr = fz_chance(2) ? (uint64_t)(uintptr_t)&fz_futex_word : fz_ptr_bad();
+	long r;
+
+	if (fz_chance(2)) {
+		r = fz_call(SYS_FUTEX_WAIT, addr, fz_futex_word + 1 + fz_rand(1000), junk(),
+			    junk(), junk(), junk());
+		if (r >= 0)
+			fz_fail("SYS_FUTEX_WAIT on a word that differs returned %ld", r);
+		return;
+	}
+	r = fz_call(SYS_FUTEX_WAKE, fz_chance(2) ? addr : fz_any(), fz_any(), junk(),
+		    junk(), junk(), junk());
+	if (r > 0)
+		fz_fail("SYS_FUTEX_WAKE woke %ld threads; none waits", r);
+}
+
+/* fuzz_gettid -- SYS_GETTID: 0, the fuzzer's one thread */
+static void fuzz_gettid(void)
+{
+	long r = fz_call(SYS_GETTID, junk(), junk(), junk(), junk(), junk(), junk());
+
+	if (r != 0)
+		fz_fail("SYS_GETTID returned %ld, expected 0", r);
+}
+
+/* fuzz_thread_list -- SYS_THREAD_LIST of any pid into any buffer */
+static void fuzz_thread_list(void)
+{
+	uint64_t max = fz_rand(FE_THREADS_MAX + 2);
+	uint64_t pid = fz_chance(2) ? fz.pid : fz_chance(2) ? fz_rand(64) : fz_any();
+
+	fz_call(SYS_THREAD_LIST, pid, fz_ptr_out(max * sizeof(struct fe_thread_info)),
+		max, junk(), junk(), junk());
+}
+
 /* The calls and their weights (per thousand, roughly). */
 static const struct fz_entry fz_table[] = {
 	{fuzz_null, 10},        {fuzz_no_such_call, 20}, {fuzz_obj_create, 60},
@@ -817,6 +916,8 @@ static const struct fz_entry fz_table[] = {
 	{fuzz_chan_send, 50},   {fuzz_chan_recv, 50},    {fuzz_console_read, 15},
 	{fuzz_console_write, 15}, {fuzz_time, 10},       {fuzz_sysinfo, 10},
 	{fuzz_console_fg, 15},  {fuzz_getpid, 10},       {fuzz_resume, 2},
+	{fuzz_thread_create, 8}, {fuzz_thread_join, 8},  {fuzz_futex, 15},
+	{fuzz_gettid, 5},       {fuzz_thread_list, 8},
 	{touch, 3},
 	{flood, 4},             {crowd, 1},              {squeeze, 1},
 };

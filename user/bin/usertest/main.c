@@ -109,6 +109,12 @@ static const struct test tests[] = {
 	{"channel messages", test_channel_messages},
 	{"channel handles", test_channel_handles},
 	{"channel end in flight", test_channel_end_in_flight},
+	{"thread create/join", test_thread_create_join},
+	{"futex", test_futex},
+	{"mutex counters", test_mutex_counters},
+	{"thread handles", test_thread_handles},
+	{"thread fault", test_thread_fault},
+	{"thread table full", test_thread_table_full},
 	{"forged handles", test_forged_handles},
 	{"passed then closed", test_passed_then_closed},
 	{"open by id sweep", test_open_id_sweep},
@@ -157,6 +163,8 @@ static int run_child(int argc, char **argv)
 		return run_ticker_child();
 	if (argc == 2 && strcmp(argv[1], "grow") == 0)
 		return run_grower_child();
+	if (argc == 2 && strcmp(argv[1], "thread-fault") == 0)
+		return run_thread_fault_child();
 	return -1;
 }
 

@@ -50,6 +50,9 @@
  *   time.c        clocks, sleeping, yielding, sysinfo
  *   console.c     console reads and writes
  *   channels.c    messages, handles in messages, ends in flight
+ *   threads.c     threads: create, join, futexes, a mutex and a condition
+ *                 variable from four threads, shared handles, a faulting
+ *                 thread (child "thread-fault"), the thread table filled
  *   isolation.c   what a child must not reach of its parent or a sibling
  *   faults.c      forbidden acts in a child, each a CPU exception
  *   exhaust.c     "usertest exhaust": every limit reached, then recovered
@@ -171,6 +174,15 @@ void test_console(void);
 void test_channel_messages(void);
 void test_channel_handles(void);
 void test_channel_end_in_flight(void);
+
+/* threads.c, and the child of test_thread_fault */
+void test_thread_create_join(void);
+void test_futex(void);
+void test_mutex_counters(void);
+void test_thread_handles(void);
+void test_thread_fault(void);
+void test_thread_table_full(void);
+int run_thread_fault_child(void);
 
 /* isolation.c, and the children its checks run */
 void test_forged_handles(void);
