@@ -6,13 +6,14 @@
  *                      for 1, 2, 4 ... 1024 dirty pages (or PAGES only,
  *                      1..1024): dirty that many distinct pages of a
  *                      mapped anonymous object, fe_sync(), and read the
- *                      commit's pause (user code stopped -> resumed) and
- *                      page count from fe_sysinfo; the median, min and max
- *                      of RUNS. With more than one CPU, also the time the
- *                      commit took to stop the other CPUs before its
- *                      pause (sysinfo stop_last_ns), and the two added
- *                      up. Meant for ckpt=0, so that no periodic commit
- *                      splits the pages between epochs.
+ *                      commit's pause and page count from fe_sysinfo; the
+ *                      median, min and max of RUNS. sysinfo's pause (user
+ *                      code stopped -> resumed) begins with stopping the
+ *                      other CPUs (stop_last_ns): the first line gives the
+ *                      pause without the stop, and with more than one CPU
+ *                      a second line the stop and the whole pause ("pause
+ *                      + stop"). Meant for ckpt=0, so that no periodic
+ *                      commit splits the pages between epochs.
  *   ckptbench write [OPS [MIB]]
  *                      OPS (default WRITE_OPS) random 8-byte writes over
  *                      MIB (default 64) MiB of mapped anonymous memory
@@ -111,7 +112,7 @@ static void sysinfo(struct fe_sysinfo *si)
 }
 
 /* print_stop -- the stop of the other CPUs before each commit, and the
- * stop and pause added up: medians and extremes (sorts both) */
+ * whole pause, stop included: medians and extremes (sorts both) */
 static void print_stop(unsigned count, uint64_t *stop, uint64_t *total)
 {
 	uint64_t mid_stop = median(stop, RUNS), mid_total = median(total, RUNS);
@@ -137,10 +138,11 @@ static void bench_pause(unsigned only)
 				p[(uint64_t)i * PAGE] = (uint8_t)(r + 2);
 			fe_sync();
 			sysinfo(&si);
-			pause[r] = si.pause_last_ns;
+			/* sysinfo's pause counts from the first kick: the stop is in it */
+			pause[r] = si.pause_last_ns - si.stop_last_ns;
 			pages[r] = si.pages_last;
 			stop[r] = si.stop_last_ns;
-			total[r] = si.pause_last_ns + si.stop_last_ns;
+			total[r] = si.pause_last_ns;
 		}
 		mid = median(pause, RUNS); /* sorts pause: its ends are then min and max */
 		printf("ckptbench: pause %u %lu ns %lu pages (%u runs, %lu..%lu ns)\n", count,
