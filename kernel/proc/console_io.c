@@ -186,6 +186,12 @@ static void store_sent(uint64_t sent)
 	KASSERT(err == 0);
 }
 
+/* console_output_waiting -- whether output was queued that only a commit lets out */
+bool console_output_waiting(void)
+{
+	return con->out_queued != con->out_sent;
+}
+
 /* console_release -- send the committed output, a line at a time; wake
  * writers waiting for room (also when nothing was left to send: after a
  * power cut they may wait for a release that already happened) */

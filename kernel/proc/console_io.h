@@ -6,6 +6,7 @@
 #define PROC_CONSOLE_IO_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pctx;
@@ -28,6 +29,10 @@ int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 /* console_emit -- queue kernel text for the console (sent after the
  * epoch commits); the bytes queued (fewer when the queue is full) */
 size_t console_emit(const char *text, size_t len);
+
+/* console_output_waiting -- whether output was queued that only a commit
+ * lets out */
+bool console_output_waiting(void);
 
 /* console_release -- right after a commit (or at power-on): send the
  * committed output to the UART, moving the durable "sent" cursor */

@@ -213,10 +213,13 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 		}
 		wake_sleepers();
 		slot = pick_next();
-		if (slot < 0 && epoch_dirty() && !others_run()) {
-			/* The whole system would idle: make the epoch durable, send
-			 * its output. (While another CPU runs, the periodic rule
-			 * commits: an idle CPU waking at every tick must not.) */
+		if (slot < 0 && epoch_dirty() &&
+		    (!others_run() || console_output_waiting())) {
+			/* The whole system would idle, or output waits to be seen:
+			 * make the epoch durable, send its output. (A CPU idling
+			 * beside a busy one otherwise leaves the epoch to the
+			 * periodic rule: waking at every tick, it must not commit
+			 * at every tick.) */
 			commit(NULL);
 			continue;
 		}
