@@ -21,7 +21,8 @@
  *    (EPOCH_ENTRY_LOG_MAX): epoch_log_short asks, and the entry backs out;
  *  - when something asks (epoch_request: SYS_SYNC, a full written set, a
  *    writer waiting for console room);
- *  - when every CPU would go idle with anything logged (the scheduler).
+ *  - when every CPU would go idle with anything logged, or one would while
+ *    output waits to be seen (the scheduler).
  *
  * What. epoch_commit is the recipe, in order:
  *  1. the kernel root's monotonic clock, commit count and running slot

@@ -71,6 +71,18 @@ def test_two_programs_compute_on_two_cpus(machines, image):
     assert cpus == 2 and all(b > 0 for b in busy), (busy, m.output[-600:])
 
 
+def test_output_is_seen_beside_a_busy_cpu(machines, image):
+    """With periodic commits off (ckpt=0), a CPU that idles beside a busy
+    one still commits when output waits: the shell's echo and a program's
+    line appear while a spin keeps the other CPU busy (they once waited
+    for ever)."""
+    m = power_on(machines, image, 2, append="ckpt=0")
+    run(m, "spin 1000000 &", r"\[\d+\] started\n")
+    run(m, "hello", r"hello from hello, pid \d+\n")
+    cpus, busy = cpu_figures(m)
+    assert cpus == 2 and max(busy) > 0, busy
+
+
 def test_power_off_with_two_on_with_one_and_back(machines, image):
     """A counter runs across power-ons with 2, 4, 1 and 2 CPUs: each power-on
     carries on from the last number the one before printed (output commit:
