@@ -540,6 +540,14 @@ def user_regs(slot, thread):
             "saved in its thread object")
 
 
+def number_of(k, oid, struct, field):
+    """' (FIELD N)' of kernel object oid, or '' if it cannot be read."""
+    try:
+        return f" ({field} {int(k.heap.small(oid, f'struct {struct}')[field])})"
+    except FeError:
+        return ""
+
+
 def wait_text(k, thread):
     """What a blocked thread waits for, in words."""
     wait = int(thread["wait"])
@@ -549,19 +557,11 @@ def wait_text(k, thread):
         return (f"sleeping until {int(thread['wake_ns']) / 1e9:.3f} s monotonic "
                 f"(last commit at {int(k.kroot['mono_ns']) / 1e9:.3f} s)")
     if name == "KWAIT_PROCESS":
-        try:
-            pid = int(k.heap.small(obj, "struct kproc")["pid"])
-            return f"waiting for process #{obj} (pid {pid}) to end"
-        except FeError:
-            return f"waiting for process #{obj} to end"
+        return f"waiting for process #{obj}{number_of(k, obj, 'kproc', 'pid')} to end"
     if name == "KWAIT_CHANNEL":
         return f"waiting on channel #{obj}"
     if name == "KWAIT_THREAD":
-        try:
-            tid = int(k.heap.small(obj, "struct kthread")["tid"])
-            return f"waiting for thread #{obj} (tid {tid}) to exit"
-        except FeError:
-            return f"waiting for thread #{obj} to exit"
+        return f"waiting for thread #{obj}{number_of(k, obj, 'kthread', 'tid')} to exit"
     if name == "KWAIT_FUTEX":
         return f"waiting on the futex at {obj:#x}"
     if name == "KWAIT_CONSOLE":
