@@ -60,7 +60,6 @@ static struct {
 
 static uint64_t stop_gen;              /* stops asked for */
 static bool stopping;                  /* a stop is waiting for its CPUs */
-static unsigned online = 1;
 
 /* smp_init -- CPU 0 is online and holds the kernel lock */
 void smp_init(void)
@@ -77,8 +76,7 @@ static void cpu_main(unsigned index)
 {
 	struct cpu *c = &cpus[index];
 
-	c->online = true;
-	__atomic_add_fetch(&online, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 	arch_timer_start_this_cpu();
 	klock_enter(NULL);
 	arch_user_start();
@@ -114,7 +112,11 @@ unsigned smp_start(void)
 /* smp_online -- how many CPUs run */
 unsigned smp_online(void)
 {
-	return __atomic_load_n(&online, __ATOMIC_ACQUIRE);
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
+		n += __atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE);
+	return n;
 }
 
 /* park -- answer stop `gen`: out of user mode, off its tables, FPU kept */

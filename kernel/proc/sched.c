@@ -133,8 +133,11 @@ static bool others_run(void)
 /* release -- CPU c runs no thread any more */
 static void release(struct cpu *c)
 {
-	if (c->running >= 0)
+	if (c->running >= 0) {
+		/* Invariant: c->running and thread_cpu name each other. */
+		KASSERT(thread_cpu[c->running] == (int8_t)c->index);
 		thread_cpu[c->running] = -1;
+	}
 	c->running = -1;
 }
 
@@ -239,6 +242,8 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 			proc_end(p, FE_EXIT_KILLED, 0, "out of DRAM for page tables");
 			continue;
 		}
+		/* Invariant: a thread runs on one CPU at most (pick_next). */
+		KASSERT(thread_cpu[slot] < 0);
 		arch_frame_load(tf, &thread_at((unsigned)slot)->regs);
 		c->running = slot;
 		thread_cpu[slot] = (int8_t)c->index;
@@ -326,6 +331,19 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 		next_wake_ns = wake_ns;
 }
 
+/* runs_elsewhere -- whether a CPU other than this one runs a thread of
+ * the process in `slot` */
+static bool runs_elsewhere(unsigned slot)
+{
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		int cpu = thread_cpu[slot * KPROC_MAX_THREADS + tid];
+
+		if (cpu >= 0 && &cpus[cpu] != cpu_self())
+			return true;
+	}
+	return false;
+}
+
 /* kick_idle -- an idle CPU other than this one runs what was woken;
  * whether there was one */
 static bool kick_idle(void)
@@ -403,16 +421,8 @@ void sched_thread_new(void)
  * (the stop moves them off user tables; they load them again) */
 void sched_shootdown(const struct pctx *p)
 {
-	unsigned slot = p->proc->slot;
-
-	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
-		int cpu = thread_cpu[slot * KPROC_MAX_THREADS + tid];
-
-		if (cpu >= 0 && &cpus[cpu] != cpu_self()) {
-			smp_stop_others();
-			return;
-		}
-	}
+	if (runs_elsewhere(p->proc->slot))
+		smp_stop_others();
 }
 
 /* sched_yield -- let others run before the current thread goes on */
@@ -426,18 +436,13 @@ void sched_yield(void)
  * stopped first, so that it leaves the page tables about to be freed */
 void sched_forget(unsigned slot)
 {
-	bool stopped = false;
-
+	if (runs_elsewhere(slot))
+		smp_stop_others();
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
 		int cpu = thread_cpu[slot * KPROC_MAX_THREADS + tid];
 
-		if (cpu < 0)
-			continue;
-		if (&cpus[cpu] != cpu_self() && !stopped) {
-			smp_stop_others();
-			stopped = true;
-		}
-		release(&cpus[cpu]);
+		if (cpu >= 0)
+			release(&cpus[cpu]);
 	}
 }
 

@@ -198,7 +198,10 @@ def test_resume_outside_a_safe_power_on_is_an_error(machines, image):
     run(m, "echo $?", r"^1\n")
 
 
-def test_a_power_cut_during_a_safe_power_on_resumes_everything(machines, image):
+def counter_held_by_a_safe_power_on(machines, image):
+    """A counter cut while it counts, then a safe power-on holding it:
+    (the machine, the counter's pid, the rescue shell's, the last number
+    the counter printed)."""
     m = power_on(machines, image, append="logcheck")
     counter = background(m, "counter 1 50")
     last = cut_while_counting(m)
@@ -206,8 +209,11 @@ def test_a_power_cut_during_a_safe_power_on_resumes_everything(machines, image):
     m = machines(image=image, size="32M", append="safe logcheck")
     m.expect(BANNER % 2, timeout=STEP_TIMEOUT)
     m.expect(PROMPT, timeout=STEP_TIMEOUT)
-    rescue = max(ps(m))
-    last = max([last] + counter_numbers(m.output))
+    return m, counter, max(ps(m)), max([last] + counter_numbers(m.output))
+
+
+def test_a_power_cut_during_a_safe_power_on_resumes_everything(machines, image):
+    m, counter, rescue, last = counter_held_by_a_safe_power_on(machines, image)
     m.power_cut()
 
     # A normal power-on: the rescue shell ends, osh has the console, and
@@ -221,15 +227,7 @@ def test_a_power_cut_during_a_safe_power_on_resumes_everything(machines, image):
 
 
 def test_resume_without_a_saved_shell_keeps_the_rescue_shell(machines, image):
-    m = power_on(machines, image, append="logcheck")
-    counter = background(m, "counter 1 50")
-    last = cut_while_counting(m)
-
-    m = machines(image=image, size="32M", append="safe logcheck")
-    m.expect(BANNER % 2, timeout=STEP_TIMEOUT)
-    m.expect(PROMPT, timeout=STEP_TIMEOUT)
-    last = max([last] + counter_numbers(m.output))
-    rescue = max(ps(m))
+    m, counter, rescue, last = counter_held_by_a_safe_power_on(machines, image)
     run(m, "kill 1")                 # the saved shell, held, ends
     start = len(m.output)
     m.send("resume\n")
