@@ -176,7 +176,7 @@ const char *os_snap_after_rollback_problem(const uint8_t *base, const struct os_
 /* os_log_room -- 0 if `bytes` more of log fit, else -ERR_NOSPC */
 static inline int os_log_room(const struct objstore *os, uint64_t bytes)
 {
-	return os->log_size - os->log_tail >= bytes + os_snap_log_reserve(os) ?
+	return os->log_size - os->log_tail >= bytes + os_snap_log_reserve(os) + os->log_kept ?
 		0 : -ERR_NOSPC;
 }
 

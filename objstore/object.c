@@ -1143,6 +1143,51 @@ int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
 	return page_create(os, h, index, page_off);
 }
 
+/* os_obj_move_log_need -- log bytes an os_alloc of a page and an
+ * os_obj_page_move may need at most, together */
+uint64_t os_obj_move_log_need(void)
+{
+	return OS_ALLOC_LOG_RESERVE + COST_HDR + COST_SLOT + COST_FREE;
+}
+
+/* os_obj_page_move -- link page `to` in place of page `index` and free the old one */
+int os_obj_page_move(struct objstore *os, uint64_t id, uint64_t index,
+		     uint64_t to)
+{
+	struct view v = view_of(os);
+	struct os_obj_header *h;
+	struct rpath p;
+	int err = hdr_get(os, id, &h);
+
+	if (err)
+		return err;
+	if (h->placement != OS_PLACE_PAGED)
+		return -ERR_NOTSUP;
+	if (index >= os_obj_npages(h->size))
+		return -ERR_RANGE;
+	if (!page_ok(&v, to))
+		return -ERR_INVAL;
+	err = page_find(&v, h, index, &p);
+	if (err)
+		return err;
+	if (!p.leaf)
+		return -ERR_NOENT;
+	if (p.leaf == to)
+		return -ERR_INVAL;
+	err = os_log_room(os, COST_HDR + COST_SLOT + COST_FREE);
+	if (!err)
+		err = os_tx_log(os, h, sizeof(*h));
+	if (!err && h->depth)
+		err = slot_set(os, p.page[0], digit(index, 0), to, false);
+	if (err)
+		return err;
+	if (!h->depth)
+		h->data = to;
+	h->modified_epoch = os->tx_epoch;
+	hdr_seal(h);
+	return os_free(os, p.leaf);
+}
+
 /* os_obj_next -- the smallest live id >= `from` */
 int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id)
 {

@@ -259,6 +259,12 @@ int os_log_root(struct objstore *os)
 	return err;
 }
 
+/* os_log_keep -- keep `bytes` of the log from every later call */
+void os_log_keep(struct objstore *os, uint64_t bytes)
+{
+	os->log_kept = bytes;
+}
+
 /* durable_store -- one aligned 8-byte store, flushed and fenced: durable
  * when this returns, whatever a power cut does next */
 static void durable_store(struct objstore *os, uint64_t *word, uint64_t value)

@@ -1485,6 +1485,80 @@ CHECK_TEST(owner_names_the_object_holding_a_byte)
 	free(base);
 }
 
+/* move_one -- write `text` into a new page and move page `index` of id there */
+static uint64_t move_one(struct objstore *os, uint64_t id, uint64_t index,
+			 const char *text)
+{
+	uint64_t to;
+
+	CHECK_EQ(os_alloc(os, PAGE, &to), 0);
+	memset(os_ptr(os, to), 0, PAGE);
+	memcpy(os_ptr(os, to), text, strlen(text));
+	CHECK_EQ(os_obj_page_move(os, id, index, to), 0);
+	return to;
+}
+
+CHECK_TEST(obj_page_move_relinks_and_rolls_back)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint64_t one, deep, old_one, old_deep, to, pg, before;
+	char buf[8];
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_BLOB, 100, &one), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_ANON, 600 * PAGE, &deep), 0);
+	CHECK_EQ(os_obj_write(&os, one, 0, "first", 5), 5);
+	CHECK_EQ(os_obj_write(&os, deep, 513 * PAGE, "deeper", 6), 6);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(os_obj_page(&os, one, 0, false, &old_one), 0);
+	CHECK_EQ(os_obj_page(&os, deep, 513, false, &old_deep), 0);
+	before = pages_free(&os);
+
+	/* Moved, then rolled back: the old pages and bytes are back. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	move_one(&os, one, 0, "second");
+	move_one(&os, deep, 513, "moved!");
+	CHECK_EQ(os_obj_read(&os, deep, 513 * PAGE, buf, 6), 6);
+	CHECK_EQ(memcmp(buf, "moved!", 6), 0);
+	CHECK_EQ(pages_free(&os), before);
+	CHECK_EQ(os_tx_abort(&os), 0);
+	CHECK_EQ(os_obj_page(&os, one, 0, false, &pg), 0);
+	CHECK_EQ(pg, old_one);
+	CHECK_EQ(os_obj_read(&os, one, 0, buf, 5), 5);
+	CHECK_EQ(memcmp(buf, "first", 5), 0);
+	CHECK_EQ(pages_free(&os), before);
+	CHECK_EQ(problems(&os), 0);
+
+	/* Moved and committed: the new pages hold the object, the old are free. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	to = move_one(&os, one, 0, "second");
+	move_one(&os, deep, 513, "moved!");
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(os_obj_page(&os, one, 0, false, &pg), 0);
+	CHECK_EQ(pg, to);
+	CHECK_EQ(os_obj_read(&os, one, 0, buf, 6), 6);
+	CHECK_EQ(memcmp(buf, "second", 6), 0);
+	CHECK_EQ(os_obj_read(&os, deep, 513 * PAGE, buf, 6), 6);
+	CHECK_EQ(memcmp(buf, "moved!", 6), 0);
+	CHECK_EQ(pages_free(&os), before);
+	CHECK_EQ(problems(&os), 0);
+
+	/* Refused: a missing page, past the end, a page that is no whole
+	 * page, the page itself, outside a transaction. */
+	CHECK_EQ(os_obj_page_move(&os, one, 0, to), -ERR_INVAL);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, PAGE, &to), 0);
+	CHECK_EQ(os_obj_page_move(&os, deep, 7, to), -ERR_NOENT);
+	CHECK_EQ(os_obj_page_move(&os, deep, 600, to), -ERR_RANGE);
+	CHECK_EQ(os_obj_page_move(&os, deep, 513, to + 64), -ERR_INVAL);
+	CHECK_EQ(os_obj_page(&os, deep, 513, false, &pg), 0);
+	CHECK_EQ(os_obj_page_move(&os, deep, 513, pg), -ERR_INVAL);
+	CHECK_EQ(os_tx_abort(&os), 0);
+	CHECK_EQ(problems(&os), 0);
+	free(base);
+}
+
 int main(void)
 {
 	return check_run_all();

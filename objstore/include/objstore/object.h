@@ -86,6 +86,20 @@ void *os_obj_data(const struct objstore *os, uint64_t id);
 int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
 		uint64_t *page_off);
 
+/* os_obj_page_move -- give page `index` of a paged object a new home:
+ * page `to` (a whole page from os_alloc in this transaction, its bytes
+ * written by the caller) takes the old page's place in the object's tree
+ * and the old page is freed. The DRAM cache's write-back (kernel
+ * pagecache.c): the old bytes stay untouched for rollback, so no copy of
+ * them is logged. -ERR_NOENT if the page is missing, -ERR_RANGE past the
+ * end, -ERR_INVAL if `to` is not such a page; -ERR_NOSPC log full. */
+int os_obj_page_move(struct objstore *os, uint64_t id, uint64_t index,
+		     uint64_t to);
+
+/* os_obj_move_log_need -- log bytes an os_alloc of a page followed by an
+ * os_obj_page_move may need at most, together */
+uint64_t os_obj_move_log_need(void);
+
 /* os_obj_next -- the smallest live id >= `from`, for listing every object;
  * -ERR_NOENT when there is none */
 int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id);

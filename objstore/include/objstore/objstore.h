@@ -64,6 +64,7 @@ struct objstore {
 	uint64_t tx_epoch;             /* committed_epoch + 1 while a transaction runs */
 	bool in_tx;
 	bool root_logged;              /* the root block is in this transaction's log */
+	uint64_t log_kept;             /* log bytes no call may take (os_log_keep) */
 	uint64_t rolled_back;          /* records undone by the last open or abort */
 	uint64_t rolled_back_bytes;    /* bytes they restored */
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
@@ -154,6 +155,12 @@ int os_tx_commit(struct objstore *os);
 
 /* os_tx_abort -- undo everything the transaction did */
 int os_tx_abort(struct objstore *os);
+
+/* os_log_keep -- keep `bytes` of the log from every later call (until
+ * changed): a call that would need them fails as on a full log
+ * (-ERR_NOSPC, changing nothing). The kernel keeps what its DRAM cache's
+ * next write-back needs, and gives it back for the write-back. Volatile. */
+void os_log_keep(struct objstore *os, uint64_t bytes);
 
 /* os_store_durable -- store `value` in the aligned 8-byte word of the heap at
  * `word`, outside every transaction, the way a commit stores the epoch:
