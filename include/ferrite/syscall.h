@@ -340,7 +340,7 @@ struct fe_sysinfo {
 	uint64_t pause_max_ns;      /* since this power-on */
 	uint64_t pause_mean_ns;     /* since this power-on */
 	uint64_t power_on_commits;  /* commits since this power-on */
-	uint64_t pages_last;        /* user pages logged in the last committed epoch */
+	uint64_t pages_last;        /* user pages the last committed epoch wrote to the heap (logged, or written back from the cache) */
 	uint64_t pages_mean;        /* per commit, since this power-on */
 	uint64_t resume_cycles;     /* this power-on: kernel entry -> first user thread loaded (TSC); 0 at genesis */
 	uint64_t resume_ns;
@@ -355,7 +355,21 @@ struct fe_sysinfo {
 	uint64_t stop_last_ns;      /* the last commit: first kick -> every other CPU stopped */
 	uint64_t stop_max_ns;       /* since this power-on */
 	uint64_t cpu_busy_ns[FE_MAX_CPUS]; /* time each CPU ran threads, this power-on */
+	/* The DRAM cache in front of the NVM (docs/dram-cache.md); the
+	 * fields above are the second version (FE_SYSINFO_SIZE_2 bytes).
+	 * Counts are since this power-on. */
+	uint64_t cache_pages_max;   /* its size in pages; 0: no cache */
+	uint64_t cache_pages;       /* pages cached now */
+	uint64_t cache_dirty;       /* of them, known written since the last commit */
+	uint64_t cache_written_last; /* pages the last commit wrote back */
+	uint64_t cache_written_back; /* pages written back by commits */
+	uint64_t cache_moved;       /* of them, to a new heap page (the rest in place) */
+	uint64_t cache_fills;       /* pages copied into DRAM (misses) */
+	uint64_t cache_hits;        /* faults on a page already cached */
+	uint64_t cache_evictions;   /* clean pages given back to make room */
+	uint64_t cache_full;        /* commits asked for because no cached page was clean */
 };
 #define FE_SYSINFO_SIZE_1 200
+#define FE_SYSINFO_SIZE_2 360
 
 #endif

@@ -365,6 +365,24 @@ void arch_pt_unmap_user(uint64_t root, uint64_t va, uint64_t len);
  * the user half */
 int arch_pt_lookup_user(uint64_t root, uint64_t va, uint64_t *phys, unsigned *prot);
 
+/* arch_pt_take_user_marks -- which of VM_ACCESSED and VM_DIRTY the CPU
+ * has set on user page va since they were last taken, when va maps phys
+ * (0 otherwise); the ones in `take` are cleared. The caller makes every
+ * CPU forget va's translation before relying on the marks again (a TLB
+ * entry that holds a mark does not set it a second time). */
+unsigned arch_pt_take_user_marks(uint64_t root, uint64_t va, uint64_t phys,
+				 unsigned take);
+
+/* arch_pt_unmap_user_page -- unmap user page va if it maps phys (the TLB
+ * entry flushed when root is current): the VM_ACCESSED and VM_DIRTY marks
+ * it had, read in the same atomic step, or -ERR_NOENT */
+int arch_pt_unmap_user_page(uint64_t root, uint64_t va, uint64_t phys);
+
+/* arch_pt_protect_user_page -- take the write bit from user page va if it
+ * maps phys (the TLB entry flushed when root is current): its VM_ACCESSED
+ * and VM_DIRTY marks, read in the same atomic step, or -ERR_NOENT */
+int arch_pt_protect_user_page(uint64_t root, uint64_t va, uint64_t phys);
+
 /* arch_pt_destroy_user -- free the address space's tables (never the pages
  * they map); switches to the kernel's tables first if root is current */
 void arch_pt_destroy_user(uint64_t root);

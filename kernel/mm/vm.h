@@ -31,6 +31,10 @@ struct boot_info;
  * inside a large leaf is refused). */
 #define VM_HUGE 0x10
 
+/* What the CPU marks on a user page it uses (arch_pt_take_user_marks). */
+#define VM_ACCESSED 0x20
+#define VM_DIRTY 0x40
+
 /* mm_init -- build the kernel's page tables and switch to them */
 void mm_init(const struct boot_info *bi);
 

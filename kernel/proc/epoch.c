@@ -57,6 +57,7 @@
 #include "proc/console_io.h"
 #include "proc/epoch.h"
 #include "proc/kobj.h"
+#include "proc/pagecache.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "proc/snapshot.h"
@@ -111,6 +112,7 @@ void epoch_start(void)
 	if (log_size < 2 * EPOCH_ENTRY_LOG_MAX)
 		panic("epoch: the undo log (%llu KiB) is smaller than two kernel entries (%u KiB); use a larger NVM",
 		      (unsigned long long)(log_size >> 10), 2 * EPOCH_ENTRY_LOG_MAX >> 10);
+	pagecache_init();
 	figures.period_ns = ckpt_period();
 	figures.interval_ns = figures.period_ns;
 	last_commit_ns = time_ns();
@@ -121,10 +123,17 @@ void epoch_start(void)
  * if so a commit happens at the next safe point */
 bool epoch_log_short(void)
 {
-	if (heap_log_free() >= EPOCH_ENTRY_LOG_MAX)
+	if (heap_log_free() >= epoch_log_keep())
 		return false;
 	requested = true;
 	return true;
+}
+
+/* epoch_log_keep -- the log a kernel entry starts with: one entry's worth,
+ * and what the next commit's write-back may need */
+uint64_t epoch_log_keep(void)
+{
+	return EPOCH_ENTRY_LOG_MAX + pagecache_log_need();
 }
 
 /* epoch_request -- commit at the next safe point */
@@ -139,16 +148,16 @@ bool epoch_dirty(void)
 	struct os_stats st;
 
 	os_stats(&kheap, &st);
-	return st.log_used != 0;
+	return st.log_used != 0 || pagecache_pending();
 }
 
 /* epoch_due -- whether the epoch should end at this safe point */
 bool epoch_due(void)
 {
-	if (requested || heap_log_free() < EPOCH_ENTRY_LOG_MAX)
+	if (requested || heap_log_free() < epoch_log_keep())
 		return true;
-	return figures.period_ns && epoch_dirty() &&
-	       time_ns() - last_commit_ns >= figures.interval_ns;
+	return figures.period_ns && time_ns() - last_commit_ns >= figures.interval_ns &&
+	       epoch_dirty();
 }
 
 /* stamp_root -- the kernel root's part of the commit: the clock, the count,
@@ -180,8 +189,10 @@ static void commit_heap(void)
 
 /* count -- the figures of the commit that began at `start`, and the cost
  * rule: the next periodic commit no sooner than COST_SHARE times its cost */
-static void count(uint64_t start, const struct uvm_epoch *user)
+static void count(uint64_t start, const struct uvm_epoch *user,
+		  const struct pagecache_commit *cached)
 {
+	uint64_t pages = user->pages + cached->pages;
 	uint64_t pause = last_commit_ns - start;
 
 	figures.commits++;
@@ -189,8 +200,8 @@ static void count(uint64_t start, const struct uvm_epoch *user)
 	figures.pause_total_ns += pause;
 	if (pause > figures.pause_max_ns)
 		figures.pause_max_ns = pause;
-	figures.pages_last = user->pages;
-	figures.pages_total += user->pages;
+	figures.pages_last = pages;
+	figures.pages_total += pages;
 	figures.interval_ns = COST_SHARE * (pause + user->fault_ns);
 	if (figures.interval_ns < figures.period_ns)
 		figures.interval_ns = figures.period_ns;
@@ -208,6 +219,7 @@ void epoch_commit(void)
  * the scheduler began to stop the other CPUs for it */
 void epoch_commit_since(uint64_t start)
 {
+	struct pagecache_commit cached;
 	struct uvm_epoch user;
 
 	arch_trace_event(NVT_EVENT_COMMIT_BEGIN);
@@ -219,8 +231,10 @@ void epoch_commit_since(uint64_t start)
 #ifdef FERRITE_MUTANT_EARLY_CONSOLE
 	console_release();
 #endif
+	pagecache_write_back(&cached);
 	stamp_root();
 	commit_heap();
+	pagecache_committed();
 	snapshot_after_commit();
 	uvm_epoch_end(&user);
 #ifndef FERRITE_MUTANT_EARLY_CONSOLE
@@ -229,7 +243,7 @@ void epoch_commit_since(uint64_t start)
 	arch_trace_event(NVT_EVENT_COMMIT_END);
 	last_commit_ns = time_ns();
 	requested = false;
-	count(start, &user);
+	count(start, &user, &cached);
 }
 
 /* epoch_power_on_done -- say how long the power-on took, from the

@@ -24,6 +24,11 @@ void epoch_start(void);
  * the caller backs out (a system call is restarted, a fault happens again) */
 bool epoch_log_short(void);
 
+/* epoch_log_keep -- undo log to keep free at a safe point, for the next
+ * kernel entry and the next commit's write-back of the DRAM cache: what
+ * work that may stop at any point (the reaper) leaves untouched */
+uint64_t epoch_log_keep(void);
+
 /* epoch_request -- commit at the next safe point (SYS_SYNC, a full written
  * set, a writer waiting for console room) */
 void epoch_request(void);

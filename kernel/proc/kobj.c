@@ -31,6 +31,7 @@
 #include "objstore/object.h"
 #include "proc/channel.h"
 #include "proc/kobj.h"
+#include "proc/pagecache.h"
 #include "proc/proc.h"
 
 /* kobj_new -- a zeroed small object of `type` with `magic` first; refcount 1 */
@@ -159,6 +160,7 @@ bool kobj_reap(uint64_t keep)
 			if (c)
 				channel_destroy(c);
 		}
+		pagecache_resized(id, 0);
 		err = os_obj_delete_keep(&kheap, id, keep);
 		if (err == -ERR_NOSPC)
 			return true; /* cut part way: the rest after a commit */

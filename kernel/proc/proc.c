@@ -29,6 +29,7 @@
 #include "proc/epoch.h"
 #include "proc/handle.h"
 #include "proc/kobj.h"
+#include "proc/pagecache.h"
 #include "proc/proc.h"
 #include "proc/safe.h"
 #include "proc/sched.h"
@@ -288,7 +289,7 @@ void proc_end(struct pctx *p, uint32_t reason, int64_t status,
 /* code_read -- elf_read_fn over a code object */
 static int64_t code_read(void *ctx_id, uint64_t off, void *buf, uint64_t len)
 {
-	return os_obj_read(&kheap, *(uint64_t *)ctx_id, off, buf, len);
+	return pagecache_read(*(uint64_t *)ctx_id, off, buf, len);
 }
 
 /* free_slot -- a free process-table slot, -1 if none */

@@ -219,7 +219,7 @@ void safe_power_on(void)
 	dismiss_left_over();
 	/* The reserve and the rescue shell are made of free pages: what waits
 	 * in the reap queue (a dismissed rescue shell) is freed first. */
-	kobj_reap(EPOCH_ENTRY_LOG_MAX);
+	kobj_reap(epoch_log_keep());
 	saved = proc_count();
 	if (!safe || !saved) {
 		if (safe)

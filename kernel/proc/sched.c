@@ -210,7 +210,7 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 
 		if (epoch_due())
 			commit(NULL);
-		if (kroot->reap_count && kobj_reap(EPOCH_ENTRY_LOG_MAX)) {
+		if (kroot->reap_count && kobj_reap(epoch_log_keep())) {
 			epoch_request(); /* commit, then reap on */
 			continue;
 		}
@@ -269,7 +269,7 @@ void kernel_exit_to_user(struct trap_frame *tf)
 
 	if (epoch_due())
 		commit(tf);
-	if (kroot->reap_count && kobj_reap(EPOCH_ENTRY_LOG_MAX))
+	if (kroot->reap_count && kobj_reap(epoch_log_keep()))
 		commit(tf); /* the reaper left EPOCH_ENTRY_LOG_MAX for this */
 	console_input_poll();
 	t = running_thread(c);

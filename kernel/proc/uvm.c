@@ -21,13 +21,21 @@
  * W^X: no mapping is ever writable and executable at once (map and protect
  * refuse it, as the ELF checks refuse such segments).
  *
- * Epochs: a user page is writable in a page table only after its old
- * contents went to the undo log in the running epoch. A read fault maps a
- * page without the write bit; the first write fault of an epoch logs the
- * page and maps it writable, and remembers it in the epoch's written set
- * (volatile). At each commit uvm_epoch_end takes the write bit away again
- * from every page in the set, so the invariant holds from one epoch to the
- * next: every writable user page table entry belongs to a page logged in
+ * Epochs, with the DRAM cache (pagecache.c, docs/dram-cache.md): a write
+ * fault maps the page's DRAM frame (cached now if it was not: every table
+ * that maps its heap page loses it first, unmap_home), a read fault the
+ * frame if there is one, else the heap page -- read-only, whatever the
+ * mapping allows. No user store reaches the NVM; each commit writes the
+ * changed frames back. Invariant: no user page table entry maps a heap
+ * page writable while the cache is on.
+ *
+ * Without it (cache=0, or no DRAM for a frame): a user page is writable in
+ * a page table only after its old contents went to the undo log in the
+ * running epoch. The first write fault of an epoch logs the page and maps
+ * it writable, and remembers it in the epoch's written set (volatile). At
+ * each commit uvm_epoch_end takes the write bit away again from every
+ * page in the set, so the invariant holds from one epoch to the next:
+ * every writable user page table entry maps a frame or a page logged in
  * the running epoch, and a power cut rolls user memory back with the rest
  * of the heap. A full set asks for a commit; the write faults again after it.
  *
@@ -41,9 +49,10 @@
  *
  * Kernel copies to and from user memory (uvm_copy_*) never touch user
  * virtual addresses: they look up the mapping, check its protection as the
- * CPU would, and copy through the heap's kernel mapping, so a bad user
- * pointer is an error code and never a kernel fault. Kernel writes to user
- * pages are logged like every other kernel write to the heap.
+ * CPU would, and copy through the kernel's mapping of the frame or the
+ * heap page, so a bad user pointer is an error code and never a kernel
+ * fault. Kernel writes to user pages go to the frame (cached now), or
+ * without a cache are logged like every other kernel write to the heap.
  */
 #include <string.h>
 
@@ -55,9 +64,11 @@
 #include "ferrite/errors.h"
 #include "ferrite/nvmtrace.h"
 #include "mm/vm.h"
+#include "mm/phys.h"
 #include "objstore/object.h"
 #include "proc/epoch.h"
 #include "proc/kobj.h"
+#include "proc/pagecache.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "proc/uvm.h"
@@ -190,6 +201,7 @@ static void unmap_ptes(struct pctx *p, uint64_t addr, uint64_t len)
 {
 	if (!p->pt_root)
 		return;
+	pagecache_unmap(p, addr, len);
 	arch_pt_unmap_user(p->pt_root, addr, len);
 	sched_shootdown(p);
 }
@@ -315,6 +327,7 @@ void uvm_drop_tables(struct pctx *p)
 {
 	if (!p->pt_root)
 		return;
+	pagecache_unmap(p, 0, FE_USER_TOP);
 	arch_pt_destroy_user(p->pt_root); /* leaves them first if they are current */
 	p->pt_root = 0;
 }
@@ -354,10 +367,22 @@ static uint64_t object_size(uint64_t id)
 	return os_obj_stat(&kheap, id, &info) ? 0 : info.size;
 }
 
+/* The heap page a user address shows. */
+struct upage {
+	uint64_t object;               /* whose page: the mapping's object or its shadow */
+	uint64_t index;
+	uint64_t home;                 /* the heap page */
+	bool writable;                 /* may be mapped writable (a private
+					* mapping's source page never is) */
+	bool copied;                   /* a new private copy now stands in for
+					* whatever was mapped before */
+	bool fresh;                    /* home allocated just now */
+};
+
 /* make_copy -- the shadow page for object page `index`, made from the source */
-static int make_copy(struct kmapping *m, uint64_t index, uint64_t *off)
+static int make_copy(struct kmapping *m, struct upage *pg)
 {
-	uint64_t start = index * PAGE;
+	uint64_t start = pg->index * PAGE;
 	int err;
 
 	if (!m->shadow) {
@@ -370,14 +395,16 @@ static int make_copy(struct kmapping *m, uint64_t index, uint64_t *off)
 		KLOG(&m->shadow);
 		m->shadow = id;
 	}
-	err = os_obj_page(&kheap, m->shadow, index, true, off);
+	err = os_obj_page(&kheap, m->shadow, pg->index, true, &pg->home);
 	if (err)
 		return err;
+	pg->object = m->shadow;
+	pg->copied = pg->fresh = true;
 	/* A fresh, zeroed page: filling it needs no log. */
 	if (m->limit > start) {
 		uint64_t bytes = m->limit - start < PAGE ? m->limit - start : PAGE;
-		int64_t got = os_obj_read(&kheap, m->object, start,
-					  os_ptr(&kheap, *off), bytes);
+		int64_t got = pagecache_read(m->object, start,
+					     os_ptr(&kheap, pg->home), bytes);
 
 		if (got < 0)
 			return (int)got;
@@ -385,45 +412,112 @@ static int make_copy(struct kmapping *m, uint64_t index, uint64_t *off)
 	return 0;
 }
 
-/*
- * page_for -- the heap page backing va in mapping m, for a read or a
- * write; *writable says whether it may be mapped writable (a private
- * mapping's source page never is), *copied that a new private copy now
- * stands in for whatever was mapped before.
- */
-static int page_for(struct kmapping *m, uint64_t va, bool write,
-		    uint64_t *off, bool *writable, bool *copied)
+/* shared_page -- page `index` of a shared mapping's object, made (zero
+ * filled) on first touch */
+static int shared_page(struct kmapping *m, struct upage *pg)
 {
-	uint64_t index = (m->offset + (va - m->start)) / PAGE;
 	int err;
 
-	*copied = false;
-	*writable = m->prot & FE_PROT_WRITE;
-	if (m->flags & FE_MAP_SHARED) {
-		if (index * PAGE >= object_size(m->object))
-			return -ERR_RANGE;
-		return os_obj_page(&kheap, m->object, index, true, off);
+	if (pg->index * PAGE >= object_size(m->object))
+		return -ERR_RANGE;
+	pg->object = m->object;
+	err = os_obj_page(&kheap, m->object, pg->index, false, &pg->home);
+	if (!err && !pg->home) {
+		pg->fresh = true;
+		err = os_obj_page(&kheap, m->object, pg->index, true, &pg->home);
 	}
+	return err;
+}
+
+/* page_for -- the heap page backing va in mapping m, for a read or a write */
+static int page_for(struct kmapping *m, uint64_t va, bool write,
+		    struct upage *pg)
+{
+	int err;
+
+	*pg = (struct upage){ .index = (m->offset + (va - m->start)) / PAGE,
+			      .writable = m->prot & FE_PROT_WRITE };
+	if (m->flags & FE_MAP_SHARED)
+		return shared_page(m, pg);
 	if (m->shadow) {
-		err = os_obj_page(&kheap, m->shadow, index, false, off);
+		err = os_obj_page(&kheap, m->shadow, pg->index, false, &pg->home);
 		if (err)
 			return err;
-		if (*off)
+		pg->object = m->shadow;
+		if (pg->home)
 			return 0;
 	}
-	if (!write && (index + 1) * PAGE <= m->limit) {
-		err = os_obj_page(&kheap, m->object, index, false, off);
+	if (!write && (pg->index + 1) * PAGE <= m->limit) {
+		err = os_obj_page(&kheap, m->object, pg->index, false, &pg->home);
 		if (err == -ERR_RANGE)
-			*off = 0; /* the source shrank since: its bytes read as zero */
+			pg->home = 0; /* the source shrank since: its bytes read as zero */
 		else if (err)
 			return err;
-		if (*off) {
-			*writable = false;
+		if (pg->home) {
+			pg->object = m->object;
+			pg->writable = false;
 			return 0;
 		}
 	}
-	*copied = true;
-	return make_copy(m, index, off);
+	return make_copy(m, pg);
+}
+
+/* shows -- the address at which mapping m shows page `index` of `object`,
+ * 0 if it does not */
+static uint64_t shows(const struct kmapping *m, uint64_t object, uint64_t index)
+{
+	uint64_t at = index * PAGE;
+
+	if ((m->object != object && m->shadow != object) || at < m->offset ||
+	    at - m->offset >= m->end - m->start)
+		return 0;
+	return m->start + (at - m->offset);
+}
+
+/* unmap_home -- no page table maps pg's heap page any more: it is about to
+ * be cached, and its DRAM copy is the one to see */
+static void unmap_home(const struct upage *pg)
+{
+	uint64_t phys = heap_phys(pg->home);
+
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *p = proc_slot(i);
+		bool removed = false;
+
+		for (unsigned k = 0; p && p->pt_root && k < p->as->count; k++) {
+			uint64_t va = shows(&p->as->map[k], pg->object, pg->index), old;
+			unsigned prot;
+
+			if (va && !arch_pt_lookup_user(p->pt_root, va, &old, &prot) &&
+			    old == phys) {
+				arch_pt_unmap_user(p->pt_root, va, PAGE);
+				removed = true;
+			}
+		}
+		if (removed)
+			sched_shootdown(p);
+	}
+}
+
+/* cached_frame -- the DRAM frame for pg, to be written if `write` (then
+ * cached now if it was not); 0 when there is none (no cache, or none to
+ * be had: *retry when a commit was asked for, after which the access is
+ * to be tried again) */
+static uint64_t cached_frame(const struct upage *pg, bool write, bool *retry)
+{
+	uint64_t frame;
+	int err;
+
+	*retry = false;
+	if (!pagecache_on())
+		return 0;
+	err = pagecache_frame(pg->object, pg->index, write, &frame);
+	if (!err && !frame && write) {
+		unmap_home(pg);
+		err = pagecache_fill(pg->object, pg->index, pg->home, pg->fresh, &frame);
+	}
+	*retry = err == -ERR_NOMEM;
+	return err ? 0 : frame;
 }
 
 /* access_denied -- why access to m is refused, NULL if allowed */
@@ -438,12 +532,33 @@ static const char *access_denied(const struct kmapping *m, unsigned access)
 	return NULL;
 }
 
+/* log_written -- without a cache: log the heap page before it is mapped
+ * writable, and remember it in the epoch's written set; false when the
+ * set is full (a commit is asked for) */
+static bool log_written(struct pctx *p, uint64_t page, const struct upage *pg,
+			unsigned prot)
+{
+	if (written_count == WRITTEN_MAX) {
+		epoch_request(); /* the write faults again after it */
+		return false;
+	}
+	arch_trace_event(NVT_EVENT_PAGE_LOG_BEGIN);
+	heap_log(os_ptr(&kheap, pg->home), PAGE);
+	arch_trace_event(NVT_EVENT_PAGE_LOG_END);
+	written[written_count++] = (struct written_page){
+		.slot = p->proc->slot, .pt_root = p->pt_root, .va = page,
+		.phys = heap_phys(pg->home), .prot = prot,
+	};
+	return true;
+}
+
 /* uvm_fault -- resolve a user access at va; 0, or an error with *why set */
 int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 {
 	struct kmapping *m;
-	uint64_t page = page_down(va), off, old_phys, start = time_ns();
-	bool writable, copied, mapped;
+	struct upage pg;
+	uint64_t page = page_down(va), phys, old_phys, start = time_ns();
+	bool write, mapped, retry;
 	unsigned prot = VM_READ, old_prot;
 	int err;
 
@@ -459,7 +574,7 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 	*why = access_denied(m, access);
 	if (*why)
 		return -ERR_PERM;
-	err = page_for(m, va, access & UVM_WRITE, &off, &writable, &copied);
+	err = page_for(m, va, access & UVM_WRITE, &pg);
 	if (err) {
 		*why = err == -ERR_RANGE ? "past the object's end"
 		       : err == -ERR_NOMEM ? "heap full" : "page refused";
@@ -472,37 +587,35 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		*why = "no DRAM for page tables";
 		return err;
 	}
+	write = pg.writable && (access & UVM_WRITE);
+	phys = cached_frame(&pg, write, &retry);
+	if (retry)
+		return 0; /* the access faults again after the commit */
+	if (write)
+		prot |= VM_WRITE;
+	if (!phys)
+		phys = heap_phys(pg.home);
 	mapped = !arch_pt_lookup_user(p->pt_root, page, &old_phys, &old_prot);
-	if (mapped && old_phys == heap_phys(off) &&
+	if (mapped && old_phys == phys &&
 	    (!(access & UVM_WRITE) || (old_prot & VM_WRITE)) &&
 	    (!(access & UVM_EXEC) || (old_prot & VM_EXEC))) {
 		/* Another thread of p mapped it first: only this CPU's TLB was stale. */
 		arch_tlb_flush_page(page);
 		return 0;
 	}
-	if (writable && (access & UVM_WRITE)) {
-		if (written_count == WRITTEN_MAX) {
-			epoch_request(); /* the write faults again after it */
-			return 0;
-		}
-		arch_trace_event(NVT_EVENT_PAGE_LOG_BEGIN);
-		heap_log(os_ptr(&kheap, off), PAGE);
-		arch_trace_event(NVT_EVENT_PAGE_LOG_END);
-		prot |= VM_WRITE;
-		written[written_count++] = (struct written_page){
-			.slot = p->proc->slot, .pt_root = p->pt_root, .va = page,
-			.phys = heap_phys(off), .prot = prot,
-		};
-	}
-	err = arch_pt_map_user_page(p->pt_root, page, heap_phys(off), prot);
+	if (write && phys == heap_phys(pg.home) && !log_written(p, page, &pg, prot))
+		return 0;
+	err = arch_pt_map_user_page(p->pt_root, page, phys, prot);
 	if (err) {
 		*why = "no DRAM for page tables";
 		return err;
 	}
+	if (phys != heap_phys(pg.home))
+		pagecache_mapped(p, pg.object, pg.index, page, write);
 	arch_tlb_flush_page(page);
-	if (mapped && old_phys != heap_phys(off)) /* a private copy replaced its source */
+	if (mapped && old_phys != phys) /* a private copy replaced its source */
 		sched_shootdown(p);
-	if (prot & VM_WRITE)
+	if (write)
 		written_fault_ns += time_ns() - start;
 	return 0;
 }
@@ -537,24 +650,31 @@ void uvm_epoch_end(struct uvm_epoch *done)
 
 /*
  * user_bytes -- the kernel address of p's byte at va, checked for `access`,
- * and how many bytes of the same page follow it (at most len)
+ * and how many bytes of the same page follow it (at most len); *logged
+ * when they are heap bytes the caller must log before writing them (a
+ * write goes to the DRAM cache when there is one)
  */
 static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
-		      unsigned access, uint8_t **kva, uint64_t *chunk)
+		      unsigned access, uint8_t **kva, uint64_t *chunk,
+		      bool *logged)
 {
 	struct kmapping *m = find(p->as, va);
-	uint64_t off;
-	bool writable, copied;
+	struct upage pg;
+	uint64_t frame;
+	bool retry;
 	int err;
 
 	if (!m || access_denied(m, access))
 		return -ERR_FAULT;
-	err = page_for(m, va, access & UVM_WRITE, &off, &writable, &copied);
+	err = page_for(m, va, access & UVM_WRITE, &pg);
 	if (err)
 		return err == -ERR_NOMEM ? err : -ERR_FAULT;
-	if (copied)
+	if (pg.copied)
 		unmap_ptes(p, page_down(va), PAGE);
-	*kva = (uint8_t *)os_ptr(&kheap, off) + (va % PAGE);
+	frame = cached_frame(&pg, access & UVM_WRITE, &retry);
+	*logged = !frame;
+	*kva = (uint8_t *)(frame ? phys_to_virt(frame) : os_ptr(&kheap, pg.home)) +
+	       (va % PAGE);
 	*chunk = PAGE - va % PAGE < len ? PAGE - va % PAGE : len;
 	return 0;
 }
@@ -589,7 +709,8 @@ int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len)
 	while (len) {
 		uint8_t *kva;
 		uint64_t chunk;
-		int err = user_bytes(p, src, len, UVM_READ, &kva, &chunk);
+		bool logged;
+		int err = user_bytes(p, src, len, UVM_READ, &kva, &chunk, &logged);
 
 		if (err)
 			return err;
@@ -611,11 +732,13 @@ int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len)
 	while (len) {
 		uint8_t *kva;
 		uint64_t chunk;
-		int err = user_bytes(p, dst, len, UVM_WRITE, &kva, &chunk);
+		bool logged;
+		int err = user_bytes(p, dst, len, UVM_WRITE, &kva, &chunk, &logged);
 
 		if (err)
 			return err;
-		heap_log(kva, chunk);
+		if (logged)
+			heap_log(kva, chunk);
 		memcpy(kva, from, chunk);
 		from += chunk;
 		dst += chunk;
@@ -632,11 +755,12 @@ int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max)
 	while (len < max) {
 		uint8_t *kva;
 		uint64_t chunk;
+		bool logged;
 		int err;
 
 		if (!range_ok(src, 1))
 			return -ERR_FAULT;
-		err = user_bytes(p, src, max - len, UVM_READ, &kva, &chunk);
+		err = user_bytes(p, src, max - len, UVM_READ, &kva, &chunk, &logged);
 		if (err)
 			return err;
 		for (uint64_t i = 0; i < chunk; i++) {

@@ -1,6 +1,7 @@
 /*
  * uvm.h -- user address spaces: mappings in the heap, page tables as a
- * cache, and the epoch's written pages (uvm.c).
+ * cache, which heap page or DRAM frame an address shows, and (without the
+ * DRAM cache) the epoch's written pages (uvm.c).
  */
 #ifndef PROC_UVM_H
 #define PROC_UVM_H
@@ -34,7 +35,8 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why);
 /* uvm_activate -- switch to p's page tables (made on first use) */
 int uvm_activate(struct pctx *p);
 
-/* What user memory cost the epoch that just committed. */
+/* What user memory cost the epoch that just committed (without the DRAM
+ * cache: pagecache.h says what the write-back did). */
 struct uvm_epoch {
 	uint64_t pages;                /* user pages logged by write faults */
 	uint64_t fault_ns;             /* time those faults spent in the kernel */

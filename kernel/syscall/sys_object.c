@@ -15,6 +15,7 @@
 #include "objstore/object.h"
 #include "proc/handle.h"
 #include "proc/kobj.h"
+#include "proc/pagecache.h"
 #include "proc/proc.h"
 #include "proc/uvm.h"
 #include "syscall/syscall.h"
@@ -136,8 +137,8 @@ int64_t sys_obj_read(struct syscall *call)
 		return err;
 	while (done < len) {
 		uint64_t want = len - done < IO_CHUNK ? len - done : IO_CHUNK;
-		int64_t got = os_obj_read(&kheap, h->object, offset + done,
-					  io_buffer, want);
+		int64_t got = pagecache_read(h->object, offset + done,
+					     io_buffer, want);
 
 		if (got <= 0)
 			return got < 0 && !done ? got : (int64_t)done;
@@ -182,8 +183,8 @@ int64_t sys_obj_write(struct syscall *call)
 		err = uvm_copy_in(p, io_buffer, buf + done, want);
 		if (err)
 			return done ? (int64_t)done : err;
-		wrote = os_obj_write(&kheap, h->object, offset + done, io_buffer,
-				     want);
+		wrote = pagecache_write(h->object, offset + done, io_buffer,
+					want);
 		if (wrote < 0)
 			return done ? (int64_t)done : wrote;
 		done += (uint64_t)wrote;
@@ -210,6 +211,8 @@ int64_t sys_obj_resize(struct syscall *call)
 	if (size > FE_OBJ_SIZE_MAX)
 		return -ERR_TOOBIG;
 	err = os_obj_resize(&kheap, h->object, size);
+	if (!err)
+		pagecache_resized(h->object, size);
 	/* Freed pages may still be in page tables (even after a partial
 	 * shrink): drop every cache; the next faults rebuild them. */
 	if (size < info.size)

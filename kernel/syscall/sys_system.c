@@ -20,6 +20,7 @@
 #include "proc/epoch.h"
 #include "proc/handle.h"
 #include "proc/kobj.h"
+#include "proc/pagecache.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "proc/snapshot.h"
@@ -95,13 +96,23 @@ int64_t sys_time(struct syscall *call)
 /* SYS_SYSINFO (struct fe_sysinfo) -> 0 */
 _Static_assert(__builtin_offsetof(struct fe_sysinfo, cpus) == FE_SYSINFO_SIZE_1,
 	       "the first version of struct fe_sysinfo ends where cpus begins");
+_Static_assert(__builtin_offsetof(struct fe_sysinfo, cache_pages_max) == FE_SYSINFO_SIZE_2,
+	       "the second version of struct fe_sysinfo ends where the cache's figures begin");
 _Static_assert(FE_MAX_CPUS == ARCH_MAX_CPUS, "one CPU limit");
+
+/* sysinfo_size -- the bytes of struct fe_sysinfo the caller knows: it
+ * passes its size; older programs passed none (the first version) */
+static uint64_t sysinfo_size(uint64_t asked)
+{
+	if (asked == sizeof(struct fe_sysinfo) || asked == FE_SYSINFO_SIZE_2)
+		return asked;
+	return FE_SYSINFO_SIZE_1;
+}
 
 int64_t sys_sysinfo(struct syscall *call)
 {
 	const uint64_t info_ptr = call->arg[0];
-	const uint64_t size = call->arg[1] == sizeof(struct fe_sysinfo)
-				      ? sizeof(struct fe_sysinfo) : FE_SYSINFO_SIZE_1;
+	const uint64_t size = sysinfo_size(call->arg[1]);
 	struct fe_sysinfo info;
 	struct os_stats s;
 
@@ -124,6 +135,7 @@ int64_t sys_sysinfo(struct syscall *call)
 	info.rolled_back_bytes = s.rolled_back_bytes;
 	epoch_figures(&info);
 	sched_cpu_figures(&info);
+	pagecache_figures(&info);
 	return uvm_copy_out(call->caller, info_ptr, &info, size);
 }
 

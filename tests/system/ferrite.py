@@ -258,3 +258,20 @@ def command(m, line, timeout=DEFAULT_TIMEOUT):
     start = len(m.output)
     m.send(line + "\n")
     m.expect(PROMPT, timeout=timeout, start=start)
+
+
+def traced_session(machines, image, trace, commands, kernel=None, extra=(),
+                   qemu_args=(), timeout=300):
+    """Power on with the NVM tracer (docs/persistence-model.md), run osh
+    commands (line, pattern), power off; the console."""
+    extra = ["--trace-nvm", str(trace)] + list(extra)
+    if kernel:
+        extra += ["--kernel", kernel]
+    m = machines(image=image, size="32M", extra=extra, qemu_args=qemu_args,
+                 accel_name="tcg")
+    m.expect(PROMPT, timeout=timeout)
+    for line, pattern in commands:
+        run(m, line, pattern, timeout=timeout)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=timeout) == 0
+    return m.output

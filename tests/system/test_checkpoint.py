@@ -38,14 +38,15 @@ def epoch_figures(m):
     """Run `epoch` in osh; its output as a dict of the figures tested."""
     start = len(m.output)
     m.send("epoch\n")
-    m.expect(r"since genesis\nosh> ", timeout=60, start=start)
+    # A program running meanwhile may print between the lines and the prompt.
+    m.expect(r"since genesis\n(?:\d+\n)*osh> ", timeout=60, start=start)
     text = m.output[start:]
     fig = {}
     g = re.search(r"epoch (\d+) committed; (\d+) commits since genesis, (\d+) since this power-on", text)
     fig["epoch"], fig["commits"], fig["power_on_commits"] = map(int, g.groups())
     g = re.search(r"pause: last ([\d.]+) us, mean ([\d.]+) us, max ([\d.]+) us", text)
     fig["pause_last"], fig["pause_mean"], fig["pause_max"] = map(float, g.groups())
-    g = re.search(r"user pages logged: last epoch (\d+), mean (\d+) per epoch", text)
+    g = re.search(r"user pages to the heap: last epoch (\d+), mean (\d+) per epoch", text)
     fig["pages_last"], fig["pages_mean"] = map(int, g.groups())
     fig["periodic_off"] = "periodic checkpoints off" in text
     g = re.search(r"checkpoint every ([\d.]+) us while dirty", text)

@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from ferrite import PROMPT, ROOT, command, run, run_launcher
+from ferrite import PROMPT, ROOT, command, run, run_launcher, traced_session
 from powercut import LineChecker, Program, counter, program_text
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "nvmtrace"))
@@ -43,25 +43,9 @@ def mutant(name):
     return os.path.join(ROOT, "build", "mutant-" + name, "ferrite.elf")
 
 
-def traced_session(machines, image, trace, commands, kernel=None, extra=(),
-                   qemu_args=()):
-    """Power on with the tracer, run osh commands, power off; the console."""
-    extra = ["--trace-nvm", str(trace)] + list(extra)
-    if kernel:
-        extra += ["--kernel", kernel]
-    m = machines(image=image, size="32M", extra=extra, qemu_args=qemu_args,
-                 accel_name="tcg")
-    m.expect(PROMPT, timeout=TIMEOUT)
-    for line, pattern in commands:
-        run(m, line, pattern, timeout=TIMEOUT)
-    m.send("poweroff\n")
-    assert m.wait_exit(timeout=TIMEOUT) == 0
-    return m.output
-
-
-def make_heap(machines, image):
+def make_heap(machines, image, append=None):
     """Genesis on a blank image, untraced, then power off."""
-    m = machines(image=image, size="32M", accel_name="tcg")
+    m = machines(image=image, size="32M", accel_name="tcg", append=append)
     m.expect(PROMPT, timeout=TIMEOUT)
     m.send("poweroff\n")
     assert m.wait_exit(timeout=TIMEOUT) == 0
@@ -216,7 +200,8 @@ def spread(chosen, n):
 
 
 def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
-                   check=None, power_on=None, singles=2, boot_variant="random"):
+                   check=None, power_on=None, singles=2, boot_variant="random",
+                   append=None):
     """Build the crash states at the ordering points `chosen` (a set of
     indices) of the trace: every unflushed line lost, all kept, a random
     prefix of each, the unflushed lines of each of `regions` lost, up to
@@ -227,7 +212,8 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
     None, then the power is cut and the image checked again (a problem
     if it fails). [(objtool
     status, text, where)], the problems, and the power-ons' consoles
-    [(had a heap, console, where)]."""
+    [(had a heap, console, where)]. `append`: the power-ons' kernel
+    command line."""
     rng = random.Random(seed)
     image = tmp_path / "crash.nvm"
     image_file = nvmtrace.ImageFile(image)
@@ -244,7 +230,7 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
             if problem:
                 problems.append("%s: %s" % (where, problem))
             if point.index in boot and name == boot_variant:
-                m = machines(image=image, size="32M", accel_name="tcg")
+                m = machines(image=image, size="32M", accel_name="tcg", append=append)
                 found = m.expect(r"ferrite: (?:resumed at epoch \d+|genesis complete)|%s"
                                  % STOPPED, timeout=TIMEOUT)
                 if re.match(STOPPED, found.group(0)):
@@ -328,15 +314,31 @@ def at_least_reported(console, states, found, what):
     return None
 
 
-def commit_points(trace):
-    """The ordering points inside the trace's commits."""
-    return {i for run_ in nvmtrace.window_runs(nvmtrace.ordering_points(trace), "commit")
-            for i in run_}
+def sampled(run_, rng, head=2, tail=4, middle=4):
+    """Ordering points of a window's run: every one in the long campaign,
+    else its first `head`, its last `tail` and `middle` drawn from those
+    between. A commit's write-back of the DRAM cache has several ordering
+    points for each page it writes back; its last ones are the commit
+    point and the output's release."""
+    points = list(run_)
+    if LONG or len(points) <= head + tail + middle:
+        return set(points)
+    return set(points[:head] + points[-tail:] + rng.sample(points[head:-tail], middle))
+
+
+def commit_points(trace, seed=None):
+    """The ordering points inside the trace's commits: every one with no
+    seed, else each commit's sampled ones."""
+    rng = random.Random(seed)
+    chosen = set()
+    for run_ in nvmtrace.window_runs(nvmtrace.ordering_points(trace), "commit"):
+        chosen |= set(run_) if seed is None else sampled(run_, rng)
+    return chosen
 
 
 def test_crash_states_of_a_session(machines, tmp_path):
     # A heap made by an untraced power-on, then an osh session traced from
-    # it: at every ordering point of its commits and at random ones, with
+    # it: at ordering points of its commits (commit_points) and at random ones, with
     # six lines lost alone at each, the image checks clean and the
     # catalogue holds the names of every command reported done; every
     # state powered on resumes from its last commit. (The mutants below
@@ -347,7 +349,7 @@ def test_crash_states_of_a_session(machines, tmp_path):
     rng = random.Random(16)
     total = len(nvmtrace.ordering_points(trace))
     chosen = set(range(total)) if LONG else set(rng.sample(range(total), 40))
-    chosen |= commit_points(trace)
+    chosen |= commit_points(trace, seed=16)
     checked, problems, powered = crash_campaign(
         machines, tmp_path, trace, chosen, spread(chosen, 150 if LONG else 10), seed=16,
         regions=[log_region(image)], check=reported_names, singles=6)
@@ -396,12 +398,12 @@ def progress(m, start, programs=WORKLOAD):
     return None
 
 
-def traced_workload(machines, image, trace, start_it, kernel=None):
+def traced_workload(machines, image, trace, start_it, kernel=None, append=None):
     """Resume the heap with the tracer and let the workload run (started
     now if start_it, else resumed): every program prints PROGRESS lines;
     then power off."""
     extra = ["--trace-nvm", str(trace)] + (["--kernel", kernel] if kernel else [])
-    m = machines(image=image, size="32M", extra=extra, accel_name="tcg")
+    m = machines(image=image, size="32M", extra=extra, accel_name="tcg", append=append)
     start = m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end()
     if start_it:
         start = m.expect(PROMPT, timeout=TIMEOUT, start=start).end()
@@ -438,43 +440,49 @@ def lines_continue(*seen):
     return check
 
 
-def test_crash_states_of_the_workload(machines, tmp_path):
+@pytest.mark.parametrize("cache", ["on", "off"])
+def test_crash_states_of_the_workload(machines, tmp_path, cache):
     # counter, churn, spawner and memtest, started in a traced power-on of a
-    # heap (made untraced, so that every crash state has one): at every
-    # ordering point of a commit and of six page-logging write faults, and
-    # at random ones, the images check clean; those powered on resume, and
-    # every program carries on from what had been printed by then. Then the
-    # state just before a commit (an epoch's pages logged, every program
-    # running) is powered on traced: at every ordering point of its
-    # rollback the same holds.
+    # heap (made untraced, so that every crash state has one): at ordering
+    # points of commits, of six page-logging write faults (without the
+    # DRAM cache: cache=0) and at random ones, the images check clean;
+    # those powered on resume, and every program carries on from what had
+    # been printed by then. Then the state just before a commit (every
+    # program running) is powered on traced: at every ordering point of
+    # its rollback the same holds.
+    append = "cache=0" if cache == "off" else None
     image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
-    make_heap(machines, image)
-    traced_workload(machines, image, trace, start_it=True)
+    make_heap(machines, image, append=append)
+    traced_workload(machines, image, trace, start_it=True, append=append)
     points = nvmtrace.ordering_points(trace)
     commits = nvmtrace.window_runs(points, "commit")
     page_logs = nvmtrace.window_runs(points, "page log")
-    assert len(commits) >= 4 and len(page_logs) >= 20
+    assert len(commits) >= 4
+    # With the cache, user pages are written back inside commits and
+    # never logged by a fault.
+    assert len(page_logs) >= 20 if cache == "off" else not page_logs
     rng = random.Random(17)
     if LONG:
         chosen = set(rng.sample(range(len(points)), min(len(points), 1500)))
         runs = commits + page_logs
     else:
         chosen = set(rng.sample(range(len(points)), 20))
-        runs = commits[len(commits) // 2:][:1] + page_logs[len(page_logs) // 2:][:6]
+        runs = commits[len(commits) // 2:][:1 if page_logs else 2] + \
+            page_logs[len(page_logs) // 2:][:6]
     for run_ in runs:
-        chosen.update(run_)
+        chosen |= sampled(run_, rng, head=4, tail=6, middle=8)
     checked, problems, powered = crash_campaign(
         machines, tmp_path, trace, chosen, spread(chosen, 250 if LONG else 5), seed=17,
-        regions=[log_region(image)], power_on=lines_continue())
+        regions=[log_region(image)], power_on=lines_continue(), append=append)
     assert_clean(checked, problems)
 
-    # A state at the end of an epoch (its pages logged, the commit not
+    # A state at the end of an epoch (its work done, the commit not
     # begun): power it on, traced, and cut it anywhere in its rollback.
     dirty = next(p for p in nvmtrace.crash_points(trace, {c.start - 1 for c in commits})
                  if started([text(p.console)]) == WORKLOAD)
     dirty.write(image, {line: len(h) for line, h in dirty.history.items()})
     second = tmp_path / "rollback.trace"
-    traced_workload(machines, image, second, start_it=False)
+    traced_workload(machines, image, second, start_it=False, append=append)
     undone = re.search(rb"rolled back (\d+) records", nvmtrace.console(second))
     assert undone and int(undone.group(1)) > 0, nvmtrace.console(second)
     rollback = nvmtrace.window_runs(nvmtrace.ordering_points(second), "rollback")
@@ -482,7 +490,7 @@ def test_crash_states_of_the_workload(machines, tmp_path):
     assert len(rollback) == 1 and len(rollback[0]) >= 2
     checked, problems, powered = crash_campaign(
         machines, tmp_path, second, set(rollback[0]), spread(rollback[0], 2), seed=18,
-        regions=[log_region(image)], power_on=lines_continue(dirty.console))
+        regions=[log_region(image)], power_on=lines_continue(dirty.console), append=append)
     assert_clean(checked, problems)
 
 
@@ -528,7 +536,7 @@ def test_crash_states_of_kv(machines, tmp_path):
     rng = random.Random(21)
     total = len(nvmtrace.ordering_points(trace))
     chosen = set(range(total)) if LONG else set(rng.sample(range(total), 20))
-    chosen |= commit_points(trace)
+    chosen |= commit_points(trace, seed=21)
     listed = []
     checked, problems, powered = crash_campaign(
         machines, tmp_path, trace, chosen, spread(chosen, 100 if LONG else 6), seed=21,
@@ -585,7 +593,7 @@ def session_campaign(machines, tmp_path, kernel, seed, singles=2):
     make_heap(machines, image)
     traced_session(machines, image, trace, SESSION, kernel=kernel)
     checked, problems, _ = crash_campaign(
-        machines, tmp_path, trace, commit_points(trace), set(), seed=seed,
+        machines, tmp_path, trace, commit_points(trace, seed=seed), set(), seed=seed,
         regions=[log_region(image)], check=reported_names, singles=singles)
     return problems + ["%s: %s" % (where, text) for status, text, where in checked
                        if status != 0]

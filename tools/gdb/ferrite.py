@@ -4,7 +4,8 @@
 any gdb that has build/ferrite.elf loaded). It adds, in the spirit of the
 Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
 
-  fe-info          the heap: layout, size and use, epochs, the undo log, power-ons
+  fe-info          the heap: layout, size and use, epochs, the undo log, the
+                   DRAM cache, power-ons
   fe-ls [PREFIX]   the catalogue, in the columns of osh's `ls -l`
   fe-obj ID|NAME   an object's header and, for kernel objects, their fields
   fe-ps            processes and their threads: state, what they wait on,
@@ -34,7 +35,9 @@ block (format.h, catalogue.c). A process's user memory is read through its
 persistent address space (the kaspace mappings, the objects they show and
 their copy-on-write shadows, as uvm.c resolves a fault), never through page
 tables, which are a volatile cache that may not exist: so any process can
-be read at any time, current or not.
+be read at any time, current or not. A page the DRAM cache holds
+(kernel/proc/pagecache.c) is read from its frame: that is the process's
+memory now; the heap page holds it as of the last commit.
 
 What DWARF cannot say. Preprocessor constants of the on-NVM format are not
 in the debug info; the few the walks need are below, with the header they
@@ -74,6 +77,7 @@ SNAP_AUTO = 2                  # format.h OS_SNAP_AUTO: taken by the system
 SNAP_ENTRIES_PER_PAGE = 512    # format.h OS_SNAP_ENTRIES_PER_PAGE
 SNAP_TABLE_PAGES = 2           # format.h OS_SNAP_TABLE_PAGES
 SNAP_NODES = 64                # format.h OS_SNAP_NODES
+HHDM_BASE = 0xffff800000000000  # mm/phys.h: physical memory, mapped linearly
 
 # Fields whose integers are values of an enum the kernel's DWARF knows.
 ENUM_FIELDS = {
@@ -600,6 +604,24 @@ def enum_value(type_name, name):
 
 # --- user memory, through the address space objects --------------------------------------
 
+def dram_cache_frames():
+    """{(object, index): DRAM frame} of every page the DRAM cache holds."""
+    capacity = int(symbol("'pagecache.c'::capacity"))
+    if not capacity:
+        return {}
+    t = lookup_type("struct cache_entry")
+    at = {f.name: f.bitpos // 8 for f in t.fields()}
+    raw = read(int(symbol("'pagecache.c'::entries")), capacity * t.sizeof)
+    frames = {}
+    for i in range(capacity):
+        base = i * t.sizeof
+        oid, index, frame = (struct.unpack_from("<Q", raw, base + at[k])[0]
+                             for k in ("object", "index", "frame"))
+        if oid:
+            frames[(oid, index)] = frame
+    return frames
+
+
 class UserMemory:
     """A process's user memory, read as uvm.c resolves a fault: mapping, shadow, object."""
 
@@ -607,6 +629,7 @@ class UserMemory:
         """The address space of process `proc` (struct kproc)."""
         self.heap = heap
         self.aspace = heap.small(int(proc["aspace"]), "struct kaspace")
+        self.cached = dram_cache_frames()
 
     def mapping(self, va):
         """The mapping holding va, None if none."""
@@ -632,11 +655,15 @@ class UserMemory:
 
     def object_page(self, oid, index, limit, missing=b"\0" * PAGE_SIZE):
         """Page `index` of object oid, bytes at or past `limit` as zero; `missing` if absent."""
-        h = self.heap.header(oid)
-        off = self.heap.obj_page(h, index)
-        if not off:
-            return missing
-        data = self.heap.page(off)
+        frame = self.cached.get((oid, index))
+        if frame is not None:
+            data = read(HHDM_BASE + frame, PAGE_SIZE)
+        else:
+            h = self.heap.header(oid)
+            off = self.heap.obj_page(h, index)
+            if not off:
+                return missing
+            data = self.heap.page(off)
         if limit is not None and limit < (index + 1) * PAGE_SIZE:
             keep = max(0, limit - index * PAGE_SIZE)
             data = data[:keep] + b"\0" * (PAGE_SIZE - keep)
@@ -861,7 +888,8 @@ class FeCommand(gdb.Command):
 
 
 class FeInfo(FeCommand):
-    """fe-info: the heap (layout, size and use, epochs, the undo log) and power-ons."""
+    """fe-info: the heap (layout, size and use, epochs, the undo log), the
+    DRAM cache and power-ons."""
 
     def __init__(self):
         """Register fe-info."""
@@ -897,6 +925,7 @@ class FeInfo(FeCommand):
         w(f"app roots:        {', '.join(roots) or 'none'}\n")
         w(f"committed epoch:  {epoch}\n")
         self.log_state(kh)
+        self.dram_cache()
         self.power_ons(heap)
 
     def log_state(self, kh):
@@ -908,6 +937,21 @@ class FeInfo(FeCommand):
                   f"high water {size_text(int(kh['log_high_water']))}\n")
         gdb.write(f"last open:        rolled back {int(kh['rolled_back'])} records "
                   f"({size_text(int(kh['rolled_back_bytes']))})\n")
+
+    def dram_cache(self):
+        """The DRAM cache in front of the NVM (kernel/proc/pagecache.c)."""
+        capacity = int(symbol("'pagecache.c'::capacity"))
+        if not capacity:
+            gdb.write("dram cache:       off (user pages mapped onto the NVM)\n")
+            return
+        f = symbol("'pagecache.c'::figures")
+        cached, dirty, opened = (int(symbol(f"'pagecache.c'::{name}"))
+                                 for name in ("count", "dirty_count", "open_count"))
+        gdb.write(f"dram cache:       {cached} of {capacity} pages, {dirty} written "
+                  f"since the last commit, {opened} open\n")
+        gdb.write(f"                  {int(f['fills'])} fills, {int(f['hits'])} hits, "
+                  f"{int(f['evictions'])} evictions; written back {int(f['written_back'])} "
+                  f"pages ({int(f['written_last'])} at the last commit)\n")
 
     def power_ons(self, heap):
         """The kernel root's counters, or why there is none yet."""

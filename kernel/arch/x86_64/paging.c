@@ -307,6 +307,62 @@ int arch_pt_lookup_user(uint64_t root, uint64_t va, uint64_t *phys, unsigned *pr
 	return 0;
 }
 
+/* pte_marks -- the VM_ACCESSED and VM_DIRTY marks of a leaf entry */
+static unsigned pte_marks(uint64_t pte)
+{
+	return (pte & PTE_ACCESSED ? VM_ACCESSED : 0u) | (pte & PTE_DIRTY ? VM_DIRTY : 0u);
+}
+
+/* arch_pt_take_user_marks -- the accessed and dirty marks of user page va
+ * (mapping phys), those in `take` cleared */
+unsigned arch_pt_take_user_marks(uint64_t root, uint64_t va, uint64_t phys,
+				 unsigned take)
+{
+	uint64_t *pte, clear = 0, old;
+
+	if (va >= FE_USER_TOP || user_pte(root, va, false, &pte))
+		return 0;
+	if (!(*pte & PTE_PRESENT) || (*pte & PTE_ADDR) != phys)
+		return 0;
+	if (take & VM_ACCESSED)
+		clear |= PTE_ACCESSED;
+	if (take & VM_DIRTY)
+		clear |= PTE_DIRTY;
+	/* Atomic: another CPU's page walk may set a mark meanwhile. */
+	old = __atomic_fetch_and(pte, ~clear, __ATOMIC_SEQ_CST);
+	return pte_marks(old);
+}
+
+/* clear_user_pte -- clear `bits` of user page va's entry if it maps phys,
+ * atomically: a write through it on another CPU sets the dirty mark
+ * before, or faults after. Its marks before, or -ERR_NOENT. */
+static int clear_user_pte(uint64_t root, uint64_t va, uint64_t phys, uint64_t bits)
+{
+	uint64_t *pte, old;
+
+	if (va >= FE_USER_TOP || user_pte(root, va, false, &pte))
+		return -ERR_NOENT;
+	old = *pte;
+	if (!(old & PTE_PRESENT) || (old & PTE_ADDR) != phys)
+		return -ERR_NOENT;
+	old = __atomic_fetch_and(pte, ~bits, __ATOMIC_SEQ_CST);
+	if (arch_pt_root() == root)
+		arch_tlb_flush_page(va);
+	return (int)pte_marks(old);
+}
+
+/* arch_pt_unmap_user_page -- unmap user page va if it maps phys; its marks */
+int arch_pt_unmap_user_page(uint64_t root, uint64_t va, uint64_t phys)
+{
+	return clear_user_pte(root, va, phys, ~0ull);
+}
+
+/* arch_pt_protect_user_page -- take va's write bit if it maps phys; its marks */
+int arch_pt_protect_user_page(uint64_t root, uint64_t va, uint64_t phys)
+{
+	return clear_user_pte(root, va, phys, PTE_WRITE);
+}
+
 /* free_user_table -- free a user-half table and the tables below it, not the pages */
 static void free_user_table(uint64_t phys, int level)
 {

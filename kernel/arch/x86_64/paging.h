@@ -13,6 +13,8 @@
 #define PTE_USER (1ull << 2)
 #define PTE_PWT (1ull << 3)
 #define PTE_PCD (1ull << 4)
+#define PTE_ACCESSED (1ull << 5)
+#define PTE_DIRTY (1ull << 6)
 #define PTE_LARGE (1ull << 7)
 #define PTE_GLOBAL (1ull << 8)
 #define PTE_NX (1ull << 63)

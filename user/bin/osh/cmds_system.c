@@ -56,6 +56,22 @@ static void print_cpus(const struct fe_sysinfo *si)
 			   us(si->stop_last_ns, a, sizeof(a)), us(si->stop_max_ns, b, sizeof(b)));
 }
 
+/* print_cache -- the DRAM cache's lines of `stats` */
+static void print_cache(const struct fe_sysinfo *si)
+{
+	if (!si->cache_pages_max) {
+		out_printf("dram cache: off; user pages are mapped onto the nvm\n");
+		return;
+	}
+	out_printf("dram cache: %lu of %lu pages, %lu written since the last commit; "
+		   "%lu fills, %lu hits, %lu evictions, %lu commits asked when full\n",
+		   si->cache_pages, si->cache_pages_max, si->cache_dirty, si->cache_fills,
+		   si->cache_hits, si->cache_evictions, si->cache_full);
+	out_printf("dram cache written back: last commit %lu pages; %lu since power-on, "
+		   "%lu to new heap pages\n",
+		   si->cache_written_last, si->cache_written_back, si->cache_moved);
+}
+
 /* cmd_epoch -- epoch, stats: the checkpoint figures */
 void cmd_epoch(int argc, char **argv)
 {
@@ -76,8 +92,9 @@ void cmd_epoch(int argc, char **argv)
 	out_printf("pause: last %s us, mean %s us, max %s us\n",
 		   us(si.pause_last_ns, a, sizeof(a)), us(si.pause_mean_ns, b, sizeof(b)),
 		   us(si.pause_max_ns, c, sizeof(c)));
-	out_printf("user pages logged: last epoch %lu, mean %lu per epoch\n",
+	out_printf("user pages to the heap: last epoch %lu, mean %lu per epoch\n",
 		   si.pages_last, si.pages_mean);
+	print_cache(&si);
 	print_cpus(&si);
 	out_printf("undo log: %lu KiB, %lu KiB used, high water %lu KiB\n",
 		   si.log_size >> 10, si.log_used >> 10, si.log_high_water >> 10);
