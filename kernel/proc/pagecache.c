@@ -30,16 +30,17 @@
  *     is emptied before user code runs again: the stopped CPUs reload
  *     their tables, this one flushes the pages);
  *  2. a dirty page whose home was allocated in this epoch is copied over
- *     it (its FRESH record flushes it at the commit); any other gets a new
- *     heap page: all of them are allocated first, so none reuses a page
- *     this write-back frees;
+ *     it (its FRESH record flushes it at the commit); a page with few
+ *     changed cache lines (IN_PLACE_LINES) has each run of them logged and
+ *     overwritten in place; any other gets a new heap page: all of them
+ *     are allocated first, so none reuses a page this write-back frees;
  *  3. each new page is filled from the frame and linked in place of the
  *     old home, which is freed (os_obj_page_move) -- the old bytes stay as
  *     they were for a rollback, so nothing is copied to the undo log. With
- *     the heap full, the old home is logged and overwritten instead.
+ *     the heap full, the changed lines are logged and written in place.
  * The commit point then makes it durable with the rest of the epoch. A
- * power cut at any instant before it finds the old homes linked and
- * untouched; after it the new ones. DRAM copies are simply lost.
+ * power cut at any instant before it finds the old homes linked and their
+ * old bytes restored; after it the new ones. DRAM copies are simply lost.
  *
  * Bounds. The write-back may need os_obj_move_log_need() of undo log for
  * each open entry -- one written since the last commit or writable in
@@ -77,6 +78,11 @@
 #define MAPPERS 4
 #define NONE UINT32_MAX
 #define DRAM_SHARE 8           /* by default the cache takes 1/8 of the DRAM */
+#define LINE 64                /* the CPU's cache line: the NVM's unit of writing */
+/* A page with at most this many changed lines is written in place, each
+ * line twice (its old bytes to the log, its new over the home); more go to
+ * a new page: 64 lines, and ~8 of metadata (docs/dram-cache.md). */
+#define IN_PLACE_LINES 28
 
 /* A page table entry that maps an entry's frame. */
 struct cache_mapper {
@@ -518,9 +524,43 @@ static bool still_there(struct cache_entry *e)
 	return true;
 }
 
-/* plan -- step 2 for a dirty e: copied over a fresh home now, else a new
- * page allocated (move_to), else (the heap full) its home logged and
- * overwritten */
+/* changed_lines -- how many cache lines of e's frame differ from its home */
+static unsigned changed_lines(const struct cache_entry *e)
+{
+	const uint8_t *home = os_ptr(&kheap, e->home), *frame = frame_bytes(e);
+	unsigned n = 0;
+
+	for (unsigned at = 0; at < PAGE; at += LINE)
+		n += memcmp(home + at, frame + at, LINE) != 0;
+	return n;
+}
+
+/* write_in_place -- write e's changed lines over its home, each run of
+ * them logged first (the undo way) */
+static void write_in_place(struct cache_entry *e)
+{
+	uint8_t *home = os_ptr(&kheap, e->home);
+	const uint8_t *frame = frame_bytes(e);
+
+	for (unsigned at = 0; at < PAGE;) {
+		unsigned end = at;
+
+		while (end < PAGE && memcmp(home + end, frame + end, LINE) != 0)
+			end += LINE;
+		if (end == at) {
+			at += LINE;
+			continue;
+		}
+		heap_log(home + at, end - at);
+		memcpy(home + at, frame + at, end - at);
+		at = end;
+	}
+}
+
+/* plan -- step 2 for a dirty e: copied over a fresh home now; a few
+ * changed lines written in place now (cheaper than a whole new page);
+ * else a new page allocated (move_to), or with the heap full the changed
+ * lines written in place all the same */
 static void plan(struct cache_entry *e)
 {
 	int err;
@@ -529,11 +569,14 @@ static void plan(struct cache_entry *e)
 		memcpy(os_ptr(&kheap, e->home), frame_bytes(e), PAGE);
 		return;
 	}
+	if (changed_lines(e) <= IN_PLACE_LINES) {
+		write_in_place(e);
+		return;
+	}
 	err = os_alloc(&kheap, PAGE, &e->move_to);
 	if (err == -ERR_NOMEM) {
 		e->move_to = 0;
-		heap_log(os_ptr(&kheap, e->home), PAGE);
-		memcpy(os_ptr(&kheap, e->home), frame_bytes(e), PAGE);
+		write_in_place(e);
 	} else if (err) {
 		/* Invariant: the epoch kept pagecache_log_need() of log free. */
 		panic("pagecache: the write-back of object #%llu page %llu found no room: %s (log free %llu, kept for %u open pages)",
