@@ -18,9 +18,10 @@
 #   make plant      build/plant/ferrite.elf: a kernel with a planted bug, for
 #                   the log checker's test (docs/logcheck.md)
 #   make nvm-stats  NVM write accounting of genesis, a shell session, the
-#                   power-cut programs and kv: bytes stored, write-backs,
-#                   line writes, fences, undo bytes, the hottest lines
-#                   (tests/bench/nvm-stats, docs/performance.md)
+#                   power-cut programs, malloc, kv and the wear program,
+#                   with the DRAM cache and without: bytes stored,
+#                   write-backs, line writes, fences, undo bytes, the
+#                   hottest lines (tests/bench/nvm-stats, docs/performance.md)
 #   make trace-kernel  build/trace/ferrite.elf, the kernel tools/run-qemu
 #                   --trace-nvm boots (docs/persistence-model.md)
 #   make mutants    trace kernels with a persistence bug planted, which the
