@@ -98,6 +98,7 @@ struct cache_entry {
 	uint64_t home;                 /* heap page of the committed state */
 	uint64_t move_to;              /* write-back: the new home, 0 if none */
 	uint32_t next;                 /* hash chain, or the free list */
+	uint32_t open_at;              /* its place in open_list while open */
 	bool dirty;                    /* written since the last write-back */
 	bool writable;                 /* writable in some mapper's tables */
 	bool fresh;                    /* home allocated in the running epoch */
@@ -107,6 +108,8 @@ struct cache_entry {
 
 static struct cache_entry *entries;
 static uint32_t *buckets;
+static uint32_t *open_list;            /* the open entries, open_count of them */
+static uint32_t *scratch;              /* pagecache_pending's cooled entries */
 static uint32_t capacity, bucket_mask, count, free_list, hand;
 static uint32_t open_count, dirty_count; /* entries open, and dirty */
 static uint64_t move_need;             /* os_obj_move_log_need() */
@@ -127,12 +130,21 @@ static bool is_open(const struct cache_entry *e)
 /* set_state -- e's dirty and writable flags, the counts kept */
 static void set_state(struct cache_entry *e, bool dirty, bool writable)
 {
-	open_count -= is_open(e);
+	bool was_open = is_open(e);
+
 	dirty_count -= e->dirty;
 	e->dirty = dirty;
 	e->writable = writable;
-	open_count += is_open(e);
 	dirty_count += e->dirty;
+	if (!was_open && is_open(e)) {
+		e->open_at = open_count;
+		open_list[open_count++] = (uint32_t)(e - entries);
+	} else if (was_open && !is_open(e)) {
+		uint32_t last = open_list[--open_count];
+
+		open_list[e->open_at] = last;
+		entries[last].open_at = e->open_at;
+	}
 	/* No objstore call may take the log the write-back needs. */
 	os_log_keep(&kheap, writing_back ? 0 : open_count * move_need);
 }
@@ -524,36 +536,42 @@ static bool still_there(struct cache_entry *e)
 	return true;
 }
 
-/* changed_lines -- how many cache lines of e's frame differ from its home */
-static unsigned changed_lines(const struct cache_entry *e)
+/* changed_lines -- which cache lines of e's frame differ from its home: bit
+ * i for line i (a word at a time: this runs for every dirty page of a
+ * commit, inside its pause) */
+static uint64_t changed_lines(const struct cache_entry *e)
 {
-	const uint8_t *home = os_ptr(&kheap, e->home), *frame = frame_bytes(e);
-	unsigned n = 0;
+	const uint64_t *home = os_ptr(&kheap, e->home);
+	const uint64_t *frame = (const uint64_t *)frame_bytes(e);
+	uint64_t mask = 0;
 
-	for (unsigned at = 0; at < PAGE; at += LINE)
-		n += memcmp(home + at, frame + at, LINE) != 0;
-	return n;
+	_Static_assert(PAGE / LINE == 64, "a bit for each line of a page");
+	for (unsigned line = 0; line < PAGE / LINE; line++) {
+		uint64_t diff = 0;
+
+		for (unsigned w = 0; w < LINE / 8; w++)
+			diff |= home[line * (LINE / 8) + w] ^ frame[line * (LINE / 8) + w];
+		if (diff)
+			mask |= 1ull << line;
+	}
+	return mask;
 }
 
-/* write_in_place -- write e's changed lines over its home, each run of
- * them logged first (the undo way) */
-static void write_in_place(struct cache_entry *e)
+/* write_in_place -- write the lines of `changed` over e's home, each run
+ * of them logged first (the undo way) */
+static void write_in_place(struct cache_entry *e, uint64_t changed)
 {
 	uint8_t *home = os_ptr(&kheap, e->home);
 	const uint8_t *frame = frame_bytes(e);
 
-	for (unsigned at = 0; at < PAGE;) {
-		unsigned end = at;
+	while (changed) {
+		unsigned first = (unsigned)__builtin_ctzll(changed), end = first;
 
-		while (end < PAGE && memcmp(home + end, frame + end, LINE) != 0)
-			end += LINE;
-		if (end == at) {
-			at += LINE;
-			continue;
-		}
-		heap_log(home + at, end - at);
-		memcpy(home + at, frame + at, end - at);
-		at = end;
+		while (end < PAGE / LINE && (changed >> end & 1))
+			end++;
+		heap_log(home + first * LINE, (end - first) * LINE);
+		memcpy(home + first * LINE, frame + first * LINE, (end - first) * LINE);
+		changed &= end < 64 ? ~0ull << end : 0;
 	}
 }
 
@@ -563,20 +581,22 @@ static void write_in_place(struct cache_entry *e)
  * lines written in place all the same */
 static void plan(struct cache_entry *e)
 {
+	uint64_t changed;
 	int err;
 
 	if (e->fresh) {
 		memcpy(os_ptr(&kheap, e->home), frame_bytes(e), PAGE);
 		return;
 	}
-	if (changed_lines(e) <= IN_PLACE_LINES) {
-		write_in_place(e);
+	changed = changed_lines(e);
+	if (__builtin_popcountll(changed) <= IN_PLACE_LINES) {
+		write_in_place(e, changed);
 		return;
 	}
 	err = os_alloc(&kheap, PAGE, &e->move_to);
 	if (err == -ERR_NOMEM) {
 		e->move_to = 0;
-		write_in_place(e);
+		write_in_place(e, changed);
 	} else if (err) {
 		/* Invariant: the epoch kept pagecache_log_need() of log free. */
 		panic("pagecache: the write-back of object #%llu page %llu found no room: %s (log free %llu, kept for %u open pages)",
@@ -590,17 +610,15 @@ void pagecache_write_back(struct pagecache_commit *done)
 {
 	uint64_t current = arch_pt_root();
 
-	uint32_t live = count;
-
 	writing_back = true;
 	os_log_keep(&kheap, 0);
 	memset(done, 0, sizeof(*done));
-	for (uint32_t i = 0, seen = 0; i < capacity && seen < live; i++) {
-		struct cache_entry *e = &entries[i];
+	/* Only open entries can have been written (no other is writable in
+	 * any table). Backwards: an entry that closes is replaced in
+	 * open_list by the last one, already seen. */
+	for (uint32_t i = open_count; i-- > 0;) {
+		struct cache_entry *e = &entries[open_list[i]];
 
-		if (!e->object)
-			continue;
-		seen++;
 		take_dirty(e, current);
 		if (!e->dirty) {
 			if (e->writable)
@@ -616,13 +634,11 @@ void pagecache_write_back(struct pagecache_commit *done)
 		plan(e);
 		done->pages++;
 	}
-	live = count;
-	for (uint32_t i = 0, seen = 0; i < capacity && seen < live; i++) {
-		struct cache_entry *e = &entries[i];
+	for (uint32_t i = open_count; i-- > 0;) {
+		struct cache_entry *e = &entries[open_list[i]];
 		int err;
 
-		seen += e->object != 0;
-		if (!e->object || !e->dirty)
+		if (!e->dirty)
 			continue;
 		if (e->move_to) {
 			memcpy(os_ptr(&kheap, e->move_to), frame_bytes(e), PAGE);
@@ -650,12 +666,10 @@ void pagecache_committed(void)
 	/* Open entries the next epoch could not write back with room to
 	 * spare (half the log beyond two kernel entries) close now: their
 	 * next stores fault, and open them again while the log has room. */
-	for (uint32_t i = 0, seen = 0; open_count > open_most && i < capacity &&
-	     seen < count; i++) {
-		struct cache_entry *e = &entries[i];
+	for (uint32_t i = open_count; open_count > open_most && i-- > 0;) {
+		struct cache_entry *e = &entries[open_list[i]];
 
-		seen += e->object != 0;
-		if (e->object && e->writable)
+		if (e->writable)
 			cool(e, NULL);
 	}
 	writing_back = false;
@@ -672,29 +686,27 @@ uint64_t pagecache_log_need(void)
  * the writable pages that were not become cold (see the top) */
 bool pagecache_pending(void)
 {
-	bool changed[KROOT_MAX_PROCS] = { false }, any = false;
+	bool changed[KROOT_MAX_PROCS] = { false };
+	uint32_t cooled = 0;
 
 	if (dirty_count || !open_count)
 		return dirty_count != 0;
-	for (uint32_t i = 0, seen = 0; i < capacity && seen < count; i++) {
-		struct cache_entry *e = &entries[i];
+	/* Every open entry is writable and clean here (none is dirty). */
+	for (uint32_t i = open_count; i-- > 0;) {
+		uint32_t at = open_list[i];
 
-		seen += e->object != 0;
-		if (e->object && e->writable)
-			cool(e, changed);
+		cool(&entries[at], changed);
+		scratch[cooled++] = at;
 	}
 	/* A CPU still holding a writable translation may have set a dirty
 	 * mark after cool read it: once those CPUs let go, read them again. */
-	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
+	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++)
 		if (changed[slot] && proc_slot(slot))
 			sched_shootdown(proc_slot(slot));
-		any |= changed[slot];
-	}
-	for (uint32_t i = 0, seen = 0; any && i < capacity && seen < count; i++) {
-		struct cache_entry *e = &entries[i];
+	for (uint32_t i = 0; i < cooled; i++) {
+		struct cache_entry *e = &entries[scratch[i]];
 
-		seen += e->object != 0;
-		if (e->object && !e->dirty && referenced_dirty(e))
+		if (!e->dirty && referenced_dirty(e))
 			set_dirty(e);
 	}
 	return dirty_count != 0;
@@ -736,7 +748,8 @@ void pagecache_init(void)
 		pages = NONE / 2;
 	while (buckets_n < pages)
 		buckets_n <<= 1;
-	meta = (pages * sizeof(struct cache_entry) + buckets_n * sizeof(uint32_t) + PAGE - 1) / PAGE;
+	meta = (pages * sizeof(struct cache_entry) + (buckets_n + 2 * pages) * sizeof(uint32_t) +
+		PAGE - 1) / PAGE;
 	if (pages && frame_alloc_run(meta, &at)) {
 		pr_warn("cache: no DRAM for the cache's %llu pages of entries; user pages are mapped onto the NVM\n",
 			(unsigned long long)meta);
@@ -748,6 +761,8 @@ void pagecache_init(void)
 	}
 	entries = phys_to_virt(at);
 	buckets = (uint32_t *)(entries + pages);
+	open_list = buckets + buckets_n;
+	scratch = open_list + pages;
 	memset(buckets, 0xff, buckets_n * sizeof(uint32_t));
 	for (uint32_t i = 0; i < pages; i++)
 		entries[i].next = i + 1 < pages ? i + 1 : NONE;
