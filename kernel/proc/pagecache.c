@@ -26,9 +26,12 @@
  *
  * The write-back (pagecache_write_back), at a commit with every other CPU
  * stopped, inside the epoch's transaction:
- *  1. each entry's mappers give their dirty bits (cleared; every CPU's TLB
- *     is emptied before user code runs again: the stopped CPUs reload
- *     their tables, this one flushes the pages);
+ *  1. each open entry's mappers give their dirty bits (cleared; every
+ *     CPU's TLB is emptied before user code runs again: the stopped CPUs
+ *     reload their tables, this one flushes the pages). Only open entries
+ *     (open_list: written since the last commit, or writable in some
+ *     table) can have been written, so an idle cached page costs a commit
+ *     nothing;
  *  2. a dirty page whose home was allocated in this epoch is copied over
  *     it (its FRESH record flushes it at the commit); a page with few
  *     changed cache lines (IN_PLACE_LINES) has each run of them logged and
@@ -43,9 +46,9 @@
  * old bytes restored; after it the new ones. DRAM copies are simply lost.
  *
  * Bounds. The write-back may need os_obj_move_log_need() of undo log for
- * each open entry -- one written since the last commit or writable in
- * some table; pagecache_log_need() is what the epoch keeps free for them
- * (epoch.c). A user write opens an entry only while the log can take one
+ * each open entry; pagecache_log_need() is what the epoch keeps free for
+ * them (epoch.c), and os_log_keep keeps it from every objstore call until
+ * the write-back runs. A user write opens an entry only while the log can take one
  * more (else it asks for a commit and faults again after it); a kernel
  * write opens entries within the log a kernel entry may use anyway
  * (EPOCH_ENTRY_LOG_MAX: writing those bytes through the log would cost as
