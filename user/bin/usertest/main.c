@@ -96,6 +96,7 @@ static const struct test tests[] = {
 	{"open by id", test_open_id},
 	{"map errors", test_map_errors},
 	{"map shared", test_map_shared},
+	{"map shared by two processes", test_map_shared_by_two},
 	{"map private", test_map_private},
 	{"malloc", test_malloc},
 	{"sync", test_sync},
@@ -157,6 +158,8 @@ static int run_child(int argc, char **argv)
 		return run_secret_child();
 	if (argc == 2 && strcmp(argv[1], "private-view") == 0)
 		return run_private_view_child();
+	if (argc == 2 && strcmp(argv[1], "shared-view") == 0)
+		return run_shared_view_child();
 	if (argc == 3 && strcmp(argv[1], "others") == 0)
 		return run_others_child(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "tick") == 0)

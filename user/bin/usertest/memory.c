@@ -104,6 +104,58 @@ out:
 	EQ(fe_close(h), 0);
 }
 
+/* test_map_shared_by_two -- two processes mapping one object shared see
+ * one page: each one's stores (to the DRAM cache's frame, when there is
+ * one) are what the other's mapping shows -- page 1 only read by the
+ * parent before the child writes it (the cache must take the parent's
+ * translation of the heap page away) -- and what the object holds */
+void test_map_shared_by_two(void)
+{
+	static const char *const view_argv[] = {"usertest", "shared-view", NULL};
+	int32_t h = new_blob(2 * PAGE, "original");
+	struct fe_handle_grant g = {h, FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_MAP};
+	struct fe_exit_info info;
+	volatile char *m;
+	char buf[2];
+	long a;
+
+	a = OK(fe_map(h, 0, 2 * PAGE, FE_PROT_READ | FE_PROT_WRITE | FE_MAP_SHARED, 0));
+	if (a < 0)
+		goto out;
+	m = (volatile char *)(uintptr_t)a;
+	EQ(m[1], 'r');
+	EQ(m[PAGE], 0);                /* page 1: read, never written here */
+	m[0] = 'P';
+	info = wait_for(OK(spawn_self(view_argv, &g, 1)));
+	EQ(info.status, 'P');          /* the child saw the parent's store */
+	EQ(m[1], 'C');                 /* and the parent sees the child's */
+	EQ(m[PAGE], 'D');
+	EQ(fe_obj_read(h, 0, buf, 2), 2);
+	EQ(buf[0], 'P');
+	EQ(buf[1], 'C');
+	EQ(fe_obj_read(h, PAGE, buf, 1), 1);
+	EQ(buf[0], 'D');
+	EQ(fe_unmap((uint64_t)a, 2 * PAGE), 0);
+out:
+	EQ(fe_close(h), 0);
+}
+
+/* run_shared_view_child -- "usertest shared-view": map the granted
+ * two-page object shared, store 'C' at byte 1 and 'D' at the first byte of
+ * page 1; its byte 0 (exit status) */
+int run_shared_view_child(void)
+{
+	long a = fe_map(FE_INHERITED_HANDLE(0), 0, 2 * PAGE,
+			FE_PROT_READ | FE_PROT_WRITE | FE_MAP_SHARED, 0);
+	volatile char *m = (volatile char *)(uintptr_t)a;
+
+	if (a < 0)
+		return 1;
+	m[1] = 'C';
+	m[PAGE] = 'D';
+	return m[0];
+}
+
 /* test_map_private -- copy-on-write mappings are isolated from each other */
 void test_map_private(void)
 {

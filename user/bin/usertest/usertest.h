@@ -152,6 +152,8 @@ void test_list(void);
 /* memory.c */
 void test_map_errors(void);
 void test_map_shared(void);
+void test_map_shared_by_two(void);
+int run_shared_view_child(void);
 void test_map_private(void);
 void test_malloc(void);
 void test_sync(void);
