@@ -73,6 +73,7 @@ static bool requested;                 /* commit at the next safe point */
 static bool powered_on;                /* epoch_power_on_done ran */
 static uint64_t last_commit_ns;
 static uint64_t log_size;
+static bool user_unlogged;             /* nopersist: measurement only */
 
 /* Checkpoint figures of this power-on (sysinfo reports them). */
 static struct {
@@ -112,8 +113,11 @@ void epoch_start(void)
 	if (log_size < 2 * EPOCH_ENTRY_LOG_MAX)
 		panic("epoch: the undo log (%llu KiB) is smaller than two kernel entries (%u KiB); use a larger NVM",
 		      (unsigned long long)(log_size >> 10), 2 * EPOCH_ENTRY_LOG_MAX >> 10);
+	user_unlogged = cmdline_has("nopersist");
+	if (user_unlogged)
+		pr_warn("nopersist: for measurement only: user pages are mapped onto the NVM and never logged, no periodic commits; a power cut may leave user memory newer than the last commit\n");
 	pagecache_init();
-	figures.period_ns = ckpt_period();
+	figures.period_ns = user_unlogged ? 0 : ckpt_period();
 	figures.interval_ns = figures.period_ns;
 	last_commit_ns = time_ns();
 	started = true;
@@ -127,6 +131,12 @@ bool epoch_log_short(void)
 		return false;
 	requested = true;
 	return true;
+}
+
+/* epoch_user_logged -- whether user pages join the epoch (all but nopersist) */
+bool epoch_user_logged(void)
+{
+	return !user_unlogged;
 }
 
 /* epoch_log_keep -- the log a kernel entry starts with: one entry's worth,

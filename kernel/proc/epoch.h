@@ -24,6 +24,13 @@ void epoch_start(void);
  * the caller backs out (a system call is restarted, a fault happens again) */
 bool epoch_log_short(void);
 
+/* epoch_user_logged -- whether user pages join the epoch: always, but
+ * with `nopersist` on the command line, a mode for measuring what
+ * persistence costs (no DRAM cache, user pages mapped onto the NVM
+ * writable and never logged, no periodic commits; a power cut may leave
+ * user memory newer than the last commit) */
+bool epoch_user_logged(void);
+
 /* epoch_log_keep -- undo log to keep free at a safe point, for the next
  * kernel entry and the next commit's write-back of the DRAM cache: what
  * work that may stop at any point (the reaper) leaves untouched */

@@ -281,15 +281,17 @@ static bool referenced_dirty(const struct cache_entry *e)
 	return false;
 }
 
-/* evict_one -- give back one clean page the clock finds unreferenced;
- * whether one went */
+/* evict_one -- give back one clean page the clock finds unreferenced
+ * (written or not since the last commit); whether one went */
 static bool evict_one(void)
 {
 	for (uint32_t n = 0; n < 2 * capacity; n++) {
 		struct cache_entry *e = &entries[hand];
 
 		hand = (hand + 1) % capacity;
-		if (!e->object || is_open(e) || referenced(e) || e->dirty)
+		/* A writable page may go too: unmap_all takes its dirty bits
+		 * with its translations, and keeps it if one was set. */
+		if (!e->object || e->dirty || referenced(e) || e->dirty)
 			continue;
 		unmap_all(e);
 		if (e->dirty)
@@ -727,6 +729,8 @@ static uint64_t wanted_pages(void)
 	const char *text = cmdline_get("cache");
 	uint64_t bytes;
 
+	if (!epoch_user_logged())
+		return 0;
 	if (text && parse_size(text, &bytes) == 0)
 		return bytes / PAGE;
 	if (text)

@@ -359,12 +359,13 @@ int uvm_activate(struct pctx *p)
 	return 0;
 }
 
-/* object_size -- the size of a live object */
+/* object_size -- the size of a live object (os_obj_head: what a fault
+ * can afford, not a count of the object's pages) */
 static uint64_t object_size(uint64_t id)
 {
 	struct os_obj_info info;
 
-	return os_obj_stat(&kheap, id, &info) ? 0 : info.size;
+	return os_obj_head(&kheap, id, &info) ? 0 : info.size;
 }
 
 /* The heap page a user address shows. */
@@ -603,7 +604,8 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		arch_tlb_flush_page(page);
 		return 0;
 	}
-	if (write && phys == heap_phys(pg.home) && !log_written(p, page, &pg, prot))
+	if (write && phys == heap_phys(pg.home) && epoch_user_logged() &&
+	    !log_written(p, page, &pg, prot))
 		return 0;
 	err = arch_pt_map_user_page(p->pt_root, page, phys, prot);
 	if (err) {

@@ -132,3 +132,16 @@ def test_a_bad_cache_size_is_refused_with_the_default(machines, image):
     m = power_on(machines, image, append="cache=lots")
     assert "cmdline: cache=lots is not a size (like 32M, or 0 for none); using the default\n" in m.output
     assert re.search(r"cache: \d+ KiB of DRAM in front of the NVM", m.output)
+
+
+def test_nopersist_is_the_measurement_baseline_and_says_so(machines, image):
+    """nopersist (for measurement only): no cache, no periodic commits,
+    user pages never logged -- and the console says what that costs."""
+    m = power_on(machines, image, append="nopersist")
+    assert ("nopersist: for measurement only: user pages are mapped onto the NVM and "
+            "never logged, no periodic commits") in m.output
+    assert "cache: off; user pages are mapped onto the NVM\n" in m.output
+    run(m, "memtest 8 0 2", r"memtest: pass 2 ok\n", timeout=TIMEOUT)
+    text = run(m, "stats", r"user pages to the heap: last epoch (\d+), mean (\d+) per epoch\n")
+    assert text.group(2) == "0", m.output          # no page was ever logged
+    assert "periodic checkpoints off" in m.output
