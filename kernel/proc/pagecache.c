@@ -269,8 +269,8 @@ static bool referenced(struct cache_entry *e)
 	return used;
 }
 
-/* referenced_dirty -- whether a mapper of e has its dirty mark set (read only) */
-static bool referenced_dirty(const struct cache_entry *e)
+/* dirty_marked -- whether a mapper of e has its dirty mark set (read, not cleared) */
+static bool dirty_marked(const struct cache_entry *e)
 {
 	for (unsigned i = 0; i < MAPPERS; i++) {
 		uint64_t root = mapper_tables(&e->map[i]);
@@ -289,9 +289,12 @@ static bool evict_one(void)
 		struct cache_entry *e = &entries[hand];
 
 		hand = (hand + 1) % capacity;
-		/* A writable page may go too: unmap_all takes its dirty bits
-		 * with its translations, and keeps it if one was set. */
-		if (!e->object || e->dirty || referenced(e) || e->dirty)
+		if (!e->object || e->dirty)
+			continue;
+		/* referenced may find a dirty mark too. A writable page may go:
+		 * unmap_all takes its dirty bits with its translations, and
+		 * keeps it if one was set. */
+		if (referenced(e) || e->dirty)
 			continue;
 		unmap_all(e);
 		if (e->dirty)
@@ -711,7 +714,7 @@ bool pagecache_pending(void)
 	for (uint32_t i = 0; i < cooled; i++) {
 		struct cache_entry *e = &entries[scratch[i]];
 
-		if (!e->dirty && referenced_dirty(e))
+		if (!e->dirty && dirty_marked(e))
 			set_dirty(e);
 	}
 	return dirty_count != 0;
