@@ -4,8 +4,9 @@
  *
  * The kernel runs one objstore transaction at a time, an epoch: kernel code
  * logs each range before its first write in the epoch (heap_log, KLOG),
- * user pages are logged by their first write fault (uvm.c), and a power
- * cut returns the whole heap to the last commit. This file owns the
+ * user pages are written back from the DRAM cache by each commit
+ * (pagecache.c; without it, logged by their first write fault: uvm.c), and
+ * a power cut returns the whole heap to the last commit. This file owns the
  * epoch's life; callers see epoch_log_short at a kernel entry, epoch_due at
  * a safe point, and epoch_commit.
  *
@@ -25,12 +26,15 @@
  *    output waits to be seen (the scheduler).
  *
  * What. epoch_commit is the recipe, in order:
+ *  0. pagecache_write_back: the user pages written since the last commit
+ *     go to the heap, inside the epoch (pagecache_committed keeps the log
+ *     for the next one once the commit point is passed);
  *  1. the kernel root's monotonic clock, commit count and running slot
  *     (logged like every kernel write);
  *  2. heap_commit: flush what the epoch wrote, fence, then one 8-byte
  *     store of the epoch number, flushed and fenced -- THE COMMIT POINT
  *     (objstore/tx.c); the next epoch begins;
- *  3. uvm_epoch_end: every user page written in the epoch loses its write
+ *  3. uvm_epoch_end: every user page logged in the epoch (no cache) loses its write
  *     bit, so its next write is logged in the new epoch;
  *  4. console_release: the epoch's console output may now be seen.
  * A cut before step 2's store rolls back to the last commit; after it the
