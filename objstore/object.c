@@ -1117,9 +1117,10 @@ static int page_create(struct objstore *os, struct os_obj_header *h,
 	return err;
 }
 
-/* os_obj_page -- heap offset of page `index` of a paged object, allocated if `create` */
-int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
-		uint64_t *page_off)
+/* find_page -- page `index` of paged object `id`: its header and the
+ * page's heap offset (0 when missing) */
+static int find_page(const struct objstore *os, uint64_t id, uint64_t index,
+		     struct os_obj_header **hp, uint64_t *page_off)
 {
 	struct view v = view_of(os);
 	struct os_obj_header *h;
@@ -1137,10 +1138,35 @@ int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
 	err = page_find(&v, h, index, &p);
 	if (err)
 		return err;
+	*hp = h;
 	*page_off = p.leaf;
-	if (p.leaf || !create)
-		return 0;
+	return 0;
+}
+
+/* os_obj_page -- heap offset of page `index` of a paged object, allocated if `create` */
+int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
+		uint64_t *page_off)
+{
+	struct os_obj_header *h;
+	int err = find_page(os, id, index, &h, page_off);
+
+	if (err || *page_off || !create)
+		return err;
 	return page_create(os, h, index, page_off);
+}
+
+/* os_obj_page_held -- os_obj_page(.., false, ..) and the bytes of the page the object holds */
+int os_obj_page_held(const struct objstore *os, uint64_t id, uint64_t index,
+		     uint64_t *page_off, uint64_t *held)
+{
+	struct os_obj_header *h;
+	int err = find_page(os, id, index, &h, page_off);
+
+	if (err)
+		return err;
+	*held = h->size - index * OS_PAGE_SIZE < OS_PAGE_SIZE ?
+		h->size - index * OS_PAGE_SIZE : OS_PAGE_SIZE;
+	return 0;
 }
 
 /* os_obj_move_log_need -- log bytes an os_alloc of a page and an

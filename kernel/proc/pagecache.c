@@ -532,15 +532,12 @@ static void cool(struct cache_entry *e, bool *changed)
  * bytes past the object's end zeroed (format.h: the last page's tail) */
 static bool still_there(struct cache_entry *e)
 {
-	struct os_obj_info info;
-	uint64_t home;
+	uint64_t home, held;
 
-	if (os_obj_head(&kheap, e->object, &info) || e->index * PAGE >= info.size ||
-	    os_obj_page(&kheap, e->object, e->index, false, &home) || !home)
+	if (os_obj_page_held(&kheap, e->object, e->index, &home, &held) || !home)
 		return false;
 	KASSERT(home == e->home);
-	if ((e->index + 1) * PAGE > info.size)
-		memset(frame_bytes(e) + info.size % PAGE, 0, PAGE - info.size % PAGE);
+	memset(frame_bytes(e) + held, 0, PAGE - held);
 	return true;
 }
 

@@ -1559,6 +1559,40 @@ CHECK_TEST(obj_page_move_relinks_and_rolls_back)
 	free(base);
 }
 
+CHECK_TEST(obj_page_held_gives_the_page_and_its_bytes_in_one_walk)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint64_t paged, small, pg, want, held;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_ANON, 600 * PAGE + 100, &paged), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_CATALOGUE, 100, &small), 0);
+	CHECK_EQ(os_obj_write(&os, paged, 513 * PAGE, "x", 1), 1);
+	CHECK_EQ(os_obj_write(&os, paged, 600 * PAGE, "y", 1), 1);
+	CHECK_EQ(os_tx_commit(&os), 0);
+
+	/* A whole page, the last page cut short, a missing page. */
+	CHECK_EQ(os_obj_page(&os, paged, 513, false, &want), 0);
+	CHECK_EQ(os_obj_page_held(&os, paged, 513, &pg, &held), 0);
+	CHECK_EQ(pg, want);
+	CHECK_EQ(held, PAGE);
+	CHECK_EQ(os_obj_page(&os, paged, 600, false, &want), 0);
+	CHECK_EQ(os_obj_page_held(&os, paged, 600, &pg, &held), 0);
+	CHECK_EQ(pg, want);
+	CHECK_EQ(held, 100);
+	CHECK_EQ(os_obj_page_held(&os, paged, 7, &pg, &held), 0);
+	CHECK_EQ(pg, 0);
+	CHECK_EQ(held, PAGE);
+
+	/* Refused: past the end, a small object, no such object. */
+	CHECK_EQ(os_obj_page_held(&os, paged, 601, &pg, &held), -ERR_RANGE);
+	CHECK_EQ(os_obj_page_held(&os, small, 0, &pg, &held), -ERR_NOTSUP);
+	CHECK_EQ(os_obj_page_held(&os, paged + small + 1000, 0, &pg, &held), -ERR_NOENT);
+	CHECK_EQ(problems(&os), 0);
+	free(base);
+}
+
 int main(void)
 {
 	return check_run_all();

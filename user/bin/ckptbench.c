@@ -13,7 +13,11 @@
  *                      pause without the stop, and with more than one CPU
  *                      a second line the stop and the whole pause ("pause
  *                      + stop"). Meant for ckpt=0, so that no periodic
- *                      commit splits the pages between epochs.
+ *                      commit splits the pages between epochs. Then, as
+ *                      the yardstick of that pause, the bare cost of
+ *                      persisting as many pages: each copied into another
+ *                      mapped object and every line of it flushed
+ *                      (clflush), one sfence, timed with fe_now().
  *   ckptbench write [OPS [MIB]]
  *                      OPS (default WRITE_OPS) random 8-byte writes over
  *                      MIB (default 64) MiB of mapped anonymous memory
@@ -32,6 +36,7 @@
  *
  * Output, one line per figure:
  *   ckptbench: pause PAGES PAUSE_NS ns LOGGED pages (RUNS runs, MIN..MAX ns)
+ *   ckptbench: bare PAGES BARE_NS ns (RUNS runs, MIN..MAX ns)
  *   ckptbench: stop PAGES STOP_NS ns (RUNS runs, MIN..MAX ns), pause + stop
  *              TOTAL_NS ns (MIN..MAX ns)        (one line; more than one CPU)
  *   ckptbench: write|malloc CYCLES cycles/op (OPS ops)
@@ -122,11 +127,48 @@ static void print_stop(unsigned count, uint64_t *stop, uint64_t *total)
 	       total[0], total[RUNS - 1]);
 }
 
+/* copy_and_flush -- `count` pages of `from` copied to `to`, every line of
+ * them flushed, then fenced: what persisting those pages costs at least;
+ * its time in ns */
+static uint64_t copy_and_flush(uint8_t *to, const uint8_t *from, unsigned count)
+{
+	uint64_t t0 = fe_now();
+
+	for (unsigned i = 0; i < count; i++) {
+		uint8_t *page = to + (uint64_t)i * PAGE;
+
+		memcpy(page, from + (uint64_t)i * PAGE, PAGE);
+		for (unsigned line = 0; line < PAGE; line += 64)
+			__asm__ volatile("clflush %0" : "+m"(page[line]));
+	}
+	__asm__ volatile("sfence" : : : "memory");
+	return fe_now() - t0;
+}
+
+/* bench_bare -- copy_and_flush of `count` pages, RUNS times: median, extremes */
+static void bench_bare(uint8_t *to, const uint8_t *from, unsigned count)
+{
+	uint64_t bare[RUNS], mid;
+
+	for (unsigned r = 0; r < RUNS; r++)
+		bare[r] = copy_and_flush(to, from, count);
+	mid = median(bare, RUNS);
+	printf("ckptbench: bare %u %lu ns (%u runs, %lu..%lu ns)\n", count, mid, RUNS,
+	       bare[0], bare[RUNS - 1]);
+}
+
 /* bench_pause -- the commit pause against `only` dirty pages, or against
- * 1, 2, 4 ... PAUSE_PAGES_MAX of them when `only` is 0 */
+ * 1, 2, 4 ... PAUSE_PAGES_MAX of them when `only` is 0; each followed by
+ * the bare cost of persisting as many pages */
 static void bench_pause(unsigned only)
 {
 	volatile uint8_t *p = map_anon((uint64_t)PAUSE_PAGES_MAX * PAGE);
+	uint8_t *from = (uint8_t *)map_anon((uint64_t)PAUSE_PAGES_MAX * PAGE);
+	/* One page further: page i of `from` and page i of a mapping laid
+	 * out right after it lie a power of two apart, and would share a
+	 * slot of TCG's direct-mapped TLB, which would then miss at every
+	 * word copied (4x the time measured here). */
+	uint8_t *to = (uint8_t *)map_anon((uint64_t)(PAUSE_PAGES_MAX + 1) * PAGE) + PAGE;
 	uint64_t pause[RUNS], pages[RUNS], stop[RUNS], total[RUNS], mid;
 	unsigned first = only ? only : 1, last = only ? only : PAUSE_PAGES_MAX;
 	struct fe_sysinfo si;
@@ -149,6 +191,7 @@ static void bench_pause(unsigned only)
 		       mid, median(pages, RUNS), RUNS, pause[0], pause[RUNS - 1]);
 		if (si.cpus > 1)
 			print_stop(count, stop, total);
+		bench_bare(to, from, count);
 	}
 }
 

@@ -86,6 +86,12 @@ void *os_obj_data(const struct objstore *os, uint64_t id);
 int os_obj_page(struct objstore *os, uint64_t id, uint64_t index, bool create,
 		uint64_t *page_off);
 
+/* os_obj_page_held -- os_obj_page without creating, and how many bytes
+ * of that page the object holds (OS_PAGE_SIZE but for a last page cut
+ * short): one index walk where os_obj_head and os_obj_page take two */
+int os_obj_page_held(const struct objstore *os, uint64_t id, uint64_t index,
+		     uint64_t *page_off, uint64_t *held);
+
 /* os_obj_page_move -- give page `index` of a paged object a new home:
  * page `to` (a whole page from os_alloc in this transaction, its bytes
  * written by the caller) takes the old page's place in the object's tree
