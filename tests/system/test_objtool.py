@@ -184,6 +184,25 @@ def test_create_refuses_an_existing_file_unless_force(tmp_path):
     assert info(image)["heap id"] != heap_id
 
 
+def test_create_takes_image_first_like_every_command(tmp_path):
+    """objtool IMAGE create --size SIZE: what a user tries after objtool IMAGE info."""
+    image = tmp_path / "-odd.nvm"
+    r = objtool(image, "create", "--size", "16M", "--log-size", "64K")
+    assert "16 MiB" in r.out and "log 64 KiB" in r.out, r
+    assert os.stat(image).st_size == 16 * MIB
+    assert info(image)["log"].strip().startswith("64 KiB")
+    assert_clean(image)
+    # the same refusals as the other form, the image untouched
+    before = snapshot(image)
+    r = objtool(image, "create", "--size", "8M", rc=EXIT_FAILED)
+    assert "exists" in r.err and "--force" in r.err, r
+    objtool(image, "create", "--size", "3M", "--force", rc=EXIT_USAGE)
+    objtool(image, "create", "--size", "8M", "other.nvm", rc=EXIT_USAGE)
+    assert snapshot(image) == before
+    objtool(image, "create", "--force", "--size", "8M")
+    assert os.stat(image).st_size == 8 * MIB
+
+
 def test_create_refuses_bad_sizes(tmp_path):
     image = tmp_path / "a.nvm"
     for size in ("3M", "5M", "64Q", "", "-8M"):

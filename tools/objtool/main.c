@@ -3,6 +3,7 @@
  *
  *   objtool IMAGE COMMAND [ARGS]     every command on an existing image
  *   objtool create --size SIZE IMAGE the one command that makes a file
+ *                                    (objtool IMAGE create --size SIZE too)
  *   objtool --help | objtool help [COMMAND] | objtool [IMAGE] COMMAND --help
  *
  * Each command is a table entry (struct command, objtool.h): its options,
@@ -63,6 +64,7 @@ static int main_help(void)
 {
 	printf("usage: objtool IMAGE COMMAND [ARGS]\n"
 	       "       objtool create --size SIZE [--log-size SIZE] [--force] IMAGE\n"
+	       "       objtool IMAGE create --size SIZE [--log-size SIZE] [--force]\n"
 	       "       objtool [IMAGE] COMMAND --help\n\n"
 	       "The offline tool for Ferrite NVM images: inspect, check and change\n"
 	       "the persistent object heap that QEMU maps as Ferrite's NVDIMM.\n\n"
@@ -246,6 +248,28 @@ static int help_command(int argc, char **argv)
 	return command_help(c);
 }
 
+/* run_image_first -- objtool IMAGE create ...: the form every other command
+ * has, run as objtool create ... -- IMAGE (after `--`, an IMAGE that
+ * begins with '-' stays a name) */
+static int run_image_first(const struct command *c, int argc, char **argv)
+{
+	char **args = malloc(((size_t)argc + 2) * sizeof(*args));
+	int n = 0, status;
+
+	if (!args)
+		return fail(EXIT_FAILED, "%s: out of memory", c->name);
+	args[n++] = argv[0];
+	args[n++] = argv[2];
+	for (int i = 3; i < argc; i++)
+		args[n++] = argv[i];
+	args[n++] = "--";
+	args[n++] = argv[1];
+	args[n] = NULL;
+	status = run(c, NULL, n, args, 2);
+	free(args);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -276,7 +300,6 @@ int main(int argc, char **argv)
 	if (asks_help(argc, argv, 3))
 		return command_help(c);
 	if (c->access == ACCESS_NONE)
-		return fail(EXIT_USAGE, "%s: IMAGE comes after it: objtool %s "
-			    "(see objtool %s --help)", c->name, c->usage, c->name);
+		return run_image_first(c, argc, argv);
 	return run(c, argv[1], argc, argv, 3);
 }
