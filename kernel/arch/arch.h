@@ -293,6 +293,10 @@ void arch_syscall_set_result(struct trap_frame *tf, int64_t v);
  * not called) */
 void arch_syscall_restart(struct trap_frame *tf);
 
+/* arch_saved_syscall_arg -- argument i (0..5) of the call a blocked
+ * thread's saved registers will re-issue */
+uint64_t arch_saved_syscall_arg(const struct arch_user_regs *r, unsigned i);
+
 /* arch_syscall_complete_saved -- make a blocked thread's saved registers
  * (stopped at its SYSCALL, to be re-issued: arch_syscall_restart) go on
  * after the call instead, with `result` as its value */

@@ -36,6 +36,7 @@
  */
 #include <string.h>
 
+#include "arch/arch.h"
 #include "core/heap.h"
 #include "core/logcheck.h"
 #include "core/panic.h"
@@ -444,6 +445,24 @@ static int64_t read_raw(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return err; /* nothing consumed */
 	consume(n);
 	return (int64_t)n;
+}
+
+/* raw_reader -- whether t is blocked in a raw SYS_CONSOLE_READ */
+static bool raw_reader(const struct kthread *t)
+{
+	return t->blocked_call == SYS_CONSOLE_READ &&
+	       (arch_saved_syscall_arg(&t->regs, 2) & 0xff) == FE_CONSOLE_RAW;
+}
+
+/* console_power_on -- complete the raw reads blocked at the power cut with
+ * -ERR_AGAIN (nothing consumed). The terminal shows the power-on's lines,
+ * not what the program had drawn: a program that reads keys itself, as
+ * osh does, hears of the power-on without waiting for one and redraws its
+ * prompt and half-typed line. Line-mode reads keep waiting: the kernel
+ * edits those lines. */
+void console_power_on(void)
+{
+	sched_complete_waiting(KWAIT_CONSOLE, raw_reader, -ERR_AGAIN);
 }
 
 /* console_read -- SYS_CONSOLE_READ */

@@ -15,6 +15,10 @@ struct trap_frame;
 /* console_init -- find (or at genesis make) the console's queues */
 void console_init(void);
 
+/* console_power_on -- the raw reads blocked when the power went return
+ * -ERR_AGAIN, so their programs draw their screens again at once */
+void console_power_on(void);
+
 /* console_read -- SYS_CONSOLE_READ: a line (FE_CONSOLE_LINE) or the bytes
  * typed (FE_CONSOLE_RAW) into p's buf of cap bytes; blocks unless
  * FE_CONSOLE_NONBLOCK */

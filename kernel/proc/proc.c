@@ -543,6 +543,7 @@ void proc_init(void)
 	kroot->power_ons++;
 	pr_info("ferrite: power-on %llu, %u processes\n",
 		(unsigned long long)kroot->power_ons, proc_count());
+	console_power_on();
 	snapshot_init();
 	safe_power_on();
 	if (!proc_count())

@@ -404,6 +404,31 @@ unsigned sched_wake_futex(struct pctx *p, uint64_t addr, unsigned max)
 	return n;
 }
 
+/* sched_complete_waiting -- complete with `result` the blocked call of
+ * every thread waiting for `wait` that `pick` accepts; how many */
+unsigned sched_complete_waiting(enum kwait wait, bool (*pick)(const struct kthread *t),
+				int64_t result)
+{
+	unsigned n = 0;
+
+	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
+		struct pctx *p = proc_slot(slot);
+
+		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
+			struct kthread *t = p->thread[tid];
+
+			if (t && t->state == KTHREAD_BLOCKED && t->wait == wait && pick(t)) {
+				KLOG(t);
+				arch_syscall_complete_saved(&t->regs, result);
+				t->state = KTHREAD_RUNNABLE;
+				made_runnable();
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
 /* sched_thread_exit -- the thread this CPU runs has exited: it runs no more */
 void sched_thread_exit(void)
 {

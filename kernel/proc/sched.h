@@ -40,6 +40,11 @@ void sched_wake(enum kwait wait, uint64_t obj);
  * threads blocked on user address `addr` (each returns 0); how many */
 unsigned sched_wake_futex(struct pctx *p, uint64_t addr, unsigned max);
 
+/* sched_complete_waiting -- complete with `result` the blocked call of
+ * every thread waiting for `wait` that `pick` accepts; how many */
+unsigned sched_complete_waiting(enum kwait wait, bool (*pick)(const struct kthread *t),
+				int64_t result);
+
 /* sched_thread_exit -- the thread this CPU runs has exited: it runs no more */
 void sched_thread_exit(void);
 

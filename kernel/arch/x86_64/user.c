@@ -259,25 +259,30 @@ uint64_t arch_syscall_number(const struct trap_frame *tf)
 	return tf->rax;
 }
 
+/* syscall_arg -- argument i of a SYSCALL, from its six argument registers
+ * in the order the ABI passes them (rdi rsi rdx r10 r8 r9) */
+static uint64_t syscall_arg(unsigned i, const uint64_t regs[6])
+{
+	if (i >= 6)
+		panic("arch_syscall_arg: no argument %u (0..5)", i);
+	return regs[i];
+}
+
 /* arch_syscall_arg -- argument i (0..5: rdi rsi rdx r10 r8 r9) of a SYSCALL frame */
 uint64_t arch_syscall_arg(const struct trap_frame *tf, unsigned i)
 {
-	switch (i) {
-	case 0:
-		return tf->rdi;
-	case 1:
-		return tf->rsi;
-	case 2:
-		return tf->rdx;
-	case 3:
-		return tf->r10;
-	case 4:
-		return tf->r8;
-	case 5:
-		return tf->r9;
-	default:
-		panic("arch_syscall_arg: no argument %u (0..5)", i);
-	}
+	const uint64_t regs[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
+
+	return syscall_arg(i, regs);
+}
+
+/* arch_saved_syscall_arg -- argument i of the call a blocked thread's saved
+ * registers will re-issue */
+uint64_t arch_saved_syscall_arg(const struct arch_user_regs *r, unsigned i)
+{
+	const uint64_t regs[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+
+	return syscall_arg(i, regs);
 }
 
 /* arch_syscall_set_result -- the value the call returns (rax) */

@@ -27,8 +27,9 @@
  * are globals and heap blocks, so they are committed with the epoch that
  * consumed the keys that made them (SYS_CONSOLE_READ consumes input
  * durably with the epoch). After a power cut the editor is exactly as
- * committed; at the first key after power-on it notices the new power-on
- * count (SYS_SYSINFO) and draws the prompt and the half-typed line again.
+ * committed; the kernel ends the read it was blocked in (-ERR_AGAIN), and
+ * it notices the new power-on count (SYS_SYSINFO) and draws the prompt
+ * and the half-typed line again at once.
  *
  * Typed ahead: while a builtin runs, interrupted() reads what was typed
  * (without blocking) to look for Ctrl-C; other bytes wait in `ahead` and
