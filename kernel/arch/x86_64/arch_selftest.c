@@ -274,6 +274,7 @@ SELFTEST(arch_frame_load_misaligned_image)
 
 SELFTEST(arch_syscall_frame_accessors)
 {
+	struct arch_user_regs saved;
 	struct trap_frame tf;
 
 	memset(&tf, 0, sizeof(tf));
@@ -292,6 +293,9 @@ SELFTEST(arch_syscall_frame_accessors)
 	ST_CHECK_EQ(arch_syscall_number(&tf), SYS_GETPID);
 	for (unsigned i = 0; i < 6; i++)
 		ST_CHECK_EQ(arch_syscall_arg(&tf, i), 10 + i);
+	arch_frame_save(&tf, &saved); /* a thread blocked in the call */
+	for (unsigned i = 0; i < 6; i++)
+		ST_CHECK_EQ(arch_saved_syscall_arg(&saved, i), 10 + i);
 	arch_syscall_set_result(&tf, -ERR_INVAL);
 	ST_CHECK_EQ(tf.rax, (uint64_t)-ERR_INVAL);
 	arch_syscall_restart(&tf);
