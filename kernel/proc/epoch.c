@@ -69,7 +69,7 @@
 
 #define CKPT_DEFAULT_US 1000           /* commit every 1 ms while dirty */
 #define CKPT_MAX_US 10000000           /* ckpt= at most 10 s */
-#define COST_SHARE 10                  /* checkpoints take ~<= 1/10 of the time */
+#define COST_SHARE 20                  /* checkpoints take ~<= 1/20 of the time */
 
 /* Volatile: rebuilt at every power-on. */
 static bool started;                   /* epoch_start ran: the system runs */
