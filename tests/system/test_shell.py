@@ -288,11 +288,44 @@ def test_help(osh):
     for name in ["ls", "stat", "cat", "hexdump", "new", "write", "append", "cp",
                  "mv", "rm", "ln", "find", "ps", "kill", "wait", "jobs", "fg",
                  "status", "resume", "sync", "epoch", "stats", "uptime", "mem", "poweroff",
-                 "history", "help"]:
+                 "history", "run", "help"]:
         assert re.search(r"^  %s\b" % name, out, re.M), name
     says(osh, "help ls", "usage: ls [-l] [PREFIX]\n  names in order (-l: id, type, size, "
          "refcount, epoch modified)\n")
     says(osh, "help nosuch", "help: no builtin named 'nosuch'; 'NAME ARGS' runs bin/NAME\n")
+
+
+def test_run_a_script_object(osh):
+    """run NAME: a setup kept as an object and replayed."""
+    says(osh, "write setup '# make the notes'", "")
+    says(osh, "append setup ' '", "")
+    says(osh, "append setup '  write made one'", "")
+    says(osh, "append setup 'cat made'", "")
+    says(osh, "append setup 'echo status $?'", "")
+    says(osh, "append setup 'cat missing'", "")
+    says(osh, "append setup 'echo never'", "")
+    # stops at the first failure, says where, keeps its status
+    says(osh, "run setup", "one\nstatus 0\ncat: no object named 'missing'\n"
+         "run: setup line 6: $? = 1; stopping (run -k goes on)\n")
+    says(osh, "echo $?", "1\n")
+    # -k goes on; $? is the last command's
+    says(osh, "run -k setup", "one\nstatus 0\ncat: no object named 'missing'\nnever\n")
+    says(osh, "echo $?", "0\n")
+    # scripts run scripts, a bounded depth deep
+    says(osh, "write outer 'run setup'", "")
+    says(osh, "append outer 'echo after'", "")
+    says(osh, "run outer", "one\nstatus 0\ncat: no object named 'missing'\n"
+         "run: setup line 6: $? = 1; stopping (run -k goes on)\n"
+         "run: outer line 1: $? = 1; stopping (run -k goes on)\n")
+    says(osh, "write loop 'run loop'", "")
+    out = cmd(osh, "run loop")
+    assert "run: 'loop': scripts nested 8 deep; stopping\n" in out, out
+    says(osh, "echo $?", "1\n")
+    # mistakes
+    says(osh, "run nosuch", "run: no object named 'nosuch'\n")
+    says(osh, "run -x setup", "usage: run [-k] NAME\n")
+    says(osh, "echo $?", "2\n")
+    says(osh, "rm setup outer loop made", "")
 
 
 def test_quoting_and_mistakes(osh):

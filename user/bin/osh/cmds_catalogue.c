@@ -64,7 +64,7 @@ static bool walk_end(const char *cmd, long r)
 }
 
 /* open_object -- a handle with rights to NAME or #ID; reports failure for cmd */
-static long open_object(const char *cmd, const char *arg, uint32_t rights)
+long open_object(const char *cmd, const char *arg, uint32_t rights)
 {
 	uint64_t id;
 	long h;

@@ -10,6 +10,9 @@
  * (130 when Ctrl-C ended it, 137 when killed, 139 when it faulted, 127
  * when there is no such program).
  *
+ * A script is an object whose lines are commands (run NAME, below): run
+ * as if typed, one line after another.
+ *
  * All of osh's state is ordinary process memory, persistent with the
  * rest of the system: after a power cut osh carries on where its last
  * committed epoch left it -- in the middle of a line, a wait or a listing.
@@ -17,6 +20,8 @@
 #include "osh.h"
 
 #define PROMPT "osh> "
+#define SCRIPT_MAX (1u << 20)      /* the largest script run reads, bytes */
+#define SCRIPT_DEPTH_MAX 8         /* scripts that run scripts, at most */
 
 long shell_status;
 
@@ -53,6 +58,7 @@ const struct builtin builtins[] = {
 	{"history", 0, 0, "history", "the lines run, oldest first", cmd_history},
 	{"echo", 0, -1, "echo WORDS...", "the words ($? is the last status)", cmd_echo},
 	{"clear", 0, 0, "clear", "clear the screen", cmd_clear},
+	{"run", 1, 2, "run [-k] NAME", "NAME's lines as commands ('#' comments), stopping at the first failure (-k: going on)", cmd_run},
 	{"help", 0, 1, "help [CMD]", "the commands, or how to use one", cmd_help},
 };
 
@@ -124,6 +130,109 @@ static void run_line(const char *line)
 		else
 			run_program(w.word, w.background);
 	}
+}
+
+/* read_script -- the bytes of object `name` (NUL-terminated, malloc'ed), or
+ * NULL after saying why */
+static char *read_script(const char *name)
+{
+	struct fe_stat st;
+	uint64_t got = 0;
+	char *text = NULL;
+	long h = open_object("run", name, FE_RIGHT_READ), n = 0;
+
+	if (h < 0)
+		return NULL;
+	n = fe_obj_stat((int32_t)h, &st);
+	if (n == 0 && st.size > SCRIPT_MAX)
+		complain("run: '%s' is %lu bytes; a script holds at most %u", name,
+			 (unsigned long)st.size, SCRIPT_MAX);
+	else if (n == 0 && !(text = malloc(st.size + 1)))
+		complain("run: '%s': no memory for %lu bytes", name, (unsigned long)st.size);
+	while (text && got < st.size &&
+	       (n = fe_obj_read((int32_t)h, got, text + got, st.size - got)) > 0)
+		got += (uint64_t)n;
+	if (n < 0)
+		complain("run: '%s': %s", name, err_str((int)n));
+	fe_close((int32_t)h);
+	if (!text || n < 0) {
+		free(text);
+		return NULL;
+	}
+	text[got] = '\0';
+	return text;
+}
+
+/* cmd_run -- run [-k] NAME: each line of NAME run as if typed; blank lines
+ * and lines whose first non-blank is '#' skipped; the first that fails
+ * ($? not 0) stops the rest unless -k; Ctrl-C stops it. $? is the last
+ * command's. */
+void cmd_run(int argc, char **argv)
+{
+	static unsigned depth;      /* scripts running scripts */
+	bool keep_going = argc == 3 && strcmp(argv[1], "-k") == 0;
+	char *name, *text, *line, *next;
+	unsigned number = 0;
+
+	if (argc == 3 && !keep_going) {
+		complain("usage: run [-k] NAME");
+		shell_status = STATUS_USAGE;
+		return;
+	}
+	if (depth >= SCRIPT_DEPTH_MAX) {
+		complain("run: '%s': scripts nested %u deep; stopping", argv[argc - 1], depth);
+		return;
+	}
+	/* argv lives in run_line's words, which the script's lines reuse */
+	name = malloc(strlen(argv[argc - 1]) + 1);
+	if (!name) {
+		complain("run: no memory");
+		return;
+	}
+	memcpy(name, argv[argc - 1], strlen(argv[argc - 1]) + 1);
+	text = read_script(name);
+	if (!text) {
+		free(name);
+		return;
+	}
+	depth++;
+	for (line = text; line; line = next) {
+		const char *start = line;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		number++;
+		if (*line && line[strlen(line) - 1] == '\r')
+			line[strlen(line) - 1] = '\0';
+		while (*start == ' ' || *start == '\t')
+			start++;
+		if (*start == '\0' || *start == '#')
+			continue;
+		if (strlen(start) > OSH_LINE_MAX) {
+			complain("run: %s line %u: longer than %u bytes; stopping", name, number,
+				 OSH_LINE_MAX);
+			break;
+		}
+		run_line(start);
+		out_flush();
+		if (shell_status == STATUS_INTERRUPTED || interrupted()) {
+			complain("run: %s line %u: interrupted; stopping", name, number);
+			shell_status = STATUS_INTERRUPTED;
+			break;
+		}
+		if (shell_status && !keep_going) {
+			long failed = shell_status;
+
+			complain("run: %s line %u: $? = %ld; stopping (run -k goes on)", name,
+				 number, failed);
+			shell_status = failed;
+			break;
+		}
+	}
+	depth--;
+	free(text);
+	free(name);
 }
 
 /* main -- the read-run loop */

@@ -3,7 +3,8 @@
  *
  * osh is one program in several files (user/bin/osh/):
  *
- *   main.c             the read-run loop, the builtin table, help, $?
+ *   main.c             the read-run loop, the builtin table, help, $?,
+ *                      scripts (run)
  *   parse.c            a line into words: quoting, $?, a final &
  *   edit.c             the line editor over the raw console, history,
  *                      typed-ahead input and Ctrl-C polling
@@ -59,6 +60,9 @@ const struct builtin *find_builtin(const char *name);
 
 /* cmd_help -- help [CMD] */
 void cmd_help(int argc, char **argv);
+
+/* cmd_run -- run [-k] NAME: the lines of object NAME as commands */
+void cmd_run(int argc, char **argv);
 
 /* --- parse.c ----------------------------------------------------------- */
 
@@ -151,6 +155,9 @@ long name_walk_interruptible(const char *prefix,
 			     void *ctx);
 
 /* --- the commands ------------------------------------------------------ */
+
+/* open_object -- a handle with rights to NAME or #ID; reports failure for cmd */
+long open_object(const char *cmd, const char *arg, uint32_t rights);
 
 void cmd_ls(int argc, char **argv);
 void cmd_stat(int argc, char **argv);
