@@ -26,6 +26,11 @@
 #                   --trace-nvm boots (docs/persistence-model.md)
 #   make mutants    trace kernels with a persistence bug planted, which the
 #                   crash states must catch (docs/persistence-model.md)
+#   make install IMAGE=PATH [PROGRAMS="a b"]  put the built programs (all of
+#                   build/user/bin by default) into a powered-off image as
+#                   bin/NAME, each replacing the old one; running processes
+#                   keep their code; refused while QEMU holds the image
+#                   (docs/programs.md)
 #   make persist-check  the long crash-state campaign: every ordering point
 #                   of genesis, a session and kv, most of a workload's, 600
 #                   power-ons (docs/persistence-model.md)
@@ -179,6 +184,19 @@ fuzz-calls: deps all
 persist-check: deps all trace-kernel
 	@PERSIST_CHECK=long $(PYTHON) -m pytest -q -s -p no:cacheprovider \
 		tests/system/test_persistence.py -k crash_states
+
+# Programs into a powered-off image (docs/programs.md): one objtool import
+# each, its own transaction; objtool refuses an image a QEMU holds (exit 6).
+.PHONY: install
+install: user $(BUILD)/objtool
+	@test -n "$(IMAGE)" || { echo "make install: IMAGE=PATH is required (the image, powered off)"; exit 2; }
+	@test -f "$(IMAGE)" || { echo "make install: no image $(IMAGE)"; exit 1; }
+	@for p in $(or $(PROGRAMS),$(notdir $(wildcard $(BUILD)/user/bin/*))); do \
+		test -f $(BUILD)/user/bin/$$p || { echo "make install: no program $$p in $(BUILD)/user/bin"; exit 1; }; \
+		$(BUILD)/objtool "$(IMAGE)" import bin/$$p $(BUILD)/user/bin/$$p --type code --replace \
+			>/dev/null || exit $$?; \
+		echo "install: bin/$$p"; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,79 @@
+"""Writing your own program (docs/programs.md): a program made from the
+template by tools/new-program, built by the tree's make, put into a
+powered-off image by `make install` while another program keeps running,
+and run from osh after the next power-on.
+
+The template goes into the source tree (user/bin/NAME.c, the only place the
+tree's make builds programs from) under a name of this test's own, and is
+removed with what was built from it whatever the test's outcome.
+"""
+
+import os
+import re
+import subprocess
+
+from ferrite import PROMPT, ROOT
+
+NEW_PROGRAM = os.path.join(ROOT, "tools", "new-program")
+STEP = 120
+
+
+def run(*args):
+    return subprocess.run(list(args), cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_template_built_installed_and_run(machines, tmp_path):
+    name = "tmpl%d" % os.getpid()
+    source = os.path.join(ROOT, "user", "bin", name + ".c")
+    built = [os.path.join(ROOT, "build", "user", "bin", name),
+             os.path.join(ROOT, "build", "user", "obj", "user", "bin", name + ".c.o"),
+             os.path.join(ROOT, "build", "user", "obj", "user", "bin", name + ".c.d")]
+    try:
+        r = run(NEW_PROGRAM, name)
+        assert r.returncode == 0 and "wrote user/bin/%s.c" % name in r.stdout, r
+        with open(source) as f:
+            assert "int main(int argc, char **argv)" in f.read()
+        # refused: it exists (untouched), a bad name, no name
+        r = run(NEW_PROGRAM, name)
+        assert r.returncode == 1 and "exists already" in r.stderr, r
+        assert run(NEW_PROGRAM, "Bad!").returncode == 2
+        assert run(NEW_PROGRAM, "osh").returncode == 1      # a directory program
+        assert run(NEW_PROGRAM).returncode == 2
+
+        r = run("make", "--no-print-directory", "build/user/bin/" + name)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+        image = tmp_path / "own.nvm"
+        m = machines(image=image, size="32M")
+        m.expect(PROMPT, timeout=STEP)
+        start = len(m.output)
+        m.send("counter 1 20 &\n")
+        m.expect(r"\[\d+\] started", timeout=STEP, start=start)
+        m.expect(r"\n3\n", timeout=STEP, start=start)
+        # refused while QEMU holds the image, which stays as it was
+        r = run("make", "--no-print-directory", "install", "IMAGE=%s" % image,
+                "PROGRAMS=" + name)
+        assert r.returncode != 0 and "in use by a running QEMU" in r.stdout + r.stderr, r
+        m.send("poweroff\n")
+        assert m.wait_exit(timeout=STEP) == 0
+        last = max(int(n) for n in re.findall(r"^(\d+)$", m.output, re.M))
+
+        r = run("make", "--no-print-directory", "install", "IMAGE=%s" % image,
+                "PROGRAMS=" + name)
+        assert r.returncode == 0 and "install: bin/%s" % name in r.stdout, r
+        r = run("make", "--no-print-directory", "install", "IMAGE=%s" % image,
+                "PROGRAMS=nosuch")
+        assert r.returncode != 0 and "no program nosuch" in r.stdout, r
+
+        m = machines(image=image, size="32M")
+        m.expect(r"ferrite: resumed", timeout=STEP)
+        start = len(m.output)
+        # the counter runs on, from where the poweroff left it
+        m.expect(r"\n%d\n" % (last + 1), timeout=STEP)
+        m.send("%s world\n" % name)
+        m.expect(r"%s: pid \d+, 1 argument\n%s: hello, world\n" % (name, name),
+                 timeout=STEP, start=start)
+    finally:
+        for path in [source] + built:
+            if os.path.exists(path):
+                os.unlink(path)
