@@ -140,9 +140,20 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
     counter_pid = next(r.split()[0] for r in osh_ps if r.endswith("counter"))
     osh_snaps, osh_area = snapshot_rows(typed(m, "snapshots"), "ONLY IT  \n")
 
-    info, ls_all, ls_notes, ps, bt, snaps = gdb_sections(
+    info, ls_all, ls_notes, ps, bt, snaps, dmesg, dmesg2, dmesg_bad = gdb_sections(
         port, ["fe-info", "fe-ls", "fe-ls notes/", "fe-ps", f"fe-bt {counter_pid}",
-               "fe-snapshots"])
+               "fe-snapshots", "fe-dmesg", "fe-dmesg 2", "fe-dmesg x"])
+
+    # fe-dmesg: the kernel's lines, as the console printed them, in order.
+    kernel_lines = dmesg.splitlines()
+    assert any(line.startswith("ferrite: genesis complete") for line in kernel_lines), dmesg
+    console_lines = m.output.splitlines()
+    at = 0
+    for line in kernel_lines:
+        assert line in console_lines[at:], (line, dmesg)
+        at = console_lines.index(line, at) + 1
+    assert dmesg2.splitlines() == kernel_lines[-2:]
+    assert dmesg_bad == "fe-dmesg: 'x' is not a line count (usage: fe-dmesg [LINES])\n"
 
     # fe-ls prints osh's ls -l, line for line; a prefix keeps its names.
     assert rows(ls_all, "EPOCH  NAME\n") == osh_ls

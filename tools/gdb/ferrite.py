@@ -13,6 +13,7 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
   fe-cpus          the CPUs: what each runs or that it idles, the kernel lock
   fe-bt PID [TID]  a user thread's backtrace, with its program's symbols
   fe-log           the undo log of the running epoch, record by record
+  fe-dmesg [LINES] the kernel's message ring (printk), oldest first
   fe-snapshots     the heap's snapshots (osh's `snapshots`, and each node) and the area
   fe-epitaph       why the kernel panicked, if it did
   fe-user PROG     load build/user/bin/PROG's symbols, to break in user code
@@ -1242,6 +1243,44 @@ class FeLog(FeCommand):
         return f"data page {page}, {'a whole page' if kind == 'OS_PAGE_WHOLE' else kind}"
 
 
+class FeDmesg(FeCommand):
+    """fe-dmesg [LINES]: the kernel's message ring (printk_ring), oldest
+    first: what the console printed, and during power-on what it has not
+    printed yet; the last LINES lines only, if given."""
+
+    def __init__(self):
+        """Register fe-dmesg."""
+        super().__init__("fe-dmesg")
+
+    def run(self, arg):
+        """Read the ring's bytes up to printk_ring_head, in order."""
+        if arg and not arg.isdigit():
+            raise FeError(f"'{arg}' is not a line count (usage: fe-dmesg [LINES])")
+        head = int(symbol("printk_ring_head"))
+        ring = symbol("printk_ring")
+        size = ring.type.sizeof
+        base = int(ring.address)
+        kept = min(head, size)
+        start = (head - kept) % size
+        first = read(base + start, min(kept, size - start)) if kept else b""
+        data = first + (read(base, kept - len(first)) if kept > len(first) else b"")
+        lost = head - kept
+        if lost:
+            # the oldest kept line is cut: start at the first whole one
+            cut = data.find(b"\n") + 1
+            lost += cut
+            data = data[cut:]
+        text = data.decode("utf-8", "replace")
+        if arg:
+            lines = text.splitlines(keepends=True)
+            text = "".join(lines[-int(arg):]) if int(arg) else ""
+        elif lost:
+            gdb.write(f"({lost} older bytes were overwritten)\n")
+        gdb.write(text)
+        if text and not text.endswith("\n"):
+            gdb.write("\n")
+
+
 class Snapshots:
     """The snapshot area of the kernel's heap (`kheap.snap`), read from memory."""
 
@@ -1404,5 +1443,6 @@ class FePid(gdb.Function):
             return 0
 
 
-for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeSnapshots, FeEpitaph, FeUser, FePid):
+for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FeSnapshots, FeEpitaph,
+                FeUser, FePid):
     command()
