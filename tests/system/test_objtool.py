@@ -127,7 +127,7 @@ def built():
 def test_help_for_objtool_and_every_command(tmp_path):
     r = objtool("--help")
     for command in ("info", "ls", "stat", "cat", "import", "export", "rm",
-                    "mv", "fill", "snapshots", "snapshot", "check", "create"):
+                    "mv", "fill", "snapshots", "snapshot", "check", "create", "du"):
         assert f"  {command}" in r.out, r
         sub = objtool(command, "--help")
         assert sub.out.startswith("usage: objtool "), sub
@@ -201,6 +201,34 @@ def test_create_takes_image_first_like_every_command(tmp_path):
     assert snapshot(image) == before
     objtool(image, "create", "--force", "--size", "8M")
     assert os.stat(image).st_size == 8 * MIB
+
+
+def test_du_sums_each_prefix_largest_first(tmp_path):
+    image = create(tmp_path / "a.nvm", "16M")
+    sizes = {"bin/a": 10000, "bin/b": 4096, "notes/x": 100, "notes/old/y": 5000, "top": 50}
+    for name, size in sizes.items():
+        f = tmp_path / "file"
+        f.write_bytes(b"x" * size)
+        objtool(image, "import", name, f)
+    before = snapshot(image)
+    r = objtool(image, "du")
+    assert r.out.splitlines() == [
+        "         BYTES       SIZE  OBJECTS  NAMES",
+        "         16384     16 KiB        2  bin/",
+        "         12288     12 KiB        2  notes/",
+        "          4096      4 KiB        1  top",
+        "         32768     32 KiB        5  total"], r.out
+    r = objtool(image, "du", "notes/")
+    assert r.out.splitlines()[1:] == [
+        "          8192      8 KiB        1  notes/old/",
+        "          4096      4 KiB        1  notes/x",
+        "         12288     12 KiB        2  total under notes/"], r.out
+    assert objtool(image, "du", "nothing/").out.splitlines()[1:] == [
+        "             0        0 B        0  total under nothing/"]
+    objtool(image, "du", "x" * 300, rc=EXIT_USAGE)
+    objtool(image, "du", "a", "b", rc=EXIT_USAGE)
+    objtool(image, "du", "--snapshot", "none", rc=8)
+    assert snapshot(image) == before   # read-only
 
 
 def test_create_refuses_bad_sizes(tmp_path):

@@ -20,7 +20,7 @@
 #include "objtool.h"
 
 static const struct command *const commands[] = {
-	&cmd_info, &cmd_ls, &cmd_stat, &cmd_cat, &cmd_export, &cmd_import,
+	&cmd_info, &cmd_ls, &cmd_stat, &cmd_du, &cmd_cat, &cmd_export, &cmd_import,
 	&cmd_rm, &cmd_mv, &cmd_fill, &cmd_snapshots, &cmd_snapshot, &cmd_check,
 	&cmd_create,
 };

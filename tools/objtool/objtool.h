@@ -10,6 +10,7 @@
  *   lookup.c     NAME or #ID to an object, read-only
  *   output.c     messages, error texts, sizes, escaped names
  *   cmd_info.c   info, ls, stat            (read-only)
+ *   cmd_du.c     du                        (read-only)
  *   cmd_data.c   cat, export (read-only), import (one transaction)
  *   cmd_names.c  rm, mv                    (one transaction each)
  *   cmd_fill.c   fill                      (a transaction per batch)
@@ -216,7 +217,7 @@ struct command {
 
 extern const struct command cmd_info, cmd_ls, cmd_stat, cmd_cat, cmd_export,
 	cmd_import, cmd_rm, cmd_mv, cmd_fill, cmd_snapshots, cmd_snapshot,
-	cmd_check, cmd_create;
+	cmd_check, cmd_create, cmd_du;
 
 /* resolve_object -- "NAME" or "#ID" to an id, with read-only lookups only;
  * the name in *name (NULL for #ID). An exit status, reported for `cmd`. */
