@@ -127,7 +127,7 @@ def built():
 def test_help_for_objtool_and_every_command(tmp_path):
     r = objtool("--help")
     for command in ("info", "ls", "stat", "cat", "import", "export", "rm",
-                    "mv", "fill", "snapshots", "snapshot", "check", "create", "du"):
+                    "mv", "fill", "snapshots", "snapshot", "check", "create", "du", "dump"):
         assert f"  {command}" in r.out, r
         sub = objtool(command, "--help")
         assert sub.out.startswith("usage: objtool "), sub
@@ -229,6 +229,40 @@ def test_du_sums_each_prefix_largest_first(tmp_path):
     objtool(image, "du", "a", "b", rc=EXIT_USAGE)
     objtool(image, "du", "--snapshot", "none", rc=8)
     assert snapshot(image) == before   # read-only
+
+
+def test_dump_shows_the_file_bytes(tmp_path):
+    image = create(tmp_path / "a.nvm", "8M")
+    raw = open(image, "rb").read()
+    before = snapshot(image)
+    r = objtool(image, "dump", "--range", "0:32")
+    assert r.out.splitlines() == [
+        "0000000000000000  " + "  ".join(" ".join("%02x" % b for b in raw[i:i + 8])
+                                         for i in (0, 8))
+        + "  |" + "".join(chr(b) if 0x20 <= b < 0x7f else "." for b in raw[:16]) + "|",
+        "0000000000000010  " + "  ".join(" ".join("%02x" % b for b in raw[i:i + 8])
+                                         for i in (16, 24))
+        + "  |" + "".join(chr(b) if 0x20 <= b < 0x7f else "." for b in raw[16:32]) + "|",
+        "0000000000000020"], r.out
+    assert r.out.startswith("0000000000000000  46 45 52 52 48 45 41 50")  # FERRHEAP
+    # a run of equal lines is one '*'; a short last line; the end offset
+    zero = next(o for o in range(MIB, 8 * MIB, 4096) if raw[o:o + 40] == bytes(40))
+    out = objtool(image, "dump", "--range", "%d:40" % zero).out.splitlines()
+    assert out == ["%016x  " % zero + "00 " * 8 + " " + "00 " * 8 + " |" + "." * 16 + "|",
+                   "*",
+                   "%016x  " % (zero + 32) + "00 " * 8 + " " + "   " * 8 + " |" + "." * 8 + "|",
+                   "%016x" % (zero + 40)], out
+    # --binary: the bytes themselves, hex offsets
+    p = subprocess.run([OBJTOOL, str(image), "dump", "--range", "0x100:4K", "--binary"],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == raw[0x100:0x1100]
+    for bad in ("0:9M", "8M:1", "x:1", "1", "0x:4", "1:2:3"):
+        objtool(image, "dump", "--range", bad, rc=EXIT_USAGE)
+    objtool(image, "dump", rc=EXIT_USAGE)
+    assert snapshot(image) == before   # read-only
+    not_image = tmp_path / "zero.nvm"
+    not_image.write_bytes(bytes(8 * MIB))
+    objtool(not_image, "dump", "--range", "0:16", rc=3)
 
 
 def test_create_refuses_bad_sizes(tmp_path):

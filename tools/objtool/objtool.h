@@ -11,6 +11,7 @@
  *   output.c     messages, error texts, sizes, escaped names
  *   cmd_info.c   info, ls, stat            (read-only)
  *   cmd_du.c     du                        (read-only)
+ *   cmd_dump.c   dump                      (read-only, the file's raw bytes)
  *   cmd_data.c   cat, export (read-only), import (one transaction)
  *   cmd_names.c  rm, mv                    (one transaction each)
  *   cmd_fill.c   fill                      (a transaction per batch)
@@ -217,7 +218,7 @@ struct command {
 
 extern const struct command cmd_info, cmd_ls, cmd_stat, cmd_cat, cmd_export,
 	cmd_import, cmd_rm, cmd_mv, cmd_fill, cmd_snapshots, cmd_snapshot,
-	cmd_check, cmd_create, cmd_du;
+	cmd_check, cmd_create, cmd_du, cmd_dump;
 
 /* resolve_object -- "NAME" or "#ID" to an id, with read-only lookups only;
  * the name in *name (NULL for #ID). An exit status, reported for `cmd`. */
