@@ -139,6 +139,14 @@ static void move_left(size_t n)
 		out_printf("\x1b[%zuD", n);
 }
 
+/* draw_fresh -- draw the prompt and the line on a fresh row (nothing to erase) */
+static void draw_fresh(void)
+{
+	out_printf("%s", ed.prompt);
+	out_bytes(ed.line, ed.len);
+	move_left(ed.len - ed.cursor);
+}
+
 /* redraw -- draw the prompt and the line on the cursor's row again */
 static void redraw(void)
 {
@@ -446,9 +454,7 @@ const char *edit_read_line(const char *prompt)
 
 	ed.prompt = prompt;
 	ed.browsing = history_len;
-	out_printf("%s", prompt);        /* a fresh row: nothing to erase */
-	out_bytes(ed.line, ed.len);
-	move_left(ed.len - ed.cursor);
+	draw_fresh();
 	for (;;) {
 		int r;
 
@@ -458,9 +464,10 @@ const char *edit_read_line(const char *prompt)
 			read_ahead(true);
 			power_ons = power_on_count();
 			if (power_ons != ed.power_ons) {
-				/* Power came back: show where the person was. */
+				/* Power came back: show where the person was,
+				 * under the power-on's lines (a fresh row). */
 				ed.power_ons = power_ons;
-				redraw();
+				draw_fresh();
 			}
 			continue;
 		}
