@@ -196,6 +196,12 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
     m.wait_exit(timeout=LONG)
     tool = info_fields(objtool(image, "info"))
     mine = info_fields(info)
+    # info --stats on the image a kernel ran on: its age, its processes
+    stats = objtool(image, "info", "--stats")
+    assert re.search(r"^age: +epoch \d+, 1 power-on, \d+ kernel commits, \d+ s of running "
+                     r"time$", stats, re.M), stats
+    processes = re.search(r"^ +process +(\d+) ", stats, re.M)
+    assert processes and int(processes.group(1)) == len(osh_ps), (stats, osh_ps)
     for key in ("layout version", "heap id", "size", "objects", "names", "app roots"):
         assert tool[key] == mine[key], (key, tool[key], mine[key])
     assert tool["data pages"].split(":")[0] == mine["data pages"].split(":")[0]

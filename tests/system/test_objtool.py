@@ -265,6 +265,34 @@ def test_dump_shows_the_file_bytes(tmp_path):
     objtool(not_image, "dump", "--range", "0:16", rc=3)
 
 
+def test_info_stats_counts_types_slabs_free_runs_and_the_log(tmp_path):
+    image = create(tmp_path / "a.nvm", "16M")
+    f = tmp_path / "file"
+    for name, size in (("a", 10000), ("b", 100), ("c", 5000)):
+        f.write_bytes(b"x" * size)
+        objtool(image, "import", name, f)
+    f.write_bytes(b"\x7fELF" + b"x" * 4092)
+    before = snapshot(image)
+    plain = objtool(image, "info").out
+    out = objtool(image, "info", "--stats").out
+    assert out.startswith(plain), out            # info, then the figures
+    lines = out[len(plain):].splitlines()
+    assert lines[1].split() == ["objects", "by", "type:", "TYPE", "OBJECTS", "BYTES", "HELD"]
+    # three blobs: 15,100 bytes in 3 + 1 + 2 data pages
+    assert lines[2].split() == ["blob", "3", "15100", str(6 * 4096)], out
+    assert re.search(r"^slabs: +BLOCK +PAGES +BLOCKS USED +OCCUPANCY$", out, re.M), out
+    free = int(re.search(r"(\d+) free \(", plain).group(1))
+    m = re.search(r"^free pages: +(\d+) \(.*\) in (\d+) runs?, the largest (\d+) pages", out, re.M)
+    assert m and int(m.group(1)) == free and 1 <= int(m.group(2)), out
+    assert int(m.group(3)) <= free
+    frag = int(re.search(r"^fragmentation: +(\d+)%", out, re.M).group(1))
+    assert frag == (free - int(m.group(3))) * 100 // free
+    hw = re.search(r"^log high water: +(.*) of 1 MiB", out, re.M)
+    assert hw and hw.group(1) not in ("0 B",), out   # the imports were logged
+    assert re.search(r"^age: +epoch \d+ \(no kernel has run on this heap\)$", out, re.M), out
+    assert snapshot(image) == before   # read-only
+
+
 def test_create_refuses_bad_sizes(tmp_path):
     image = tmp_path / "a.nvm"
     for size in ("3M", "5M", "64Q", "", "-8M"):

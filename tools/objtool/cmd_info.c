@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kformat/kformat.h"
 #include "objtool.h"
 
 /* --- info --------------------------------------------------------------- */
@@ -51,14 +52,159 @@ static void print_app_roots(const struct image *img)
 	puts(any ? "" : "none");
 }
 
-/* run_info -- objtool IMAGE info */
+/* The figures of info --stats that take a walk over the heap. */
+struct heap_stats {
+	uint64_t objects[OS_TYPE_MAX + 1], bytes[OS_TYPE_MAX + 1], held[OS_TYPE_MAX + 1];
+	uint64_t slabs[OS_SIZE_CLASSES], slots_used[OS_SIZE_CLASSES];
+	uint64_t whole_pages, free_pages, largest_free_run, free_runs;
+	uint64_t log_high_water;
+};
+
+/* walk_objects -- objects, bytes and bytes held per type; an exit status */
+static int walk_objects(const struct image *img, struct heap_stats *hs)
+{
+	struct os_obj_info info;
+	uint64_t id = 0, seen = 0, count;
+	struct os_stats st;
+	int err;
+
+	os_stats(&img->os, &st);
+	count = st.objects;
+	while ((err = os_obj_next(&img->os, id, &id)) == 0) {
+		if (++seen > count)
+			return fail(EXIT_CORRUPT, "info: the index holds more than its %" PRIu64
+				    " objects: it is corrupt (run 'objtool %s check')", count,
+				    img->path);
+		err = os_obj_stat(&img->os, id, &info);
+		if (err)
+			return fail(os_err_exit(err), "info: object #%" PRIu64 ": %s", id,
+				    os_err_text(err));
+		if (info.type <= OS_TYPE_MAX) {
+			hs->objects[info.type]++;
+			hs->bytes[info.type] += info.size;
+			hs->held[info.type] += info.placement == OS_PLACE_PAGED ?
+					       info.pages * OS_PAGE_SIZE : info.size;
+		}
+		id++;
+	}
+	if (err != -ERR_NOENT)
+		return fail(os_err_exit(err), "info: listing the objects: %s", os_err_text(err));
+	return EXIT_OK;
+}
+
+/* walk_pages -- slabs and their slots, whole pages, free runs, from the
+ * page descriptors; the log's high water from its bytes */
+static void walk_pages(const struct image *img, struct heap_stats *hs)
+{
+	const struct os_superblock *sb = (const void *)img->base;
+	const struct os_page_desc *d = (const void *)(img->base + sb->desc_offset);
+	const uint8_t *log = img->base + sb->log_offset;
+	uint64_t run = 0;
+
+	for (uint64_t p = 0; p < sb->page_count; p++) {
+		if (d[p].kind == OS_PAGE_FREE) {
+			hs->free_pages++;
+			hs->free_runs += run == 0;
+			if (++run > hs->largest_free_run)
+				hs->largest_free_run = run;
+			continue;
+		}
+		run = 0;
+		if (d[p].kind == OS_PAGE_WHOLE) {
+			hs->whole_pages++;
+		} else if (d[p].kind == OS_PAGE_SLAB && d[p].size_class < OS_SIZE_CLASSES) {
+			hs->slabs[d[p].size_class]++;
+			hs->slots_used[d[p].size_class] += d[p].used;
+		}
+	}
+	/* Records are written from the log's start and never erased: its last
+	 * non-zero line is as far as any transaction ever reached. */
+	for (uint64_t at = sb->log_size; at >= OS_CACHE_LINE; at -= OS_CACHE_LINE) {
+		const uint64_t *line = (const void *)(log + at - OS_CACHE_LINE);
+		uint64_t any = 0;
+
+		for (unsigned w = 0; w < OS_CACHE_LINE / 8; w++)
+			any |= line[w];
+		if (any) {
+			hs->log_high_water = at;
+			break;
+		}
+	}
+}
+
+/* kernel_age -- power-ons and commits from the kernel's root object, if
+ * app root 0 is one; false when the heap has none (objtool only) */
+static bool kernel_age(const struct image *img, uint64_t *power_ons, uint64_t *commits,
+		       uint64_t *running_ns)
+{
+	struct os_obj_info info;
+	uint64_t id = os_app_root(&img->os, 0);
+	const struct kroot *k;
+
+	if (!id || os_obj_stat(&img->os, id, &info) || info.type != OS_TYPE_KERNEL ||
+	    info.size < sizeof(*k))
+		return false;
+	k = os_obj_data(&img->os, id);
+	if (!k || k->magic != KROOT_MAGIC)
+		return false;
+	*power_ons = k->power_ons;
+	*commits = k->commits;
+	*running_ns = k->mono_ns;
+	return true;
+}
+
+/* print_stats -- info --stats: what pmempool info -s and lx-slabinfo tell */
+static int print_stats(const struct image *img, const struct os_stats *st)
+{
+	struct heap_stats hs = { 0 };
+	uint64_t power_ons, commits, running_ns;
+	char s1[32], s2[32];
+	int status = walk_objects(img, &hs);
+
+	if (status)
+		return status;
+	walk_pages(img, &hs);
+	printf("\nobjects by type:  %-10s %8s %14s %14s\n", "TYPE", "OBJECTS", "BYTES", "HELD");
+	for (unsigned t = 0; t <= OS_TYPE_MAX; t++)
+		if (hs.objects[t])
+			printf("                  %-10s %8" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
+			       os_obj_type_name((uint16_t)t), hs.objects[t], hs.bytes[t], hs.held[t]);
+	printf("slabs:            %-10s %8s %14s %14s\n", "BLOCK", "PAGES", "BLOCKS USED", "OCCUPANCY");
+	for (unsigned c = 0; c < OS_SIZE_CLASSES; c++) {
+		uint64_t slots = hs.slabs[c] * (OS_PAGE_SIZE >> (c + 6));
+
+		if (hs.slabs[c])
+			printf("                  %-10u %8" PRIu64 " %14" PRIu64 " %13" PRIu64 "%%\n",
+			       64u << c, hs.slabs[c], hs.slots_used[c],
+			       hs.slots_used[c] * 100 / slots);
+	}
+	printf("whole pages:      %" PRIu64 "\n", hs.whole_pages);
+	printf("free pages:       %" PRIu64 " (%s) in %" PRIu64 " run%s, the largest %" PRIu64
+	       " pages (%s)\n", hs.free_pages,
+	       fmt_size(s1, sizeof(s1), hs.free_pages * OS_PAGE_SIZE), hs.free_runs,
+	       hs.free_runs == 1 ? "" : "s",
+	       hs.largest_free_run, fmt_size(s2, sizeof(s2), hs.largest_free_run * OS_PAGE_SIZE));
+	printf("fragmentation:    %" PRIu64 "%% (free pages outside the largest run)\n",
+	       hs.free_pages ? (hs.free_pages - hs.largest_free_run) * 100 / hs.free_pages : 0);
+	printf("log high water:   %s of %s (the furthest any transaction reached)\n",
+	       fmt_size(s1, sizeof(s1), hs.log_high_water), fmt_size(s2, sizeof(s2), st->log_size));
+	printf("age:              epoch %" PRIu64, img->disk_epoch);
+	if (kernel_age(img, &power_ons, &commits, &running_ns))
+		printf(", %" PRIu64 " power-on%s, %" PRIu64 " kernel commits, %" PRIu64
+		       " s of running time\n", power_ons, power_ons == 1 ? "" : "s", commits,
+		       running_ns / 1000000000u);
+	else
+		printf(" (no kernel has run on this heap)\n");
+	return EXIT_OK;
+}
+
+/* run_info -- objtool IMAGE info [--stats] */
 static int run_info(struct image *img, const struct args *a)
 {
 	const struct os_superblock *sb = (const void *)img->base;
 	struct os_stats st;
 	char s1[32], s2[32];
 
-	(void)a;
 	os_stats(&img->os, &st);
 	printf("image:            %s\n", img->path);
 	printf("layout version:   %u.%u\n", sb->layout_major, sb->layout_minor);
@@ -83,7 +229,7 @@ static int run_info(struct image *img, const struct args *a)
 		       "next open will roll it back)\n");
 	else
 		printf("empty (no unfinished transaction)\n");
-	return EXIT_OK;
+	return a->opt[0] ? print_stats(img, &st) : EXIT_OK;
 }
 
 const struct command cmd_info = {
@@ -91,7 +237,8 @@ const struct command cmd_info = {
 	.access = ACCESS_READ,
 	.min_pos = 0,
 	.max_pos = 0,
-	.usage = "info",
+	.opts = { { "--stats", 0, false } },
+	.usage = "info [--stats]",
 	.summary = "layout version, heap id, size, pages, counts, epoch, log",
 	.help = "Describes the image: its layout version and heap id, when it was\n"
 		"created, its size, the data pages used and free, the number of objects\n"
@@ -100,7 +247,14 @@ const struct command cmd_info = {
 		"transaction), the size of the undo log, and whether the log holds a\n"
 		"transaction that did not commit (a power cut, or a killed writer).\n"
 		"Counts are shown as the next open will see them: with such a\n"
-		"transaction rolled back.\n",
+		"transaction rolled back.\n\n"
+		"  --stats   also: objects, bytes and bytes held (data pages, or a small\n"
+		"            object's size) by type; slabs by block size with their\n"
+		"            occupancy; whole pages; free pages, their runs and the\n"
+		"            largest; fragmentation (free pages outside the largest run);\n"
+		"            the log's high water (its last non-zero line: records are\n"
+		"            never erased); the heap's age in epochs and, once a kernel\n"
+		"            has run on it, power-ons, commits and running time\n",
 	.run = run_info,
 };
 

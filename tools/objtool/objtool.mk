@@ -14,7 +14,8 @@ OBJTOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(OBJTOOL_SRCS))
 # `objtool check` and a power-on name the same problems: it uses only
 # objstore's interface and the layouts of kernel/kformat/kformat.h.
 OBJTOOL_OBJS += $(BUILD)/host/kernel/kformat/kcheck.o
-$(BUILD)/host/kernel/kformat/kcheck.o $(BUILD)/host/tools/objtool/cmd_check.o: HOST_CFLAGS += -Ikernel
+$(BUILD)/host/kernel/kformat/kcheck.o $(BUILD)/host/tools/objtool/cmd_check.o \
+$(BUILD)/host/tools/objtool/cmd_info.o: HOST_CFLAGS += -Ikernel
 
 $(BUILD)/objtool: $(OBJTOOL_OBJS) $(BUILD)/host/libobjstore.a
 	$(CC) -O2 -g -o $@ $(OBJTOOL_OBJS) $(BUILD)/host/libobjstore.a
