@@ -144,6 +144,24 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
         port, ["fe-info", "fe-ls", "fe-ls notes/", "fe-ps", f"fe-bt {counter_pid}",
                "fe-snapshots", "fe-dmesg", "fe-dmesg 2", "fe-dmesg x"])
 
+    # The convenience functions: a process's and an object's structures,
+    # for expressions and breakpoint conditions; errors in one line.
+    kroot_id = int(re.search(r"^app roots: +\[0\] #(\d+) kernel", info, re.M).group(1))
+    alpha_id = next(r.split()[0].lstrip("#") for r in osh_ls if r.endswith("notes/alpha"))
+    p = subprocess.run(gdb_args(port, [
+        f"print $fe_proc({counter_pid}).pid", f"print $fe_obj({kroot_id}).power_ons",
+        f"print $fe_obj({kroot_id}).magic == 0x544f4f52", "print $fe_proc(99999)",
+        "print $fe_obj(99999999)", f"print $fe_obj({alpha_id}).size",
+        "print $fe_current().pid == $fe_pid()"]),
+        capture_output=True, text=True, timeout=LONG)
+    values = re.findall(r"^\$\d+ = (.*)$", p.stdout, re.M)
+    # a blob is its header: notes/alpha holds "first note\n"
+    assert values[:4] == [counter_pid, "1", "1", "11"], (p.stdout, p.stderr)
+    assert "$fe_proc: no live process with pid 99999 (fe-ps lists them)" in p.stderr, p.stderr
+    assert "$fe_obj: no object #99999999" in p.stderr, p.stderr
+    # attached, the CPU is in a process (the pids agree) or idles (said so)
+    assert values[4:] == ["1"] or "runs no process now" in p.stderr, (p.stdout, p.stderr)
+
     # fe-dmesg: the kernel's lines, as the console printed them, in order.
     kernel_lines = dmesg.splitlines()
     assert any(line.startswith("ferrite: genesis complete") for line in kernel_lines), dmesg

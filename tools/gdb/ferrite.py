@@ -20,6 +20,10 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
   $fe_pid()        the pid of the process running now on the CPU gdb looks
                    at (0: none), for breakpoint conditions: every program is
                    linked at 0x400000
+  $fe_current()    that process's struct kproc (an error when none runs)
+  $fe_proc(PID)    process PID's struct kproc
+  $fe_obj(ID)      object ID: a kernel object as its structure (struct
+                   kproc, kthread...), any other as its header
 
 CPUs. QEMU's gdb stub shows each CPU as a thread (`info threads`; CPU n is
 thread n + 1); the commands that depend on "now" look at the CPU gdb has
@@ -997,14 +1001,33 @@ class FeLs(FeCommand):
             gdb.write(f"fe-ls: no name starts with '{arg}'\n")
 
 
+KERNEL_STRUCTS = {
+    "OS_TYPE_PROCESS": "kproc", "OS_TYPE_THREAD": "kthread",
+    "OS_TYPE_ASPACE": "kaspace", "OS_TYPE_HANDLES": "khandles",
+    "OS_TYPE_CHANNEL": "kchannel",
+}
+
+
+def kernel_struct(heap, oid, kind):
+    """The kernel structure (kproc, kroot...) object oid of type `kind`
+    (an enum os_obj_type name) holds, None if it is no kernel object."""
+    if kind != "OS_TYPE_KERNEL":
+        return KERNEL_STRUCTS.get(kind)
+    roots = heap.root["app_roots"]
+    if oid == int(roots[APP_ROOT_KERNEL]):
+        return "kroot"
+    if oid == int(roots[APP_ROOT_MACHINE]):
+        return "kclock"
+    try:
+        if oid == int(Kernel(heap).kroot["console"]):
+            return "kconsole"
+    except FeError:
+        pass
+    return None
+
+
 class FeObj(FeCommand):
     """fe-obj ID|NAME: an object's header and, for a kernel object, its fields."""
-
-    KERNEL_STRUCTS = {
-        "OS_TYPE_PROCESS": "kproc", "OS_TYPE_THREAD": "kthread",
-        "OS_TYPE_ASPACE": "kaspace", "OS_TYPE_HANDLES": "khandles",
-        "OS_TYPE_CHANNEL": "kchannel",
-    }
 
     def __init__(self):
         """Register fe-obj."""
@@ -1044,19 +1067,7 @@ class FeObj(FeCommand):
 
     def kernel_fields(self, heap, oid, kind, data_off):
         """Decode a small object as the kernel structure its type (or root) says."""
-        name = self.KERNEL_STRUCTS.get(kind)
-        if kind == "OS_TYPE_KERNEL":
-            roots = heap.root["app_roots"]
-            if oid == int(roots[APP_ROOT_KERNEL]):
-                name = "kroot"
-            elif oid == int(roots[APP_ROOT_MACHINE]):
-                name = "kclock"
-            else:
-                try:
-                    if oid == int(Kernel(heap).kroot["console"]):
-                        name = "kconsole"
-                except FeError:
-                    pass
+        name = kernel_struct(heap, oid, kind)
         if name is None:
             return
         gdb.write(f"struct {name}:\n")
@@ -1443,6 +1454,87 @@ class FePid(gdb.Function):
             return 0
 
 
+def value_at(addr, type_name):
+    """The `type_name` in guest memory at addr, as an lvalue (its fields
+    read when used, so `$fe_proc(3).pid` in a breakpoint condition is
+    read afresh at each hit)."""
+    return gdb.Value(addr).cast(lookup_type(type_name).pointer()).dereference()
+
+
+class FeFunction(gdb.Function):
+    """A Ferrite convenience function: a FeError becomes gdb's one-line error."""
+
+    def __init__(self, name):
+        """Register $name."""
+        super().__init__(name)
+        self.name = name
+
+    def invoke(self, *args):
+        """Run the function; a FeError or a bad argument is a gdb error."""
+        try:
+            return self.value(*[int(a) for a in args])
+        except FeError as e:
+            raise gdb.GdbError(f"${self.name}: {e}")
+        except TypeError:
+            raise gdb.GdbError(f"${self.name}: {self.__doc__.split(':', 1)[0]} "
+                               f"takes {self.value.__code__.co_argcount - 1} argument(s)")
+
+
+class FeProc(FeFunction):
+    """$fe_proc(PID): the process PID's struct kproc (its object in the heap)."""
+
+    def __init__(self):
+        """Register $fe_proc."""
+        super().__init__("fe_proc")
+
+    def value(self, pid):
+        """The live process `pid`'s kproc, an lvalue in the heap."""
+        heap = Heap()
+        _, oid, _ = Kernel(heap).process(pid)
+        return value_at(heap.base + int(heap.header(oid)["data"]), "struct kproc")
+
+
+class FeCurrent(FeFunction):
+    """$fe_current(): the struct kproc of the process running on the CPU
+    gdb looks at; an error when that CPU runs none."""
+
+    def __init__(self):
+        """Register $fe_current."""
+        super().__init__("fe_current")
+
+    def value(self):
+        """The running process's kproc, an lvalue in the heap."""
+        slot = running_slot()
+        if slot < 0:
+            raise FeError(f"CPU {selected_cpu()} runs no process now (fe-cpus says what it does)")
+        heap = Heap()
+        oid = int(Kernel(heap).kroot["procs"][slot])
+        return value_at(heap.base + int(heap.header(oid)["data"]), "struct kproc")
+
+
+class FeObjValue(FeFunction):
+    """$fe_obj(ID): object ID as the kernel sees it: a kernel object as its
+    structure (struct kproc, kthread, kaspace, khandles, kchannel, kroot,
+    kclock, kconsole), any other as its header (struct os_obj_header)."""
+
+    def __init__(self):
+        """Register $fe_obj."""
+        super().__init__("fe_obj")
+
+    def value(self, oid):
+        """The object's structure, or its header, an lvalue in the heap."""
+        heap = Heap()
+        off = heap.header_offset(oid)
+        if off is None:
+            raise FeError(f"no object #{oid}")
+        h = heap.header(oid)
+        kind = enum_name("enum os_obj_type", int(h["type"]))
+        name = kernel_struct(heap, oid, kind)
+        if name and int(h["placement"]) == placement("OS_PLACE_SMALL"):
+            return value_at(heap.base + int(h["data"]), f"struct {name}")
+        return value_at(heap.base + off, "struct os_obj_header")
+
+
 for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FeSnapshots, FeEpitaph,
-                FeUser, FePid):
+                FeUser, FePid, FeProc, FeCurrent, FeObjValue):
     command()
