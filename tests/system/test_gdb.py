@@ -140,9 +140,30 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
     counter_pid = next(r.split()[0] for r in osh_ps if r.endswith("counter"))
     osh_snaps, osh_area = snapshot_rows(typed(m, "snapshots"), "ONLY IT  \n")
 
-    info, ls_all, ls_notes, ps, bt, snaps, dmesg, dmesg2, dmesg_bad = gdb_sections(
-        port, ["fe-info", "fe-ls", "fe-ls notes/", "fe-ps", f"fe-bt {counter_pid}",
-               "fe-snapshots", "fe-dmesg", "fe-dmesg 2", "fe-dmesg x"])
+    info, ls_all, ls_notes, ps, bt, snaps, dmesg, dmesg2, dmesg_bad, pt, pt_none, pt_bad = \
+        gdb_sections(port, ["fe-info", "fe-ls", "fe-ls notes/", "fe-ps", f"fe-bt {counter_pid}",
+                            "fe-snapshots", "fe-dmesg", "fe-dmesg 2", "fe-dmesg x",
+                            f"fe-pt 0x400000 {counter_pid}", f"fe-pt 0x10 {counter_pid}",
+                            "fe-pt 0x400000 99999"])
+
+    # fe-pt: counter's first code page is a page of bin/counter, executed
+    # in place: the address space says which, and the page tables (if the
+    # page is in them) end at that very heap page.
+    code_id = next(r.split()[0].lstrip("#") for r in osh_ls if r.endswith("bin/counter"))
+    assert pt.startswith(f"pid {counter_pid} (counter), address 0x400000\n"), pt
+    assert re.search(rf"^address space: mapping 0x400000-0x[0-9a-f]+ (shared|private), object "
+                     rf"#{code_id} \(bin/counter\) offset 0x[0-9a-f]*000 \(page \d+\)$",
+                     pt, re.M), pt
+    page = re.search(r"^  the object's page: heap offset (0x[0-9a-f]+)$", pt, re.M)
+    assert page, pt
+    frame = re.search(r"^  frame 0x[0-9a-f]+, byte 0x[0-9a-f]+: NVM, heap offset (0x[0-9a-f]+) "
+                      r"\(data page \d+\)$", pt, re.M)
+    assert frame or "not present" in pt or "page tables: none yet" in pt, pt
+    if frame:
+        assert frame.group(1) == page.group(1), pt
+        assert re.search(r"^  PT   table 0x[0-9a-f]+ \[  0\] = 0x[0-9a-f]+  P .*U", pt, re.M), pt
+    assert "address space: no mapping holds it" in pt_none, pt_none
+    assert pt_bad == "fe-pt: no live process with pid 99999 (fe-ps lists them)\n", pt_bad
 
     # The convenience functions: a process's and an object's structures,
     # for expressions and breakpoint conditions; errors in one line.

@@ -14,6 +14,8 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
   fe-bt PID [TID]  a user thread's backtrace, with its program's symbols
   fe-log           the undo log of the running epoch, record by record
   fe-dmesg [LINES] the kernel's message ring (printk), oldest first
+  fe-pt VA [PID]   a user address through the page tables to its frame, and
+                   the object and offset that back it
   fe-snapshots     the heap's snapshots (osh's `snapshots`, and each node) and the area
   fe-epitaph       why the kernel panicked, if it did
   fe-user PROG     load build/user/bin/PROG's symbols, to break in user code
@@ -1454,6 +1456,112 @@ class FePid(gdb.Function):
             return 0
 
 
+class FePt(FeCommand):
+    """fe-pt VA [PID]: the page-table walk for a user address of process PID
+    (default: the one running now), each level's entry, the frame it ends
+    at and what that frame is; and which object and offset back the
+    address in the process's address space, or why nothing does."""
+
+    LEVELS = ("PML4", "PDPT", "PD", "PT")
+    FLAGS = ((0, "P"), (1, "W"), (2, "U"), (5, "A"), (6, "D"), (7, "PS"), (63, "NX"))
+    ADDR_MASK = 0x000ffffffffff000
+
+    def __init__(self):
+        """Register fe-pt."""
+        super().__init__("fe-pt")
+
+    def run(self, arg):
+        """Walk the tables, then the address space."""
+        words = arg.split()
+        if len(words) not in (1, 2):
+            raise FeError("usage: fe-pt VA [PID]")
+        try:
+            va = int(words[0], 0)
+            pid = int(words[1]) if len(words) == 2 else None
+        except ValueError:
+            raise FeError(f"'{arg}': VA is a number (0x hex or decimal), PID a decimal")
+        if not 0 <= va < 1 << 47:
+            raise FeError(f"{va:#x} is not a user address (below 0x800000000000)")
+        heap = Heap()
+        k = Kernel(heap)
+        if pid is None:
+            slot = running_slot()
+            if slot < 0:
+                raise FeError(f"CPU {selected_cpu()} runs no process now: name one, "
+                              f"fe-pt VA PID")
+            proc = heap.small(int(k.kroot["procs"][slot]), "struct kproc")
+        else:
+            slot, _, proc = k.process(pid)
+        gdb.write(f"pid {int(proc['pid'])} ({cstring(array_bytes(proc['name']))}), "
+                  f"address {va:#x}\n")
+        self.walk(heap, slot, va)
+        self.backing(heap, proc, va)
+
+    def walk(self, heap, slot, va):
+        """The four levels from the process's page-table root."""
+        table = int(symbol(f"'proc.c'::ctx[{slot}].pt_root"))
+        if not table:
+            gdb.write("page tables: none yet (built at the process's first fault "
+                      "after power-on: a cache of its address space)\n")
+            return
+        for level, name in enumerate(self.LEVELS):
+            index = (va >> (39 - 9 * level)) & 0x1ff
+            entry = u64(HHDM_BASE + table + 8 * index)
+            flags = " ".join(f for bit, f in self.FLAGS if entry >> bit & 1)
+            gdb.write(f"  {name:<4} table {table:#x} [{index:3}] = {entry:#018x}  {flags}\n")
+            if not entry & 1:
+                gdb.write(f"  not present at the {name} level: the next access faults "
+                          f"and the kernel maps the page from the address space\n")
+                return
+            table = entry & self.ADDR_MASK
+            if entry >> 7 & 1 and level in (1, 2):
+                raise FeError(f"a large page at the {name} level: user mappings are 4 KiB "
+                              f"pages, the tables are damaged")
+        gdb.write(f"  frame {table:#x}, byte {table + (va & 0xfff):#x}: "
+                  f"{self.frame_text(heap, table)}\n")
+
+    def frame_text(self, heap, frame):
+        """What a physical frame is: a DRAM cache frame, a heap page, or other DRAM."""
+        for (oid, index), cached in dram_cache_frames().items():
+            if cached == frame:
+                return f"DRAM, the cache's copy of object #{oid} page {index}"
+        nvm = int(symbol("'heap.c'::nvm_phys"))
+        if nvm <= frame < nvm + int(heap.sb["heap_size"]):
+            off = frame - nvm
+            page = heap.data_page_index(off)
+            what = f"data page {page}" if page is not None else "heap metadata"
+            return f"NVM, heap offset {off:#x} ({what})"
+        return "DRAM outside the cache (a page the kernel lent the process)"
+
+    def backing(self, heap, proc, va):
+        """The mapping that holds va, and the object page behind it."""
+        mem = UserMemory(heap, proc)
+        m = mem.mapping(va)
+        if m is None:
+            gdb.write("address space: no mapping holds it: an access faults and "
+                      "ends the process\n")
+            return
+        start, obj = int(m["start"]), int(m["object"])
+        off = int(m["offset"]) + (va - start)
+        shared = bool(int(m["flags"]) & MAP_SHARED)
+        names = names_of(heap, obj)
+        label = f" ({escaped(names[0])})" if names else ""
+        gdb.write(f"address space: mapping {start:#x}-{int(m['end']):#x} "
+                  f"{'shared' if shared else 'private'}, object #{obj}{label} "
+                  f"offset {off:#x} (page {off // PAGE_SIZE})\n")
+        shadow = int(m["shadow"])
+        if not shared and shadow:
+            h = heap.header(shadow)
+            if heap.obj_page(h, off // PAGE_SIZE):
+                gdb.write(f"  written since mapped: its private copy is page "
+                          f"{off // PAGE_SIZE} of shadow object #{shadow}\n")
+                return
+        h = heap.header(obj)
+        page = heap.obj_page(h, off // PAGE_SIZE)
+        gdb.write(f"  the object's page: heap offset {page:#x}\n" if page else
+                  "  the object has no such page yet: it reads as zeros\n")
+
+
 def value_at(addr, type_name):
     """The `type_name` in guest memory at addr, as an lvalue (its fields
     read when used, so `$fe_proc(3).pid` in a breakpoint condition is
@@ -1535,6 +1643,6 @@ class FeObjValue(FeFunction):
         return value_at(heap.base + off, "struct os_obj_header")
 
 
-for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FeSnapshots, FeEpitaph,
-                FeUser, FePid, FeProc, FeCurrent, FeObjValue):
+for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FePt, FeSnapshots,
+                FeEpitaph, FeUser, FePid, FeProc, FeCurrent, FeObjValue):
     command()
