@@ -254,6 +254,34 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
                         tool_snaps[name]), (tool_snaps, snaps)
 
 
+def test_fe_heap_agrees_with_objtool_info_stats(machines, image):
+    """fe-heap on the live heap, objtool info --stats on the image after
+    poweroff: the same figures where nothing ran in between (osh's
+    poweroff only commits: no object is made or deleted)."""
+    port = free_port()
+    m = power_on(machines, image, port)
+    command(m, "write notes/alpha 'first note'")
+    run(m, "sync", r"sync: epoch \d+ committed\n")
+    (live,) = gdb_sections(port, ["fe-heap"])
+    m.send("poweroff\n")
+    m.wait_exit(timeout=LONG)
+    tool = objtool(image, "info", "--stats")
+    tool = tool[tool.index("objects by type:"):]
+
+    def types(text):
+        return {r.split()[-4]: r.split()[-3:] for r in
+                text.split("slabs:")[0].splitlines()[1:] if r.strip()}
+
+    assert types(live).keys() == types(tool).keys(), (live, tool)
+    for t in ("blob", "code", "catalogue", "process", "thread"):
+        if t in types(tool):
+            assert types(live)[t] == types(tool)[t], (t, live, tool)
+    assert re.search(r"^age: +epoch \d+, 1 power-on, \d+ kernel commits", live, re.M), live
+    for heading in ("slabs:            BLOCK", "whole pages:", "free pages:", "fragmentation:",
+                    "log high water:"):
+        assert heading in live and heading in tool, (heading, live, tool)
+
+
 def test_fe_ps_shows_held_processes(machines, image):
     # A safe power-on holds the saved processes (volatile, in safe.c): fe-ps
     # shows them held as osh's ps does, and the rescue shell not.

@@ -6,6 +6,8 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
 
   fe-info          the heap: layout, size and use, epochs, the undo log, the
                    DRAM cache, power-ons
+  fe-heap          objtool's info --stats from live memory: by type, slabs,
+                   free runs, the log's high water, age
   fe-ls [PREFIX]   the catalogue, in the columns of osh's `ls -l`
   fe-obj ID|NAME   an object's header and, for kernel objects, their fields
   fe-ps            processes and their threads: state, what they wait on,
@@ -1456,6 +1458,101 @@ class FePid(gdb.Function):
             return 0
 
 
+class FeHeap(FeCommand):
+    """fe-heap: objtool info --stats from live memory: objects, bytes and
+    bytes held by type; slabs by block size; whole pages; free pages, runs
+    and the largest; fragmentation; the log's high water; the heap's age."""
+
+    SIZE_CLASSES = 6               # format.h OS_SIZE_CLASSES
+    PAGE_FREE, PAGE_SLAB, PAGE_WHOLE = 0, 1, 2  # format.h enum os_page_kind
+
+    def __init__(self):
+        """Register fe-heap."""
+        super().__init__("fe-heap")
+
+    def run(self, arg):
+        """Walk the objects, the page descriptors and the log."""
+        heap = Heap()
+        self.by_type(heap)
+        self.pages(heap)
+        self.log_and_age(heap)
+
+    def by_type(self, heap):
+        """Objects, bytes and bytes held, per type, in objtool's columns."""
+        count, held, size = {}, {}, {}
+        paged = placement("OS_PLACE_PAGED")
+        for oid in range(1, int(heap.root["next_object_id"])):
+            if heap.header_offset(oid) is None:
+                continue
+            h = heap.header(oid)
+            t = int(h["type"])
+            count[t] = count.get(t, 0) + 1
+            size[t] = size.get(t, 0) + int(h["size"])
+            held[t] = held.get(t, 0) + (heap.obj_pages(h) * PAGE_SIZE
+                                        if int(h["placement"]) == paged else int(h["size"]))
+        gdb.write(f"objects by type:  {'TYPE':<10} {'OBJECTS':>8} {'BYTES':>14} {'HELD':>14}\n")
+        for t in sorted(count):
+            gdb.write(f"                  {heap.type_name(t):<10} {count[t]:>8} {size[t]:>14} "
+                      f"{held[t]:>14}\n")
+
+    def pages(self, heap):
+        """Slabs, whole pages and free runs from the page descriptors."""
+        sb = heap.sb
+        desc = lookup_type("struct os_page_desc")
+        at = {f.name: f.bitpos // 8 for f in desc.fields()}
+        n = int(sb["page_count"])
+        raw = read(heap.base + int(sb["desc_offset"]), n * desc.sizeof)
+        slabs, used = [0] * self.SIZE_CLASSES, [0] * self.SIZE_CLASSES
+        whole = free = runs = run = largest = 0
+        for p in range(n):
+            base = p * desc.sizeof
+            kind, size_class = raw[base + at["kind"]], raw[base + at["size_class"]]
+            if kind == self.PAGE_FREE:
+                free += 1
+                runs += run == 0
+                run += 1
+                largest = max(largest, run)
+                continue
+            run = 0
+            if kind == self.PAGE_WHOLE:
+                whole += 1
+            elif kind == self.PAGE_SLAB and size_class < self.SIZE_CLASSES:
+                slabs[size_class] += 1
+                used[size_class] += struct.unpack_from("<H", raw, base + at["used"])[0]
+        gdb.write(f"slabs:            {'BLOCK':<10} {'PAGES':>8} {'BLOCKS USED':>14} "
+                  f"{'OCCUPANCY':>14}\n")
+        for c in range(self.SIZE_CLASSES):
+            if slabs[c]:
+                slots = slabs[c] * (PAGE_SIZE >> (c + 6))
+                gdb.write(f"                  {64 << c:<10} {slabs[c]:>8} {used[c]:>14} "
+                          f"{used[c] * 100 // slots:>13}%\n")
+        gdb.write(f"whole pages:      {whole}\n")
+        gdb.write(f"free pages:       {free} ({size_text(free * PAGE_SIZE)}) in {runs} "
+                  f"run{'' if runs == 1 else 's'}, the largest {largest} pages "
+                  f"({size_text(largest * PAGE_SIZE)})\n")
+        gdb.write(f"fragmentation:    {(free - largest) * 100 // free if free else 0}% "
+                  f"(free pages outside the largest run)\n")
+
+    def log_and_age(self, heap):
+        """The log's last non-zero line, and epochs and power-ons."""
+        sb = heap.sb
+        size = int(sb["log_size"])
+        log = read(heap.base + int(sb["log_offset"]), size)
+        stripped = log.rstrip(b"\0")
+        high = -(-len(stripped) // CACHE_LINE) * CACHE_LINE
+        gdb.write(f"log high water:   {size_text(high)} of {size_text(size)} "
+                  f"(the furthest any transaction reached)\n")
+        age = f"age:              epoch {int(sb['committed_epoch'])}"
+        try:
+            kr = Kernel(heap).kroot
+            ons = int(kr["power_ons"])
+            age += (f", {ons} power-on{'' if ons == 1 else 's'}, {int(kr['commits'])} "
+                    f"kernel commits, {int(kr['mono_ns']) // 1000000000} s of running time")
+        except FeError:
+            age += " (no kernel root yet)"
+        gdb.write(age + "\n")
+
+
 class FePt(FeCommand):
     """fe-pt VA [PID]: the page-table walk for a user address of process PID
     (default: the one running now), each level's entry, the frame it ends
@@ -1643,6 +1740,6 @@ class FeObjValue(FeFunction):
         return value_at(heap.base + off, "struct os_obj_header")
 
 
-for command in (FeInfo, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FePt, FeSnapshots,
+for command in (FeInfo, FeHeap, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FePt, FeSnapshots,
                 FeEpitaph, FeUser, FePid, FeProc, FeCurrent, FeObjValue):
     command()
