@@ -11,6 +11,7 @@ until the next issue, so no image written by Ferrite exists to read.
 
 import fcntl
 import hashlib
+import json
 import os
 import random
 import re
@@ -650,6 +651,49 @@ def test_corruption_no_lookup_reads_is_found_before_writing(tmp_path):
     assert names(image) == ["keep"]
     r = objtool(image, "check", rc=EXIT_PROBLEMS)
     assert f"page {page}" in r.out, r
+    # --json says the same problems, in order, the document whole
+    j = json.loads(objtool(image, "check", "--json", rc=EXIT_PROBLEMS).out)
+    assert [p["problem"] for p in j["problems"]] == r.out.splitlines()[:-1], (j, r.out)
+    assert j["clean"] is False and j["count"] == len(j["problems"]) >= 1
+    assert all(p["snapshot"] is None for p in j["problems"])
+
+
+def test_json_forms_say_what_the_text_says(tmp_path):
+    image = create(tmp_path / "a.nvm", "16M")
+    objtool(image, "import", "notes/a", write_file(tmp_path / "a", b"a" * 5000))
+    objtool(image, "import", "notes/b\x01q\"", write_file(tmp_path / "b", b"b" * 10))
+    objtool(image, "import", "top", write_file(tmp_path / "t", b"t"))
+    text = info(image)
+    j = json.loads(objtool(image, "info", "--json").out)
+    assert j["heap_id"] == text["heap id"].strip()
+    assert j["layout_version"] == text["layout version"].strip()
+    assert (j["objects"], j["names"]) == (3, 3)
+    assert str(j["committed_epoch"]) == text["committed epoch"].strip()
+    assert j["pages_free"] + j["pages_used"] == j["data_pages"] and "stats" not in j
+    assert j["unfinished_transaction"] is False and j["app_roots"] == []
+    js = json.loads(objtool(image, "info", "--stats", "--json").out)["stats"]
+    assert js["types"] == [{"type": "blob", "objects": 3, "bytes": 5011, "held": 4 * 4096}]
+    assert js["free_pages"] == j["pages_free"] and js["log_high_water"] > 0
+    # ls: the -l fields; names with any byte survive (as \u00XX)
+    rows = json.loads(objtool(image, "ls", "--json").out)
+    assert [r["name"] for r in rows] == ["notes/a", "notes/b\x01q\"", "top"]
+    longs = [line.split() for line in objtool(image, "ls", "-l").out.splitlines()]
+    for r, row in zip(rows, longs):
+        assert ["#%d" % r["id"], r["type"], str(r["size"]), str(r["refcount"]),
+                str(r["modified_epoch"])] == row[:5]
+    assert json.loads(objtool(image, "ls", "notes/", "--json").out) == rows[:2]
+    st = json.loads(objtool(image, "stat", "notes/a", "--json").out)
+    assert st == {"id": rows[0]["id"], "type": "blob", "size": 5000, "placement": "paged",
+                  "pages": 2, "refcount": 1, "modified_epoch": rows[0]["modified_epoch"],
+                  "names": ["notes/a"]}
+    du = json.loads(objtool(image, "du", "--json").out)
+    assert du == {"groups": [{"names": "notes/", "bytes": 12288, "objects": 2},
+                             {"names": "top", "bytes": 4096, "objects": 1}],
+                  "total": {"bytes": 16384, "objects": 3}}
+    c = json.loads(objtool(image, "check", "--json").out)
+    assert c == {"problems": [], "clean": True, "count": 0, "in_snapshots": 0,
+                 "snapshots_checked": 0, "objects": 3, "names": 3,
+                 "unfinished_transaction": False}
 
 
 # --- crash safety ------------------------------------------------------------

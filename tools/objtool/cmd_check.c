@@ -45,6 +45,7 @@ struct check_view {
 	int last_percent;
 	uint64_t printed;           /* problems os_check handed us */
 	const char *snapshot;       /* the snapshot being checked, NULL: the live state */
+	bool json;                  /* --json: problems as elements of one array */
 };
 
 /* elapsed -- seconds since the check began */
@@ -73,9 +74,20 @@ static void on_problem(void *ctx, const char *message)
 	struct check_view *v = ctx;
 
 	erase_progress(v);
-	if (v->snapshot)
-		printf("snapshot %s: ", v->snapshot);
-	puts(message);
+	if (v->json) {
+		printf("%s{\"snapshot\": ", v->printed ? ", " : "");
+		if (v->snapshot)
+			json_string(v->snapshot, strlen(v->snapshot));
+		else
+			printf("null");
+		printf(", \"problem\": ");
+		json_string(message, strlen(message));
+		printf("}");
+	} else {
+		if (v->snapshot)
+			printf("snapshot %s: ", v->snapshot);
+		puts(message);
+	}
 	v->printed++;
 }
 
@@ -110,6 +122,19 @@ struct check_result {
 	uint64_t in_snapshots;      /* of which in snapshots */
 	unsigned snapshots;         /* snapshots checked */
 };
+
+/* summary_json -- check --json: the rest of the object the problems began */
+static void summary_json(const struct image *img, const struct check_result *r)
+{
+	struct os_stats st;
+
+	os_stats(&img->os, &st);
+	printf("], \"clean\": %s, \"count\": %" PRIu64 ", \"in_snapshots\": %" PRIu64
+	       ", \"snapshots_checked\": %u, \"objects\": %" PRIu64 ", \"names\": %" PRIu64
+	       ", \"unfinished_transaction\": %s}\n", r->problems ? "false" : "true",
+	       r->problems, r->in_snapshots, r->snapshots, img->opened ? st.objects : 0,
+	       img->opened ? st.names : 0, img->had_unfinished_tx ? "true" : "false");
+}
 
 /* summary -- the last line: clean with counts, or how many problems */
 static void summary(const struct image *img, const struct check_result *r,
@@ -223,14 +248,15 @@ static int check_snapshots(struct image *img, void *scratch, struct check_view *
 /* run_check -- objtool IMAGE check */
 static int run_check(struct image *img, const struct args *a)
 {
-	struct check_view v = { .tty = isatty(STDERR_FILENO) == 1 };
+	struct check_view v = { .tty = isatty(STDERR_FILENO) == 1, .json = a->opt[0] != NULL };
 	struct check_result r = { 0 };
 	void *scratch = calloc(1, os_check_scratch_size(img->size));
 	int status = EXIT_OK;
 
-	(void)a;
 	if (!scratch)
 		return fail(EXIT_FAILED, "check: out of memory");
+	if (v.json)
+		printf("{\"problems\": [");
 	clock_gettime(CLOCK_MONOTONIC, &v.start);
 	r.problems = check_heap(img->base, img->size, img->opened ? &img->os : NULL,
 				scratch, &v);
@@ -238,9 +264,15 @@ static int run_check(struct image *img, const struct args *a)
 		status = check_snapshots(img, scratch, &v, &r);
 	erase_progress(&v);
 	free(scratch);
-	if (status)
+	if (status) {
+		if (v.json)
+			printf("]}\n"); /* the document stays whole; stderr says why */
 		return status;
-	summary(img, &r, v.printed);
+	}
+	if (v.json)
+		summary_json(img, &r);
+	else
+		summary(img, &r, v.printed);
 	return r.problems ? EXIT_PROBLEMS : EXIT_OK;
 }
 
@@ -249,7 +281,8 @@ const struct command cmd_check = {
 	.access = ACCESS_CHECK,
 	.min_pos = 0,
 	.max_pos = 0,
-	.usage = "check",
+	.opts = { { "--json", 0, false } },
+	.usage = "check [--json]",
 	.summary = "verify every invariant of the format",
 	.help = "Checks the whole image: superblock, root block, undo log, page\n"
 		"descriptors, free-page stack, slab lists, the id index and every\n"
@@ -266,6 +299,9 @@ const struct command cmd_check = {
 		"                                       (exit status 0)\n"
 		"  check: N problems[, N of them in snapshots]   (exit status 7)\n"
 		"Progress goes to stderr when it is a terminal and the check has\n"
-		"taken more than a second.\n",
+		"taken more than a second.\n\n"
+		"  --json   one JSON object: problems (each {snapshot: null or its name,\n"
+		"           problem: the text}), clean, count, in_snapshots,\n"
+		"           snapshots_checked, objects, names, unfinished_transaction\n",
 	.run = run_check,
 };

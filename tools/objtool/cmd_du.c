@@ -26,7 +26,8 @@ struct du_name {
 
 /* One line of the output. */
 struct du_group {
-	const struct du_name *first;  /* its group's text */
+	char group[OS_NAME_MAX];
+	uint16_t len;
 	uint64_t bytes, objects;
 };
 
@@ -64,10 +65,26 @@ static int by_id(const void *pa, const void *pb)
 static int by_bytes(const void *pa, const void *pb)
 {
 	const struct du_group *a = pa, *b = pb;
+	int c;
 
 	if (a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
-	return by_group_then_id(a->first, b->first);
+	c = memcmp(a->group, b->group, a->len < b->len ? a->len : b->len);
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* du_json -- du --json: the groups and the total, one object */
+static void du_json(const struct du_group *g, size_t n, uint64_t total, uint64_t objects)
+{
+	printf("{\"groups\": [");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"names\": ", i ? ", " : "");
+		json_string(g[i].group, g[i].len);
+		printf(", \"bytes\": %" PRIu64 ", \"objects\": %" PRIu64 "}", g[i].bytes,
+		       g[i].objects);
+	}
+	printf("], \"total\": {\"bytes\": %" PRIu64 ", \"objects\": %" PRIu64 "}}\n", total,
+	       objects);
 }
 
 /* collect -- every name under prefix, with its group and the bytes its
@@ -146,21 +163,16 @@ static int run_du(struct image *img, const struct args *a)
 		bool same_group = i && v[i - 1].len == v[i].len &&
 				  memcmp(v[i - 1].group, v[i].group, v[i].len) == 0;
 
-		if (!same_group)
-			groups[ngroups++].first = &v[i];
+		if (!same_group) {
+			memcpy(groups[ngroups].group, v[i].group, v[i].len);
+			groups[ngroups++].len = v[i].len;
+		}
 		if (same_group && v[i - 1].id == v[i].id)
 			continue; /* two names of one object in one group */
 		groups[ngroups - 1].bytes += v[i].bytes;
 		groups[ngroups - 1].objects++;
 	}
 	qsort(groups, ngroups, sizeof(*groups), by_bytes);
-	printf("%14s %10s %8s  %s\n", "BYTES", "SIZE", "OBJECTS", "NAMES");
-	for (size_t i = 0; i < ngroups; i++) {
-		printf("%14" PRIu64 " %10s %8" PRIu64 "  ", groups[i].bytes,
-		       fmt_size(s, sizeof(s), groups[i].bytes), groups[i].objects);
-		print_escaped(groups[i].first->group, groups[i].first->len);
-		putchar('\n');
-	}
 	/* the total: each object once, whatever its names */
 	qsort(v, n, sizeof(*v), by_id);
 	for (size_t i = 0; i < n; i++) {
@@ -168,6 +180,19 @@ static int run_du(struct image *img, const struct args *a)
 			continue;
 		total += v[i].bytes;
 		objects++;
+	}
+	if (a->opt[1]) {
+		du_json(groups, ngroups, total, objects);
+		free(groups);
+		free(v);
+		return EXIT_OK;
+	}
+	printf("%14s %10s %8s  %s\n", "BYTES", "SIZE", "OBJECTS", "NAMES");
+	for (size_t i = 0; i < ngroups; i++) {
+		printf("%14" PRIu64 " %10s %8" PRIu64 "  ", groups[i].bytes,
+		       fmt_size(s, sizeof(s), groups[i].bytes), groups[i].objects);
+		print_escaped(groups[i].group, groups[i].len);
+		putchar('\n');
 	}
 	printf("%14" PRIu64 " %10s %8" PRIu64 "  total", total, fmt_size(s, sizeof(s), total),
 	       objects);
@@ -186,8 +211,8 @@ const struct command cmd_du = {
 	.access = ACCESS_READ,
 	.min_pos = 0,
 	.max_pos = 1,
-	.opts = { { "--snapshot", 0, true } },
-	.usage = "du [PREFIX] [--snapshot NAME]",
+	.opts = { { "--snapshot", 0, true }, { "--json", 0, false } },
+	.usage = "du [PREFIX] [--snapshot NAME] [--json]",
 	.summary = "the bytes held under each name prefix, largest first",
 	.help = "Groups the names that begin with PREFIX by their next '/' (bin/,\n"
 		"notes/old/; a name without one stands alone) and prints, largest\n"
@@ -195,6 +220,8 @@ const struct command cmd_du = {
 		"(4 KiB each, however sparse), a small object's size. An object with\n"
 		"several names in a group counts once there; the total line counts\n"
 		"each object once.\n\n"
-		"  --snapshot NAME  read snapshot NAME's state instead of the live one\n",
+		"  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
+		"  --json           one JSON object: groups (names, bytes, objects, in the\n"
+		"                   same order) and total (bytes, objects)\n",
 	.run = run_du,
 };

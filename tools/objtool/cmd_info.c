@@ -153,17 +153,24 @@ static bool kernel_age(const struct image *img, uint64_t *power_ons, uint64_t *c
 	return true;
 }
 
-/* print_stats -- info --stats: what pmempool info -s and lx-slabinfo tell */
-static int print_stats(const struct image *img, const struct os_stats *st)
+/* gather_stats -- the walks info --stats reports; an exit status */
+static int gather_stats(const struct image *img, struct heap_stats *hs)
 {
-	struct heap_stats hs = { 0 };
+	int status = walk_objects(img, hs);
+
+	if (!status)
+		walk_pages(img, hs);
+	return status;
+}
+
+/* print_stats -- info --stats: what pmempool info -s and lx-slabinfo tell */
+static void print_stats(const struct image *img, const struct os_stats *st,
+			const struct heap_stats *h)
+{
+	struct heap_stats hs = *h;
 	uint64_t power_ons, commits, running_ns;
 	char s1[32], s2[32];
-	int status = walk_objects(img, &hs);
 
-	if (status)
-		return status;
-	walk_pages(img, &hs);
 	printf("\nobjects by type:  %-10s %8s %14s %14s\n", "TYPE", "OBJECTS", "BYTES", "HELD");
 	for (unsigned t = 0; t <= OS_TYPE_MAX; t++)
 		if (hs.objects[t])
@@ -195,17 +202,90 @@ static int print_stats(const struct image *img, const struct os_stats *st)
 		       running_ns / 1000000000u);
 	else
 		printf(" (no kernel has run on this heap)\n");
-	return EXIT_OK;
 }
 
-/* run_info -- objtool IMAGE info [--stats] */
+/* info_json -- info [--stats] --json: the same figures, one JSON object */
+static void info_json(const struct image *img, const struct os_stats *st,
+		      const struct heap_stats *hs)
+{
+	const struct os_superblock *sb = (const void *)img->base;
+	uint64_t power_ons, commits, running_ns;
+	struct os_obj_info info;
+	bool first = true;
+
+	printf("{\"image\": ");
+	json_string(img->path, strlen(img->path));
+	printf(", \"layout_version\": \"%u.%u\", \"heap_id\": \"", sb->layout_major,
+	       sb->layout_minor);
+	for (int i = 0; i < 16; i++)
+		printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", sb->heap_id[i]);
+	printf("\", \"created_ns\": %" PRIu64 ", \"size\": %" PRIu64 ", \"page_size\": %u, "
+	       "\"data_pages\": %" PRIu64 ", \"pages_used\": %" PRIu64 ", \"pages_free\": %" PRIu64
+	       ", \"objects\": %" PRIu64 ", \"names\": %" PRIu64 ", \"app_roots\": [",
+	       sb->create_time, st->heap_size, OS_PAGE_SIZE, st->page_count,
+	       st->page_count - st->pages_free, st->pages_free, st->objects, st->names);
+	for (unsigned i = 0; i < OS_APP_ROOTS; i++) {
+		uint64_t id = os_app_root(&img->os, i);
+
+		if (!id)
+			continue;
+		printf("%s{\"index\": %u, \"id\": %" PRIu64 ", \"type\": \"%s\"}", first ? "" : ", ",
+		       i, id, os_obj_stat(&img->os, id, &info) ? "missing" :
+		       os_obj_type_name(info.type));
+		first = false;
+	}
+	printf("], \"committed_epoch\": %" PRIu64 ", \"log_size\": %" PRIu64
+	       ", \"unfinished_transaction\": %s", img->disk_epoch, st->log_size,
+	       img->had_unfinished_tx ? "true" : "false");
+	if (hs) {
+		printf(", \"stats\": {\"types\": [");
+		first = true;
+		for (unsigned t = 0; t <= OS_TYPE_MAX; t++) {
+			if (!hs->objects[t])
+				continue;
+			printf("%s{\"type\": \"%s\", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64
+			       ", \"held\": %" PRIu64 "}", first ? "" : ", ",
+			       os_obj_type_name((uint16_t)t), hs->objects[t], hs->bytes[t], hs->held[t]);
+			first = false;
+		}
+		printf("], \"slabs\": [");
+		first = true;
+		for (unsigned c = 0; c < OS_SIZE_CLASSES; c++) {
+			if (!hs->slabs[c])
+				continue;
+			printf("%s{\"block\": %u, \"pages\": %" PRIu64 ", \"blocks_used\": %" PRIu64
+			       ", \"blocks\": %" PRIu64 "}", first ? "" : ", ", 64u << c, hs->slabs[c],
+			       hs->slots_used[c], hs->slabs[c] * (OS_PAGE_SIZE >> (c + 6)));
+			first = false;
+		}
+		printf("], \"whole_pages\": %" PRIu64 ", \"free_pages\": %" PRIu64
+		       ", \"free_runs\": %" PRIu64 ", \"largest_free_run\": %" PRIu64
+		       ", \"log_high_water\": %" PRIu64, hs->whole_pages, hs->free_pages,
+		       hs->free_runs, hs->largest_free_run, hs->log_high_water);
+		if (kernel_age(img, &power_ons, &commits, &running_ns))
+			printf(", \"power_ons\": %" PRIu64 ", \"kernel_commits\": %" PRIu64
+			       ", \"running_ns\": %" PRIu64, power_ons, commits, running_ns);
+		printf("}");
+	}
+	printf("}\n");
+}
+
+/* run_info -- objtool IMAGE info [--stats] [--json] */
 static int run_info(struct image *img, const struct args *a)
 {
 	const struct os_superblock *sb = (const void *)img->base;
+	struct heap_stats hs = { 0 };
 	struct os_stats st;
 	char s1[32], s2[32];
+	int status = a->opt[0] ? gather_stats(img, &hs) : EXIT_OK;
 
+	if (status)
+		return status;
 	os_stats(&img->os, &st);
+	if (a->opt[1]) {
+		info_json(img, &st, a->opt[0] ? &hs : NULL);
+		return EXIT_OK;
+	}
 	printf("image:            %s\n", img->path);
 	printf("layout version:   %u.%u\n", sb->layout_major, sb->layout_minor);
 	printf("heap id:          ");
@@ -229,7 +309,9 @@ static int run_info(struct image *img, const struct args *a)
 		       "next open will roll it back)\n");
 	else
 		printf("empty (no unfinished transaction)\n");
-	return a->opt[0] ? print_stats(img, &st) : EXIT_OK;
+	if (a->opt[0])
+		print_stats(img, &st, &hs);
+	return EXIT_OK;
 }
 
 const struct command cmd_info = {
@@ -237,8 +319,8 @@ const struct command cmd_info = {
 	.access = ACCESS_READ,
 	.min_pos = 0,
 	.max_pos = 0,
-	.opts = { { "--stats", 0, false } },
-	.usage = "info [--stats]",
+	.opts = { { "--stats", 0, false }, { "--json", 0, false } },
+	.usage = "info [--stats] [--json]",
 	.summary = "layout version, heap id, size, pages, counts, epoch, log",
 	.help = "Describes the image: its layout version and heap id, when it was\n"
 		"created, its size, the data pages used and free, the number of objects\n"
@@ -254,7 +336,8 @@ const struct command cmd_info = {
 		"            largest; fragmentation (free pages outside the largest run);\n"
 		"            the log's high water (its last non-zero line: records are\n"
 		"            never erased); the heap's age in epochs and, once a kernel\n"
-		"            has run on it, power-ons, commits and running time\n",
+		"            has run on it, power-ons, commits and running time\n"
+		"  --json    the same as one JSON object (docs/objtool.md lists its fields)\n",
 	.run = run_info,
 };
 
@@ -382,6 +465,26 @@ static int ls_long(const struct ls_list *l)
 	return status;
 }
 
+/* ls_json -- ls --json: every entry as a JSON object, in one array */
+static int ls_json(const struct ls_list *l)
+{
+	printf("[");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->v[i];
+
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_string(e->name, e->len);
+		printf(", \"id\": %" PRIu64, e->id);
+		if (!e->err)
+			printf(", \"type\": \"%s\", \"size\": %" PRIu64 ", \"refcount\": %" PRIu32
+			       ", \"modified_epoch\": %" PRIu64, os_obj_type_name(e->info.type),
+			       e->info.size, e->info.refcount, e->info.modified_epoch);
+		printf("}");
+	}
+	printf("]\n");
+	return EXIT_OK;
+}
+
 /* ls_walk -- print (or, for -l, collect) the names that begin with prefix */
 static int ls_walk(struct image *img, const char *prefix, bool long_form,
 		   struct ls_list *list)
@@ -418,15 +521,25 @@ static int ls_walk(struct image *img, const char *prefix, bool long_form,
 static int run_ls(struct image *img, const struct args *a)
 {
 	const char *prefix = a->npos ? a->pos[0] : "";
-	bool long_form = a->opt[0] != NULL;
+	bool json = a->opt[2] != NULL, long_form = a->opt[0] != NULL || json;
 	struct ls_list list = { 0 };
 	int status;
 
 	if (strlen(prefix) > OS_NAME_MAX)
 		return fail(EXIT_USAGE, "ls: a prefix is at most %d bytes", OS_NAME_MAX);
 	status = ls_walk(img, prefix, long_form, &list);
-	if (!status && long_form)
+	if (!status && json) {
+		ls_json(&list);
+		/* a name bound to nothing is in the array without its fields,
+		 * and said as with -l */
+		for (size_t i = 0; i < list.n && !status; i++)
+			if (list.v[i].err)
+				status = fail(EXIT_CORRUPT, "ls: '%.*s' is bound to object #%" PRIu64
+					      ": %s", (int)list.v[i].len, list.v[i].name,
+					      list.v[i].id, os_err_text(list.v[i].err));
+	} else if (!status && long_form) {
 		status = ls_long(&list);
+	}
 	free(list.v);
 	return status;
 }
@@ -436,8 +549,8 @@ const struct command cmd_ls = {
 	.access = ACCESS_READ,
 	.min_pos = 0,
 	.max_pos = 1,
-	.opts = { { "--long", 'l', false }, { "--snapshot", 0, true } },
-	.usage = "ls [-l] [PREFIX] [--snapshot NAME]",
+	.opts = { { "--long", 'l', false }, { "--snapshot", 0, true }, { "--json", 0, false } },
+	.usage = "ls [-l] [PREFIX] [--snapshot NAME] [--json]",
 	.summary = "names in the catalogue, in order",
 	.help = "Lists the names in the catalogue in byte order (memcmp, shorter\n"
 		"first), one a line; with PREFIX, only the names that begin with it\n"
@@ -445,6 +558,8 @@ const struct command cmd_ls = {
 		"print as \\xNN and a backslash as \\\\.\n\n"
 		"  -l, --long   aligned columns: #ID, TYPE, SIZE (bytes), REFCOUNT,\n"
 		"               MODIFIED (the epoch of the last change), NAME\n"
+		"  --json       the -l fields as a JSON array of objects: name, id, type,\n"
+		"               size, refcount, modified_epoch\n"
 		"\n  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
 		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
 		"                   if there is none of that name)\n",
@@ -479,6 +594,36 @@ static int print_names_of(struct image *img, uint64_t id)
 	return EXIT_OK;
 }
 
+/* stat_json -- stat --json: the header's fields and the names, one object */
+static int stat_json(struct image *img, const struct os_obj_info *info)
+{
+	struct os_cat_cursor c;
+	uint64_t found, seen = 0, names = name_count(img), n = 0;
+	int err;
+
+	printf("{\"id\": %" PRIu64 ", \"type\": \"%s\", \"size\": %" PRIu64
+	       ", \"placement\": \"%s\", \"pages\": %" PRIu64 ", \"refcount\": %" PRIu32
+	       ", \"modified_epoch\": %" PRIu64 ", \"names\": [", info->id,
+	       os_obj_type_name(info->type), info->size,
+	       info->placement == OS_PLACE_PAGED ? "paged" : "small", info->pages,
+	       info->refcount, info->modified_epoch);
+	os_cat_cursor_init(&c, "", 0);
+	while ((err = os_cat_next(&img->os, &c, "", 0, &found)) == 0 && ++seen <= names) {
+		if (found != info->id)
+			continue;
+		printf("%s", n++ ? ", " : "");
+		json_string(c.name, c.len);
+	}
+	printf("]}\n");
+	if (seen > names)
+		return fail(EXIT_CORRUPT, "stat: the catalogue holds more than its "
+			    "%" PRIu64 " names: it is corrupt", names);
+	if (err != -ERR_NOENT)
+		return fail(os_err_exit(err), "stat: reading the catalogue: %s",
+			    os_err_text(err));
+	return EXIT_OK;
+}
+
 /* run_stat -- objtool IMAGE stat NAME|#ID */
 static int run_stat(struct image *img, const struct args *a)
 {
@@ -491,6 +636,8 @@ static int run_stat(struct image *img, const struct args *a)
 	if (status)
 		return status;
 	os_obj_stat(&img->os, id, &info); /* resolve_object checked it */
+	if (a->opt[1])
+		return stat_json(img, &info);
 	printf("id:        #%" PRIu64 "\n", info.id);
 	printf("type:      %s\n", os_obj_type_name(info.type));
 	printf("size:      %" PRIu64 " bytes (%s)\n", info.size,
@@ -510,8 +657,8 @@ const struct command cmd_stat = {
 	.access = ACCESS_READ,
 	.min_pos = 1,
 	.max_pos = 1,
-	.opts = { { "--snapshot", 0, true } },
-	.usage = "stat NAME|#ID [--snapshot NAME]",
+	.opts = { { "--snapshot", 0, true }, { "--json", 0, false } },
+	.usage = "stat NAME|#ID [--snapshot NAME] [--json]",
 	.summary = "an object's header (id, type, size...) and its names",
 	.help = "Shows an object's header: its id, type, size, placement (paged:\n"
 		"whole data pages, with how many are allocated; small: one block),\n"
@@ -519,7 +666,9 @@ const struct command cmd_stat = {
 		"bound to it (found by a scan of the catalogue).\n\n"
 		"NAME is looked up in the catalogue; #ID (e.g. #12) names an object\n"
 		"by its id, named or not.\n"
-		"\n  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
+		"\n  --json           one JSON object: id, type, size, placement (paged or\n"
+		"                   small), pages, refcount, modified_epoch, names\n"
+		"  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
 		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
 		"                   if there is none of that name)\n",
 	.run = run_stat,

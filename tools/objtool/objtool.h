@@ -174,6 +174,10 @@ const char *name_text(char *buf, const char *name, uint64_t len);
 /* print_escaped -- print a name to stdout as name_text would write it */
 void print_escaped(const char *name, uint64_t len);
 
+/* json_string -- print bytes as a JSON string: printable ASCII as itself
+ * (a quote and a backslash escaped), every other byte as \u00XX, its value */
+void json_string(const char *s, uint64_t len);
+
 /* write_all -- write len bytes to fd, retrying short writes; 0 or -1 (errno) */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -186,6 +186,24 @@ void print_escaped(const char *name, uint64_t len)
 	fputs(name_text(text, name, len), stdout);
 }
 
+/* json_string -- print bytes as a JSON string: printable ASCII as itself
+ * (a quote and a backslash escaped), every other byte as \u00XX, its value */
+void json_string(const char *s, uint64_t len)
+{
+	putchar('"');
+	for (uint64_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			putchar(c);
+		else
+			printf("\\u%04x", c);
+	}
+	putchar('"');
+}
+
 /* write_all -- write len bytes to fd, retrying short writes; 0 or -1 (errno) */
 int write_all(int fd, const void *buf, size_t len)
 {
