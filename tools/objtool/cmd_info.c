@@ -568,23 +568,31 @@ const struct command cmd_ls = {
 
 /* --- stat --------------------------------------------------------------- */
 
-/* print_names_of -- every name bound to `id` (a scan of the catalogue) */
-static int print_names_of(struct image *img, uint64_t id)
+/* print_names_of -- every name bound to `id` (a scan of the catalogue):
+ * quoted and escaped after "names:", or as JSON strings */
+static int print_names_of(struct image *img, uint64_t id, bool json)
 {
 	struct os_cat_cursor c;
 	uint64_t found, n = 0, seen = 0, names = name_count(img);
 	int err;
 
-	printf("names:     ");
+	if (!json)
+		printf("names:     ");
 	os_cat_cursor_init(&c, "", 0);
 	while ((err = os_cat_next(&img->os, &c, "", 0, &found)) == 0 && ++seen <= names) {
 		if (found != id)
 			continue;
+		if (json) {
+			printf("%s", n++ ? ", " : "");
+			json_string(c.name, c.len);
+			continue;
+		}
 		printf("%s'", n++ ? ", " : "");
 		print_escaped(c.name, c.len);
 		putchar('\'');
 	}
-	printf("%s\n", n ? "" : "(none)");
+	if (!json)
+		printf("%s\n", n ? "" : "(none)");
 	if (seen > names)
 		return fail(EXIT_CORRUPT, "stat: the catalogue holds more than its "
 			    "%" PRIu64 " names: it is corrupt", names);
@@ -597,9 +605,7 @@ static int print_names_of(struct image *img, uint64_t id)
 /* stat_json -- stat --json: the header's fields and the names, one object */
 static int stat_json(struct image *img, const struct os_obj_info *info)
 {
-	struct os_cat_cursor c;
-	uint64_t found, seen = 0, names = name_count(img), n = 0;
-	int err;
+	int status;
 
 	printf("{\"id\": %" PRIu64 ", \"type\": \"%s\", \"size\": %" PRIu64
 	       ", \"placement\": \"%s\", \"pages\": %" PRIu64 ", \"refcount\": %" PRIu32
@@ -607,21 +613,9 @@ static int stat_json(struct image *img, const struct os_obj_info *info)
 	       os_obj_type_name(info->type), info->size,
 	       info->placement == OS_PLACE_PAGED ? "paged" : "small", info->pages,
 	       info->refcount, info->modified_epoch);
-	os_cat_cursor_init(&c, "", 0);
-	while ((err = os_cat_next(&img->os, &c, "", 0, &found)) == 0 && ++seen <= names) {
-		if (found != info->id)
-			continue;
-		printf("%s", n++ ? ", " : "");
-		json_string(c.name, c.len);
-	}
+	status = print_names_of(img, info->id, true);
 	printf("]}\n");
-	if (seen > names)
-		return fail(EXIT_CORRUPT, "stat: the catalogue holds more than its "
-			    "%" PRIu64 " names: it is corrupt", names);
-	if (err != -ERR_NOENT)
-		return fail(os_err_exit(err), "stat: reading the catalogue: %s",
-			    os_err_text(err));
-	return EXIT_OK;
+	return status;
 }
 
 /* run_stat -- objtool IMAGE stat NAME|#ID */
@@ -649,7 +643,7 @@ static int run_stat(struct image *img, const struct args *a)
 		printf("placement: small (one block)\n");
 	printf("refcount:  %" PRIu32 "\n", info.refcount);
 	printf("modified:  epoch %" PRIu64 "\n", info.modified_epoch);
-	return print_names_of(img, id);
+	return print_names_of(img, id, false);
 }
 
 const struct command cmd_stat = {
