@@ -262,9 +262,24 @@ def test_fe_heap_agrees_with_objtool_info_stats(machines, image):
     m = power_on(machines, image, port)
     command(m, "write notes/alpha 'first note'")
     run(m, "sync", r"sync: epoch \d+ committed\n")
-    (live,) = gdb_sections(port, ["fe-heap"])
+    live, check_live, check_committed = gdb_sections(
+        port, ["fe-heap", "fe-check", "fe-check --committed"])
+    # a descriptor damaged in memory is found; put back, the heap is clean
+    sb = "((struct os_superblock *)kheap.base)"
+    _, _, _, damaged, _, repaired = gdb_sections(port, [
+        f"set $d = (unsigned char *)(kheap.base + {sb}->desc_offset + 32 * ({sb}->page_count - 1))",
+        "set $old = *$d", "set var *$d = 2", "fe-check", "set var *$d = $old", "fe-check"])
+    assert re.search(r"^check: \d+ problems?", damaged, re.M), damaged
+    assert "page " in damaged, damaged
+    assert repaired.splitlines()[-1].startswith("check: clean, "), repaired
     m.send("poweroff\n")
     m.wait_exit(timeout=LONG)
+    # fe-check is objtool check, in its words, on the heap in memory
+    tool_check = objtool(image, "check")
+    for out in (check_live, check_committed):
+        assert out.splitlines()[-1].startswith("check: clean, "), out
+    assert check_committed.startswith("fe-check: the heap as committed (epoch "), check_committed
+    assert tool_check.startswith("check: clean, ")
     tool = objtool(image, "info", "--stats")
     tool = tool[tool.index("objects by type:"):]
 

@@ -8,6 +8,8 @@ Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
                    DRAM cache, power-ons
   fe-heap          objtool's info --stats from live memory: by type, slabs,
                    free runs, the log's high water, age
+  fe-check [--committed]  objtool's check of the heap in memory (the running
+                   epoch's changes included), or as a power cut would leave it
   fe-ls [PREFIX]   the catalogue, in the columns of osh's `ls -l`
   fe-obj ID|NAME   an object's header and, for kernel objects, their fields
   fe-ps            processes and their threads: state, what they wait on,
@@ -62,6 +64,8 @@ cannot make a command loop.
 import datetime
 import os
 import struct
+import subprocess
+import tempfile
 
 import gdb
 
@@ -1553,6 +1557,55 @@ class FeHeap(FeCommand):
         gdb.write(age + "\n")
 
 
+class FeCheck(FeCommand):
+    """fe-check [--committed]: objtool's check of the heap as it is in
+    memory now -- the running epoch's changes included -- or, with
+    --committed, as a power cut now would leave it; read-only."""
+
+    CHUNK = 1 << 20
+    COMMITTED_EPOCH_AT = 256       # format.h: offsetof(struct os_superblock, committed_epoch)
+
+    def __init__(self):
+        """Register fe-check."""
+        super().__init__("fe-check")
+
+    def run(self, arg):
+        """Copy the heap into a file, make it say what to check, run objtool check."""
+        if arg not in ("", "--committed"):
+            raise FeError("usage: fe-check [--committed]")
+        objtool = os.path.join(build_dir(), "objtool")
+        if not os.access(objtool, os.X_OK):
+            raise FeError(f"{objtool} is missing: make builds it")
+        heap = Heap()
+        size = int(heap.sb["heap_size"])
+        image = bytearray()
+        for at in range(0, size, self.CHUNK):
+            image += read(heap.base + at, min(self.CHUNK, size - at))
+        kh = heap.kheap
+        running = bool(kh["in_tx"]) and int(kh["log_tail"]) > 0
+        if arg == "--committed" or not running:
+            what = f"as committed (epoch {int(heap.sb['committed_epoch'])})"
+        else:
+            # The running transaction's changes count as made: its records
+            # are no longer of the next epoch, and the root block's
+            # checksum (the commit computes it) is made good.
+            what = f"live, the running epoch {int(kh['tx_epoch'])}'s changes included"
+            struct.pack_into("<Q", image, self.COMMITTED_EPOCH_AT, int(kh["tx_epoch"]))
+            root = int(heap.sb["root_offset"])
+            crc_at = lookup_type("struct os_root")["crc"].bitpos // 8
+            struct.pack_into("<I", image, root + crc_at,
+                             crc32c(bytes(image[root:root + crc_at])))
+        gdb.write(f"fe-check: the heap {what}\n")
+        fd, path = tempfile.mkstemp(prefix="fe-check-", suffix=".nvm")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(image)
+            p = subprocess.run([objtool, path, "check"], capture_output=True, text=True)
+        finally:
+            os.unlink(path)
+        gdb.write(p.stdout + p.stderr.replace(path, "the copy"))
+
+
 class FePt(FeCommand):
     """fe-pt VA [PID]: the page-table walk for a user address of process PID
     (default: the one running now), each level's entry, the frame it ends
@@ -1740,6 +1793,6 @@ class FeObjValue(FeFunction):
         return value_at(heap.base + off, "struct os_obj_header")
 
 
-for command in (FeInfo, FeHeap, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FePt, FeSnapshots,
-                FeEpitaph, FeUser, FePid, FeProc, FeCurrent, FeObjValue):
+for command in (FeInfo, FeHeap, FeCheck, FeLs, FeObj, FePs, FeCpus, FeBt, FeLog, FeDmesg, FePt,
+                FeSnapshots, FeEpitaph, FeUser, FePid, FeProc, FeCurrent, FeObjValue):
     command()
