@@ -768,6 +768,15 @@ def test_read_only_commands_never_write(tmp_path):
     objtool(image, "stat", "keep")
     objtool(image, "cat", "keep")
     objtool(image, "export", "keep", tmp_path / "out")
+    objtool(image, "info", "--stats", "--json")
+    objtool(image, "ls", "--json")
+    objtool(image, "stat", "keep", "--json")
+    objtool(image, "du")
+    objtool(image, "du", "--json")
+    objtool(image, "check", "--json")
+    # dump reads the file as it is, the unfinished transaction not rolled back
+    log = objtool(image, "dump", "--range", "4K:64").out
+    assert log.startswith("0000000000001000  "), log
     assert_clean(image)
     assert snapshot(image) == before
 
