@@ -43,6 +43,16 @@ void os_check_problem(struct os_checker *ck, const char *fmt, ...)
 	ck->report->problem(ck->report->ctx, message);
 }
 
+/* os_check_fixable -- the problem just reported can be repaired so */
+void os_check_fixable(struct os_checker *ck, enum os_fix_kind kind, uint64_t value,
+		      const char *name, uint64_t len)
+{
+	struct os_fix fix = { kind, value, name, len };
+
+	if (ck->report->fixable)
+		ck->report->fixable(ck->report->ctx, &fix);
+}
+
 /* progress -- tell the caller how far along we are */
 static void progress(struct os_checker *ck, uint64_t done, uint64_t total)
 {
@@ -326,20 +336,26 @@ static void check_claims(struct os_checker *ck)
 		const struct os_page_desc *d = &ck->desc[p];
 
 		progress(ck, p, pages);
-		if (d->kind == OS_PAGE_WHOLE && ck->page_owner[p] == OS_OWNER_NONE)
+		if (d->kind == OS_PAGE_WHOLE && ck->page_owner[p] == OS_OWNER_NONE) {
 			os_check_problem(ck, "page %llu (offset %#llx): allocated but unreachable (leak)",
 					 (unsigned long long)p,
 					 (unsigned long long)os_page_off_raw(ck->sb, p));
+			os_check_fixable(ck, OS_FIX_LEAK_PAGE, os_page_off_raw(ck->sb, p), NULL, 0);
+		}
 		if (d->kind == OS_PAGE_SLAB && d->size_class < OS_SIZE_CLASSES &&
 		    ck->slot_claimed[p] != d->slot_map) {
 			uint64_t lost = d->slot_map & ~ck->slot_claimed[p];
 			uint32_t block = os_class_size(d->size_class);
 
-			for (unsigned s = 0; lost && s < 64; s++)
-				if (lost & (1ull << s))
-					os_check_problem(ck, "block at %#llx (%u bytes): allocated but unreachable (leak)",
-							 (unsigned long long)(os_page_off_raw(ck->sb, p) + s * block),
-							 block);
+			for (unsigned s = 0; lost && s < 64; s++) {
+				uint64_t off = os_page_off_raw(ck->sb, p) + s * block;
+
+				if (!(lost & (1ull << s)))
+					continue;
+				os_check_problem(ck, "block at %#llx (%u bytes): allocated but unreachable (leak)",
+						 (unsigned long long)off, block);
+				os_check_fixable(ck, OS_FIX_LEAK_BLOCK, off, NULL, 0);
+			}
 		}
 	}
 }

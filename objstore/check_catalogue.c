@@ -261,11 +261,14 @@ static void check_leaf_ids(struct cat_walk *w, const struct os_cat_node *n,
 	for (unsigned i = 0; i < n->count; i++) {
 		const struct os_cat_entry *e = good_at(n, g, i);
 
-		if (e && !os_check_object_exists(w->ck, e->value))
+		if (e && !os_check_object_exists(w->ck, e->value)) {
 			os_check_problem(w->ck, "catalogue node at %#llx: name '%s' refers to object %llu, which does not exist",
 					 (unsigned long long)off,
 					 show_key(a, sizeof(a), entry_key(e), e->len),
 					 (unsigned long long)e->value);
+			os_check_fixable(w->ck, OS_FIX_DANGLING_NAME, e->value,
+					 (const char *)entry_key(e), e->len);
+		}
 	}
 	w->names += n->count;
 }
@@ -334,8 +337,10 @@ void os_check_catalogue(struct os_checker *ck)
 
 	if (root)
 		walk_node(&w, root, 0, -1, none, none);
-	if (w.names != ck->root->catalogue_count)
+	if (w.names != ck->root->catalogue_count) {
 		os_check_problem(ck, "catalogue: %llu names reachable, the root block counts %llu",
 				 (unsigned long long)w.names,
 				 (unsigned long long)ck->root->catalogue_count);
+		os_check_fixable(ck, OS_FIX_NAME_COUNT, w.names, NULL, 0);
+	}
 }

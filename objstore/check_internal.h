@@ -53,6 +53,10 @@ struct os_checker {
 void os_check_problem(struct os_checker *ck, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* os_check_fixable -- the problem just reported can be repaired so */
+void os_check_fixable(struct os_checker *ck, enum os_fix_kind kind, uint64_t value,
+		      const char *name, uint64_t len);
+
 /* os_check_claim_page -- claim data page `page` for `owner`; reports and
  * returns false if the page is out of range, not allocated as a whole
  * page, or claimed already */

@@ -273,9 +273,11 @@ void os_check_objects(struct os_checker *ck)
 		return;
 	if (r->index_root)
 		ck_id_page(ck, r->index_root, r->index_depth - 1, 0, &found);
-	if (found != r->object_count)
+	if (found != r->object_count) {
 		os_check_problem(ck, "root block: object count %llu, the id index holds %llu",
 				 ULL(r->object_count), ULL(found));
+		os_check_fixable(ck, OS_FIX_OBJECT_COUNT, found, NULL, 0);
+	}
 }
 
 /* os_check_object_exists -- whether `id` is a live object with a good header and refcount >= 1 */

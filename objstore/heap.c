@@ -386,6 +386,22 @@ int os_app_root_set(struct objstore *os, unsigned i, uint64_t value)
 	return 0;
 }
 
+/* os_repair_counts -- set the root block's object and name counts to what
+ * the checker counted (objtool check --repair; inside a transaction) */
+int os_repair_counts(struct objstore *os, uint64_t objects, uint64_t names)
+{
+	int err;
+
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	err = os_log_root(os);
+	if (err)
+		return err;
+	os->root->object_count = objects;
+	os->root->catalogue_count = names;
+	return 0;
+}
+
 /* os_stats -- counts from the root block and the running transaction */
 void os_stats(const struct objstore *os, struct os_stats *out)
 {

@@ -100,7 +100,7 @@ static void on_problem(void *ctx, const char *message)
 /* check_with -- os_check on the heap of os; the problems reported */
 static uint64_t check_with(const struct objstore *os, bool ids_are_fake)
 {
-	struct os_check_report r = { on_problem, NULL, &ids_are_fake };
+	struct os_check_report r = { .problem = on_problem, .ctx = &ids_are_fake };
 	void *scratch = malloc(os_check_scratch_size(os->size));
 
 	problems_seen = 0;

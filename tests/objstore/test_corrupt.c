@@ -334,7 +334,7 @@ CHECK_TEST(flipped_bits_in_every_kind_of_metadata_are_reported)
 	void *clean = populate(&os);
 	uint8_t *copy = test_heap_new(HEAP);
 	void *scratch = malloc(os_check_scratch_size(HEAP));
-	struct os_check_report report = { on_problem, NULL, NULL };
+	struct os_check_report report = { .problem = on_problem };
 	uint64_t seed = SEED ^ 0xc0ffee, total = 0, reported = 0, missed = 0;
 	unsigned height;
 

@@ -412,7 +412,7 @@ struct examine {
  * it was taken from (materialized into image3, opened, checked, read) */
 static bool snapshots_hold(struct harness *h, struct objstore *os, char *why, size_t size)
 {
-	struct os_check_report quiet = { NULL, NULL, NULL };
+	struct os_check_report quiet = { 0 };
 	struct state got = { 0 };
 	bool held = true;
 
@@ -454,7 +454,7 @@ static void examine_run(void *arg)
 {
 	struct examine *x = arg;
 	struct check_notes notes = { 0 };
-	struct os_check_report rep = { note_problem, NULL, &notes };
+	struct os_check_report rep = { .problem = note_problem, .ctx = &notes };
 	struct objstore os;
 	uint64_t problems, blocks = 0;
 	int err = os_open(&os, x->img, HEAP, crashsim_plain_platform());
@@ -807,7 +807,7 @@ static struct harness *h_new(const char *name, enum world world, uint64_t log_si
 static void h_check_live(struct harness *h, const char *when)
 {
 	struct check_notes notes = { 0 };
-	struct os_check_report rep = { note_problem, NULL, &notes };
+	struct os_check_report rep = { .problem = note_problem, .ctx = &notes };
 	uint64_t problems, blocks = 0;
 
 	problems = os_check(crashsim_mem(h->cs), HEAP, h->scratch, &rep);

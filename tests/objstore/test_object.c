@@ -46,7 +46,7 @@ static uint64_t check_heap(const struct objstore *os, const char *want,
 			   unsigned *seen, bool quiet)
 {
 	struct notes n = { want, 0, quiet };
-	struct os_check_report rep = { note, NULL, &n };
+	struct os_check_report rep = { .problem = note, .ctx = &n };
 	void *scratch = malloc(os_check_scratch_size(os->size));
 	uint64_t count = os_check(os->base, os->size, scratch, &rep);
 

@@ -28,7 +28,7 @@ static void print_problem(void *ctx, const char *message)
 /* problems -- what os_check finds (printed unless `quiet`) */
 static uint64_t check_problems(const struct objstore *os, bool quiet)
 {
-	struct os_check_report rep = { print_problem, NULL, quiet ? (void *)1 : NULL };
+	struct os_check_report rep = { .problem = print_problem, .ctx = quiet ? (void *)1 : NULL };
 	void *scratch = malloc(os_check_scratch_size(os->size));
 	uint64_t count = os_check(os->base, os->size, scratch, &rep);
 

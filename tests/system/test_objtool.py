@@ -22,6 +22,8 @@ import time
 
 import pytest
 
+import heapimage
+
 from ferrite import ROOT
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
@@ -656,6 +658,94 @@ def test_corruption_no_lookup_reads_is_found_before_writing(tmp_path):
     assert [p["problem"] for p in j["problems"]] == r.out.splitlines()[:-1], (j, r.out)
     assert j["clean"] is False and j["count"] == len(j["problems"]) >= 1
     assert all(p["snapshot"] is None for p in j["problems"])
+
+
+# --- check --repair ----------------------------------------------------------
+
+def unlink_from_index(image, oid):
+    """Damage: object oid's entry in the id index zeroed (a one-level index,
+    the index page's entry count and checksum made good), so its header
+    block and pages leak, its names dangle and the root's object count is
+    one too many -- each a problem check --repair repairs."""
+    b = bytearray(open(image, "rb").read())
+    g = heapimage.geometry(b)
+    root = g["root_offset"]
+    top, depth = heapimage.u64(b, root + 16), heapimage.u32(b, root + 24)
+    assert depth == 1, "a test heap small enough for a one-level id index"
+    assert heapimage.u64(b, top + 8 * oid), "the object is in the index"
+    heapimage.put(b, top + 8 * oid, "Q", 0)
+    desc = g["desc_offset"] + heapimage.DESC_SIZE * ((top - g["data_offset"]) // heapimage.PAGE)
+    heapimage.put(b, desc + 2, "H", heapimage.u16(b, desc + 2) - 1)
+    heapimage.put(b, desc + 28, "I", heapimage.crc32c(b[desc:desc + 28]))
+    open(image, "wb").write(b)
+
+
+def test_check_repair_frees_leaks_removes_dangling_names_and_recounts(tmp_path):
+    image = create(tmp_path / "a.nvm", "16M")
+    objtool(image, "import", "keep", write_file(tmp_path / "k", b"k" * 3000))
+    free_before = json.loads(objtool(image, "info", "--json").out)["pages_free"]
+    objtool(image, "import", "victim", write_file(tmp_path / "v", b"v" * 9000))
+    victim = json.loads(objtool(image, "stat", "victim", "--json").out)["id"]
+    unlink_from_index(image, victim)
+    r = objtool(image, "check", rc=EXIT_PROBLEMS)
+    assert "refers to object %d, which does not exist" % victim in r.out, r.out
+    assert "allocated but unreachable (leak)" in r.out, r.out
+    damaged = snapshot(image)
+
+    # --dry-run says each repair and changes nothing
+    r = objtool(image, "check", "--repair", "--dry-run", rc=EXIT_PROBLEMS)
+    assert "would: remove the name 'victim', bound to object #%d" % victim in r.out, r.out
+    assert "would: free the leaked page at 0x" in r.out
+    assert "would: free the leaked block at 0x" in r.out
+    assert "would: set the root block's object count to 1" in r.out
+    assert re.search(r"all repairable; nothing was changed\n$", r.out), r.out
+    assert snapshot(image) == damaged
+
+    # --backup first (a new file), then one transaction, then a clean check
+    backup = tmp_path / "before.nvm"
+    epoch = info(image)["committed epoch"]
+    r = objtool(image, "check", "--repair", "--backup", backup)
+    assert hashlib.sha256(open(backup, "rb").read()).hexdigest() == damaged[0]
+    assert re.search(r"check --repair: \d+ repairs committed in one transaction; checking "
+                     r"again\ncheck: clean, 1 objects, 1 names\n$", r.out), r.out
+    assert int(info(image)["committed epoch"]) == int(epoch) + 1
+    assert names(image) == ["keep"]
+    assert objtool(image, "cat", "keep").out == "k" * 3000
+    # every page the victim held is free again
+    assert json.loads(objtool(image, "info", "--json").out)["pages_free"] == free_before
+    assert_clean(image)
+    # the repaired image opens and runs: a later write works and checks clean
+    objtool(image, "import", "after", write_file(tmp_path / "a", b"a" * 5000))
+    assert_clean(image)
+    r = objtool(image, "check", "--repair")
+    assert r.out.endswith("check --repair: nothing to repair\n"), r.out
+    # a backup that cannot be made (the file exists): nothing is repaired
+    unlink_from_index(image, json.loads(objtool(image, "stat", "after", "--json").out)["id"])
+    damaged = snapshot(image)
+    r = objtool(image, "check", "--repair", "--backup", backup, rc=EXIT_FAILED)
+    assert "cannot create the backup" in r.err and "nothing was changed" in r.err, r
+    assert snapshot(image) == damaged
+
+
+def test_check_repair_refuses_what_needs_guessing(tmp_path):
+    image = create(tmp_path / "a.nvm", "16M")
+    objtool(image, "import", "keep", write_file(tmp_path / "k", b"k" * 3000))
+    objtool(image, "import", "victim", write_file(tmp_path / "v", b"v"))
+    victim = json.loads(objtool(image, "stat", "victim", "--json").out)["id"]
+    keep = json.loads(objtool(image, "stat", "keep", "--json").out)["id"]
+    unlink_from_index(image, victim)
+    # and a header whose checksum fails: no repair can know its bytes
+    b = bytearray(open(image, "rb").read())
+    b[heapimage.object_headers(b)[keep] + 20] ^= 0xff
+    open(image, "wb").write(b)
+    damaged = snapshot(image)
+    r = objtool(image, "check", "--repair", rc=EXIT_PROBLEMS)
+    assert "cannot be repaired without guessing" in r.err and "not changed" in r.err, r
+    r = objtool(image, "check", "--repair", "--dry-run", rc=EXIT_PROBLEMS)
+    assert "cannot be repaired without guessing" in r.err, r
+    assert snapshot(image) == damaged
+    objtool(image, "check", "--dry-run", rc=EXIT_USAGE)
+    objtool(image, "check", "--repair", "--json", rc=EXIT_USAGE)
 
 
 def test_json_forms_say_what_the_text_says(tmp_path):

@@ -23,8 +23,19 @@
  * problems[, M of them in snapshots]`. Progress goes to stderr, only when
  * stderr is a terminal and the check has taken more than a second, and is
  * erased before anything else is printed.
+ *
+ * check --repair [--dry-run] [--backup FILE]: the problems os_check knows
+ * how to repair without guessing (check.h's os_fix: leaked pages and
+ * blocks freed, names bound to missing objects removed, the root block's
+ * counts set to what was counted) are repaired, all in one transaction --
+ * but only when every problem found is one of them, in the live state;
+ * else nothing is written. The image is checked read-only first; then
+ * reopened for writing (exclusive lock), checked again there, repaired,
+ * committed; then checked whole again, and that check's result is the
+ * command's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +57,22 @@ struct check_view {
 	uint64_t printed;           /* problems os_check handed us */
 	const char *snapshot;       /* the snapshot being checked, NULL: the live state */
 	bool json;                  /* --json: problems as elements of one array */
+	bool quiet;                 /* the repair's own check: problems not printed */
+	struct repairs *repairs;    /* --repair: the live state's repairs, collected */
+};
+
+/* A repair os_check offered, copied (a name's bytes are the heap's). */
+struct repair {
+	enum os_fix_kind kind;
+	uint64_t value;
+	char name[OS_NAME_MAX];
+	uint64_t len;
+};
+
+struct repairs {
+	struct repair *v;
+	size_t n, cap;
+	bool out_of_memory;
 };
 
 /* elapsed -- seconds since the check began */
@@ -74,6 +101,10 @@ static void on_problem(void *ctx, const char *message)
 	struct check_view *v = ctx;
 
 	erase_progress(v);
+	if (v->quiet) {
+		v->printed++;
+		return;
+	}
 	if (v->json) {
 		printf("%s{\"snapshot\": ", v->printed ? ", " : "");
 		if (v->snapshot)
@@ -89,6 +120,34 @@ static void on_problem(void *ctx, const char *message)
 		puts(message);
 	}
 	v->printed++;
+}
+
+/* on_fixable -- keep the repair of the live state's problem just reported */
+static void on_fixable(void *ctx, const struct os_fix *fix)
+{
+	struct check_view *v = ctx;
+	struct repairs *l = v->repairs;
+	struct repair *r;
+
+	if (!l || v->snapshot)
+		return; /* only the live state is repaired */
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		void *grown = realloc(l->v, cap * sizeof(*l->v));
+
+		if (!grown) {
+			l->out_of_memory = true;
+			return;
+		}
+		l->v = grown;
+		l->cap = cap;
+	}
+	r = &l->v[l->n++];
+	r->kind = fix->kind;
+	r->value = fix->value;
+	r->len = fix->len < sizeof(r->name) ? fix->len : sizeof(r->name);
+	if (fix->name)
+		memcpy(r->name, fix->name, r->len);
 }
 
 /* on_progress -- show how far the check is, once it is slow enough to matter */
@@ -169,7 +228,7 @@ static uint64_t check_heap(const uint8_t *base, uint64_t size, const struct objs
 			   void *scratch, struct check_view *v)
 {
 	struct os_check_report report = {
-		.problem = on_problem, .progress = on_progress, .ctx = v,
+		.problem = on_problem, .fixable = on_fixable, .progress = on_progress, .ctx = v,
 	};
 	uint64_t problems;
 
@@ -245,35 +304,212 @@ static int check_snapshots(struct image *img, void *scratch, struct check_view *
 	return EXIT_OK;
 }
 
-/* run_check -- objtool IMAGE check */
+/* check_image -- the whole check of an open image, the live state and
+ * every snapshot, in r; an exit status for a failure to check */
+static int check_image(struct image *img, void *scratch, struct check_view *v,
+		       struct check_result *r)
+{
+	int status = EXIT_OK;
+
+	clock_gettime(CLOCK_MONOTONIC, &v->start);
+	r->problems = check_heap(img->base, img->size, img->opened ? &img->os : NULL,
+				 scratch, v);
+	if (img->opened)
+		status = check_snapshots(img, scratch, v, r);
+	erase_progress(v);
+	return status;
+}
+
+/* repair_text -- what a repair does, for --dry-run and the report */
+static void repair_text(const struct repair *r, const char *verb)
+{
+	switch (r->kind) {
+	case OS_FIX_LEAK_PAGE:
+		printf("%s: free the leaked page at %#" PRIx64 "\n", verb, r->value);
+		break;
+	case OS_FIX_LEAK_BLOCK:
+		printf("%s: free the leaked block at %#" PRIx64 "\n", verb, r->value);
+		break;
+	case OS_FIX_DANGLING_NAME:
+		printf("%s: remove the name '", verb);
+		print_escaped(r->name, r->len);
+		printf("', bound to object #%" PRIu64 ", which does not exist\n", r->value);
+		break;
+	case OS_FIX_OBJECT_COUNT:
+		printf("%s: set the root block's object count to %" PRIu64 "\n", verb, r->value);
+		break;
+	case OS_FIX_NAME_COUNT:
+		printf("%s: set the root block's name count to %" PRIu64 " (less the names removed)\n",
+		       verb, r->value);
+		break;
+	}
+}
+
+/* apply -- every repair, in one transaction; an exit status */
+static int apply(struct image *img, const struct repairs *l)
+{
+	uint64_t objects = UINT64_MAX, names = UINT64_MAX, removed = 0, id;
+	struct os_stats st;
+	int err = 0, status = image_tx_begin(img, "check --repair");
+
+	for (size_t i = 0; !status && !err && i < l->n; i++) {
+		const struct repair *r = &l->v[i];
+
+		if (r->kind == OS_FIX_DANGLING_NAME) {
+			err = os_cat_remove(&img->os, r->name, r->len, &id);
+			removed++;
+		} else if (r->kind == OS_FIX_LEAK_PAGE || r->kind == OS_FIX_LEAK_BLOCK) {
+			err = os_free(&img->os, r->value);
+		} else if (r->kind == OS_FIX_OBJECT_COUNT) {
+			objects = r->value;
+		} else if (r->kind == OS_FIX_NAME_COUNT) {
+			names = r->value;
+		}
+	}
+	if (!status && !err && (objects != UINT64_MAX || names != UINT64_MAX)) {
+		os_stats(&img->os, &st);
+		err = os_repair_counts(&img->os, objects != UINT64_MAX ? objects : st.objects,
+				       names != UINT64_MAX ? names - removed : st.names);
+	}
+	if (status)
+		return status;
+	if (err)
+		return image_tx_fail(img, "check --repair", err, "repairing (nothing was changed)");
+	return image_tx_commit(img, "check --repair");
+}
+
+/* copy_file -- --backup FILE: the image's bytes into a new file; an exit status */
+static int copy_file(const char *from, const char *to)
+{
+	static char buf[1 << 20];
+	FILE *in = fopen(from, "rb");
+	int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	size_t n;
+	int status = EXIT_OK;
+
+	if (fd < 0 || !in) {
+		status = fail(EXIT_FAILED, "check --repair: %s %s: %s (nothing was changed)",
+			      fd < 0 ? "cannot create the backup" : "cannot read",
+			      fd < 0 ? to : from, strerror(errno));
+	}
+	while (!status && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (write_all(fd, buf, n))
+			status = fail(EXIT_FAILED, "check --repair: writing the backup %s: %s "
+				      "(nothing was changed)", to, strerror(errno));
+	if (!status && (ferror(in) || fsync(fd) != 0))
+		status = fail(EXIT_FAILED, "check --repair: the backup %s is not whole: %s "
+			      "(nothing was changed)", to, strerror(errno));
+	if (in)
+		fclose(in);
+	if (fd >= 0)
+		close(fd);
+	if (status && fd >= 0)
+		unlink(to);
+	return status;
+}
+
+/* repair -- check --repair after the read-only check found `r` with the
+ * repairs `l`: refuse, list, or repair and check again; an exit status */
+static int repair(struct image *img, const struct args *a, void *scratch,
+		  struct check_view *v, const struct check_result *r, struct repairs *l)
+{
+	struct check_view quiet = { .quiet = true };
+	struct repairs again = { 0 };
+	struct check_result r2 = { 0 };
+	struct image w;
+	int status;
+
+	if (r->problems == 0) {
+		printf("check --repair: nothing to repair\n");
+		return EXIT_OK;
+	}
+	if (l->out_of_memory)
+		return fail(EXIT_FAILED, "check --repair: out of memory; the image was not changed");
+	if (!img->opened || l->n < r->problems)
+		return fail(EXIT_PROBLEMS, "check --repair: %" PRIu64 " of the %" PRIu64 " problems "
+			    "cannot be repaired without guessing (only leaked pages and blocks, "
+			    "names bound to missing objects and the root block's counts can); "
+			    "the image was not changed", r->problems - l->n, r->problems);
+	for (size_t i = 0; i < l->n; i++)
+		repair_text(&l->v[i], a->opt[2] ? "would" : "repair");
+	if (a->opt[2]) {
+		printf("check --repair --dry-run: %" PRIu64 " problem%s, all repairable; "
+		       "nothing was changed\n", r->problems, r->problems == 1 ? "" : "s");
+		return EXIT_PROBLEMS;
+	}
+	if (a->opt[3] && (status = copy_file(img->path, a->opt[3])))
+		return status;
+	image_close(img);
+	/* Under the exclusive lock, the same problems must be found again. */
+	status = image_open(&w, img->path, ACCESS_REPAIR);
+	if (status)
+		return status;
+	quiet.repairs = &again;
+	r2.problems = check_heap(w.base, w.size, &w.os, scratch, &quiet);
+	if (r2.problems != r->problems || again.n != l->n)
+		status = fail(EXIT_FAILED, "check --repair: the image changed since it was checked "
+			      "(%" PRIu64 " problems now); nothing was changed", r2.problems);
+	else
+		status = apply(&w, &again);
+	free(again.v);
+	if (!status)
+		status = image_close(&w);
+	else
+		image_close(&w);
+	if (status)
+		return status;
+	printf("check --repair: %zu repair%s committed in one transaction; checking again\n",
+	       l->n, l->n == 1 ? "" : "s");
+	/* The whole check again, on the repaired image: its verdict is ours. */
+	status = image_open(img, img->path, ACCESS_CHECK);
+	if (status)
+		return status;
+	r2 = (struct check_result){ 0 };
+	v->printed = 0;
+	v->repairs = NULL;
+	status = check_image(img, scratch, v, &r2);
+	if (status)
+		return status;
+	summary(img, &r2, v->printed);
+	return r2.problems ? EXIT_PROBLEMS : EXIT_OK;
+}
+
+/* run_check -- objtool IMAGE check [--json] [--repair [--dry-run] [--backup FILE]] */
 static int run_check(struct image *img, const struct args *a)
 {
 	struct check_view v = { .tty = isatty(STDERR_FILENO) == 1, .json = a->opt[0] != NULL };
+	struct repairs repairs = { 0 };
 	struct check_result r = { 0 };
-	void *scratch = calloc(1, os_check_scratch_size(img->size));
-	int status = EXIT_OK;
+	void *scratch;
+	int status;
 
+	if (a->opt[1] && v.json)
+		return fail(EXIT_USAGE, "check: --repair speaks text only, not --json");
+	if (!a->opt[1] && (a->opt[2] || a->opt[3]))
+		return fail(EXIT_USAGE, "check: --dry-run and --backup go with --repair");
+	scratch = calloc(1, os_check_scratch_size(img->size));
 	if (!scratch)
 		return fail(EXIT_FAILED, "check: out of memory");
+	if (a->opt[1])
+		v.repairs = &repairs;
 	if (v.json)
 		printf("{\"problems\": [");
-	clock_gettime(CLOCK_MONOTONIC, &v.start);
-	r.problems = check_heap(img->base, img->size, img->opened ? &img->os : NULL,
-				scratch, &v);
-	if (img->opened)
-		status = check_snapshots(img, scratch, &v, &r);
-	erase_progress(&v);
-	free(scratch);
+	status = check_image(img, scratch, &v, &r);
 	if (status) {
 		if (v.json)
 			printf("]}\n"); /* the document stays whole; stderr says why */
-		return status;
-	}
-	if (v.json)
+	} else if (v.json) {
 		summary_json(img, &r);
-	else
+		status = r.problems ? EXIT_PROBLEMS : EXIT_OK;
+	} else {
 		summary(img, &r, v.printed);
-	return r.problems ? EXIT_PROBLEMS : EXIT_OK;
+		status = r.problems ? EXIT_PROBLEMS : EXIT_OK;
+		if (a->opt[1])
+			status = repair(img, a, scratch, &v, &r, &repairs);
+	}
+	free(repairs.v);
+	free(scratch);
+	return status;
 }
 
 const struct command cmd_check = {
@@ -281,8 +517,9 @@ const struct command cmd_check = {
 	.access = ACCESS_CHECK,
 	.min_pos = 0,
 	.max_pos = 0,
-	.opts = { { "--json", 0, false } },
-	.usage = "check [--json]",
+	.opts = { { "--json", 0, false }, { "--repair", 0, false }, { "--dry-run", 0, false },
+		  { "--backup", 0, true } },
+	.usage = "check [--json] [--repair [--dry-run] [--backup FILE]]",
 	.summary = "verify every invariant of the format",
 	.help = "Checks the whole image: superblock, root block, undo log, page\n"
 		"descriptors, free-page stack, slab lists, the id index and every\n"
@@ -302,6 +539,13 @@ const struct command cmd_check = {
 		"taken more than a second.\n\n"
 		"  --json   one JSON object: problems (each {snapshot: null or its name,\n"
 		"           problem: the text}), clean, count, in_snapshots,\n"
-		"           snapshots_checked, objects, names, unfinished_transaction\n",
+		"           snapshots_checked, objects, names, unfinished_transaction\n"
+		"  --repair  repair what needs no guessing -- leaked pages and blocks freed,\n"
+		"           names bound to missing objects removed, the root block's\n"
+		"           counts set -- in one transaction, then check again (its\n"
+		"           result is the exit status); refused, nothing written, when\n"
+		"           any problem is of another kind or in a snapshot\n"
+		"  --dry-run  with --repair: say what would be repaired, change nothing\n"
+		"  --backup FILE  with --repair: copy the image to FILE (a new file) first\n",
 	.run = run_check,
 };

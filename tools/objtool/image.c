@@ -233,7 +233,7 @@ static int open_heap(struct image *img)
 	img->snap_dropped = usage.dropped;
 	/* Rolling back commits the restored state as a new epoch. */
 	img->had_unfinished_tx = os_epoch(&img->os) != img->disk_epoch;
-	if (img->had_unfinished_tx && img->access == ACCESS_WRITE)
+	if (img->had_unfinished_tx && img->access != ACCESS_READ && img->access != ACCESS_CHECK)
 		note("%s: rolled back an unfinished transaction that a power cut "
 		     "or an interrupted writer left", img->path);
 	return EXIT_OK;
@@ -242,7 +242,7 @@ static int open_heap(struct image *img)
 /* image_open -- open, lock, map and open the heap of `path`; an exit status */
 int image_open(struct image *img, const char *path, enum image_access access)
 {
-	bool write = access == ACCESS_WRITE;
+	bool write = access == ACCESS_WRITE || access == ACCESS_REPAIR;
 	int status;
 
 	memset(img, 0, sizeof(*img));
@@ -256,8 +256,8 @@ int image_open(struct image *img, const char *path, enum image_access access)
 		status = probe(img);
 	if (!status && img->probe)
 		return EXIT_OK; /* check, on a corrupt heap: mapped read-only, not opened */
-	if (!status && write)
-		status = dry_run(img);
+	if (!status && access == ACCESS_WRITE)
+		status = dry_run(img); /* a repair knows the heap has problems */
 	if (!status)
 		status = open_heap(img);
 	if (status)
@@ -270,7 +270,8 @@ int image_close(struct image *img)
 {
 	int status = EXIT_OK;
 
-	if (img->base && img->access == ACCESS_WRITE && img->opened &&
+	if (img->base && (img->access == ACCESS_WRITE || img->access == ACCESS_REPAIR) &&
+	    img->opened &&
 	    msync(img->base, img->size, MS_SYNC) != 0)
 		status = fail(EXIT_FAILED, "%s: cannot write the changes to disk: %s",
 			      img->path, strerror(errno));

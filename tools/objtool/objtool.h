@@ -61,6 +61,8 @@ enum image_access {
 	ACCESS_READ,            /* shared lock, private copy-on-write view */
 	ACCESS_WRITE,           /* exclusive lock, shared mapping, one transaction */
 	ACCESS_CHECK,           /* as ACCESS_READ, but a corrupt heap is mapped too */
+	ACCESS_REPAIR,          /* as ACCESS_WRITE, without refusing a heap with problems
+				 * (check --repair opens it itself, after checking) */
 };
 
 /* A snapshot's state as a heap: a private copy-on-write mapping of the

@@ -194,6 +194,11 @@ uint64_t os_app_root(const struct objstore *os, unsigned i);
  * -ERR_RANGE for i >= OS_APP_ROOTS, -ERR_NOSPC log full */
 int os_app_root_set(struct objstore *os, unsigned i, uint64_t value);
 
+/* os_repair_counts -- set the root block's object and name counts to what
+ * os_check counted (its OS_FIX_OBJECT_COUNT and OS_FIX_NAME_COUNT), inside
+ * a transaction: for objtool check --repair, nothing else */
+int os_repair_counts(struct objstore *os, uint64_t objects, uint64_t names);
+
 /* --- allocation (inside a transaction) -------------------------------- */
 
 /* os_alloc -- `size` bytes (1..OS_PAGE_SIZE): a small block of the
