@@ -307,12 +307,21 @@ class Heap:
                           f"#{int(h['id'])}: the heap is damaged")
         return h
 
-    def small(self, oid, type_name):
-        """A small object's bytes as the kernel structure `type_name`."""
+    def small_offset(self, oid):
+        """The heap offset of a small object's bytes."""
         h = self.header(oid)
         if int(h["placement"]) != placement("OS_PLACE_SMALL"):
             raise FeError(f"object #{oid} is paged, not a kernel object")
-        return self.at(int(h["data"]), type_name)
+        return int(h["data"])
+
+    def small(self, oid, type_name):
+        """A small object's bytes as the kernel structure `type_name` (read now)."""
+        return self.at(self.small_offset(oid), type_name)
+
+    def small_value(self, oid, type_name):
+        """The same as an lvalue in guest memory, its fields read when used
+        (so a breakpoint condition reads them afresh at each hit)."""
+        return value_at(self.base + self.small_offset(oid), type_name)
 
     def obj_page(self, h, index):
         """The heap offset of page `index` of paged object h, 0 if missing."""
@@ -1713,9 +1722,7 @@ class FePt(FeCommand):
 
 
 def value_at(addr, type_name):
-    """The `type_name` in guest memory at addr, as an lvalue (its fields
-    read when used, so `$fe_proc(3).pid` in a breakpoint condition is
-    read afresh at each hit)."""
+    """The `type_name` in guest memory at addr, as an lvalue."""
     return gdb.Value(addr).cast(lookup_type(type_name).pointer()).dereference()
 
 
@@ -1749,7 +1756,7 @@ class FeProc(FeFunction):
         """The live process `pid`'s kproc, an lvalue in the heap."""
         heap = Heap()
         _, oid, _ = Kernel(heap).process(pid)
-        return value_at(heap.base + int(heap.header(oid)["data"]), "struct kproc")
+        return heap.small_value(oid, "struct kproc")
 
 
 class FeCurrent(FeFunction):
@@ -1766,8 +1773,7 @@ class FeCurrent(FeFunction):
         if slot < 0:
             raise FeError(f"CPU {selected_cpu()} runs no process now (fe-cpus says what it does)")
         heap = Heap()
-        oid = int(Kernel(heap).kroot["procs"][slot])
-        return value_at(heap.base + int(heap.header(oid)["data"]), "struct kproc")
+        return heap.small_value(int(Kernel(heap).kroot["procs"][slot]), "struct kproc")
 
 
 class FeObjValue(FeFunction):
@@ -1789,7 +1795,7 @@ class FeObjValue(FeFunction):
         kind = enum_name("enum os_obj_type", int(h["type"]))
         name = kernel_struct(heap, oid, kind)
         if name and int(h["placement"]) == placement("OS_PLACE_SMALL"):
-            return value_at(heap.base + int(h["data"]), f"struct {name}")
+            return heap.small_value(oid, f"struct {name}")
         return value_at(heap.base + off, "struct os_obj_header")
 
 

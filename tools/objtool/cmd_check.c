@@ -352,7 +352,9 @@ static int apply(struct image *img, const struct repairs *l)
 	struct os_stats st;
 	int err = 0, status = image_tx_begin(img, "check --repair");
 
-	for (size_t i = 0; !status && !err && i < l->n; i++) {
+	if (status)
+		return status;
+	for (size_t i = 0; !err && i < l->n; i++) {
 		const struct repair *r = &l->v[i];
 
 		if (r->kind == OS_FIX_DANGLING_NAME) {
@@ -366,13 +368,11 @@ static int apply(struct image *img, const struct repairs *l)
 			names = r->value;
 		}
 	}
-	if (!status && !err && (objects != UINT64_MAX || names != UINT64_MAX)) {
+	if (!err && (objects != UINT64_MAX || names != UINT64_MAX)) {
 		os_stats(&img->os, &st);
 		err = os_repair_counts(&img->os, objects != UINT64_MAX ? objects : st.objects,
 				       names != UINT64_MAX ? names - removed : st.names);
 	}
-	if (status)
-		return status;
 	if (err)
 		return image_tx_fail(img, "check --repair", err, "repairing (nothing was changed)");
 	return image_tx_commit(img, "check --repair");

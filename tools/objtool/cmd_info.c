@@ -165,36 +165,35 @@ static int gather_stats(const struct image *img, struct heap_stats *hs)
 
 /* print_stats -- info --stats: what pmempool info -s and lx-slabinfo tell */
 static void print_stats(const struct image *img, const struct os_stats *st,
-			const struct heap_stats *h)
+			const struct heap_stats *hs)
 {
-	struct heap_stats hs = *h;
 	uint64_t power_ons, commits, running_ns;
 	char s1[32], s2[32];
 
 	printf("\nobjects by type:  %-10s %8s %14s %14s\n", "TYPE", "OBJECTS", "BYTES", "HELD");
 	for (unsigned t = 0; t <= OS_TYPE_MAX; t++)
-		if (hs.objects[t])
+		if (hs->objects[t])
 			printf("                  %-10s %8" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
-			       os_obj_type_name((uint16_t)t), hs.objects[t], hs.bytes[t], hs.held[t]);
+			       os_obj_type_name((uint16_t)t), hs->objects[t], hs->bytes[t], hs->held[t]);
 	printf("slabs:            %-10s %8s %14s %14s\n", "BLOCK", "PAGES", "BLOCKS USED", "OCCUPANCY");
 	for (unsigned c = 0; c < OS_SIZE_CLASSES; c++) {
-		uint64_t slots = hs.slabs[c] * (OS_PAGE_SIZE >> (c + 6));
+		uint64_t slots = hs->slabs[c] * (OS_PAGE_SIZE >> (c + 6));
 
-		if (hs.slabs[c])
+		if (hs->slabs[c])
 			printf("                  %-10u %8" PRIu64 " %14" PRIu64 " %13" PRIu64 "%%\n",
-			       64u << c, hs.slabs[c], hs.slots_used[c],
-			       hs.slots_used[c] * 100 / slots);
+			       64u << c, hs->slabs[c], hs->slots_used[c],
+			       hs->slots_used[c] * 100 / slots);
 	}
-	printf("whole pages:      %" PRIu64 "\n", hs.whole_pages);
+	printf("whole pages:      %" PRIu64 "\n", hs->whole_pages);
 	printf("free pages:       %" PRIu64 " (%s) in %" PRIu64 " run%s, the largest %" PRIu64
-	       " pages (%s)\n", hs.free_pages,
-	       fmt_size(s1, sizeof(s1), hs.free_pages * OS_PAGE_SIZE), hs.free_runs,
-	       hs.free_runs == 1 ? "" : "s",
-	       hs.largest_free_run, fmt_size(s2, sizeof(s2), hs.largest_free_run * OS_PAGE_SIZE));
+	       " pages (%s)\n", hs->free_pages,
+	       fmt_size(s1, sizeof(s1), hs->free_pages * OS_PAGE_SIZE), hs->free_runs,
+	       hs->free_runs == 1 ? "" : "s",
+	       hs->largest_free_run, fmt_size(s2, sizeof(s2), hs->largest_free_run * OS_PAGE_SIZE));
 	printf("fragmentation:    %" PRIu64 "%% (free pages outside the largest run)\n",
-	       hs.free_pages ? (hs.free_pages - hs.largest_free_run) * 100 / hs.free_pages : 0);
+	       hs->free_pages ? (hs->free_pages - hs->largest_free_run) * 100 / hs->free_pages : 0);
 	printf("log high water:   %s of %s (the furthest any transaction reached)\n",
-	       fmt_size(s1, sizeof(s1), hs.log_high_water), fmt_size(s2, sizeof(s2), st->log_size));
+	       fmt_size(s1, sizeof(s1), hs->log_high_water), fmt_size(s2, sizeof(s2), st->log_size));
 	printf("age:              epoch %" PRIu64, img->disk_epoch);
 	if (kernel_age(img, &power_ons, &commits, &running_ns))
 		printf(", %" PRIu64 " power-on%s, %" PRIu64 " kernel commits, %" PRIu64
