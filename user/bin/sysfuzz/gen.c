@@ -101,7 +101,9 @@ static uint64_t map_pointer(uint64_t len)
 	return m->addr + fz_rand(m->len < (1u << 20) ? m->len : (1u << 20));
 }
 
-/* fz_ptr_bad -- a pointer the kernel must refuse whatever the length */
+/* fz_ptr_bad -- a pointer the kernel must refuse whatever the length
+ * (invariant: no fuzzed SYS_MAP is given one of its user-half addresses,
+ * calls.c's bad_outside_user_half) */
 uint64_t fz_ptr_bad(void)
 {
 	switch (fz_rand(11)) {
