@@ -1535,6 +1535,31 @@ int os_cat_remove(struct objstore *os, const char *name, uint64_t len,
 	return err;
 }
 
+/* os_cat_replace -- bind the bound `name` to `id` instead: the leaf entry
+ * is rebuilt with the new value, like any other change (copy on write) */
+int os_cat_replace(struct objstore *os, const char *name, uint64_t len,
+		   uint64_t id, uint64_t *old)
+{
+	const uint8_t *key = (const uint8_t *)name;
+	struct cat_change ch = { .child = -1, .del = 1, .nins = 1, .key = key,
+				 .len = (unsigned)len, .value = id };
+	struct cat_op op;
+	uint64_t value;
+	int err = os_cat_name_ok(name, len);
+
+	if (!err)
+		err = op_init(&op, os);
+	if (!err)
+		err = find_bound(&op, key, (unsigned)len, &value);
+	if (err)
+		return err;
+	ch.pos = op.path.lv[op.path.height - 1].pos;
+	err = op_run(&op, &ch, 0);
+	if (!err && old)
+		*old = value;
+	return err;
+}
+
 /* insert_log_max -- log bytes an insert into a tree of `height` levels may need */
 static uint64_t insert_log_max(unsigned height)
 {

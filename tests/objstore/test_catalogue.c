@@ -545,6 +545,19 @@ CHECK_TEST(rename_moves_a_binding)
 	CHECK_EQ(id, 1);
 	CHECK_EQ(os_cat_lookup(&os, "b", 1, &id), 0);
 	CHECK_EQ(id, 2);
+	/* Replaced: the name keeps its place, names another id. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_cat_replace(&os, "b", 1, 7, &id), 0);
+	CHECK_EQ(id, 2);
+	CHECK_EQ(os_cat_replace(&os, "x", 1, 7, &id), -ERR_NOENT);
+	CHECK_EQ(os_cat_replace(&os, "", 0, 7, &id), -ERR_INVAL);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(os_cat_lookup(&os, "b", 1, &id), 0);
+	CHECK_EQ(id, 7);
+	CHECK_EQ(os.root->catalogue_count, 2);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_cat_replace(&os, "b", 1, 2, NULL), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
 	/* The only name renamed: the tree empties and refills. */
 	CHECK_EQ(os_tx_begin(&os), 0);
 	CHECK_EQ(os_cat_remove(&os, "b", 1, NULL), 0);

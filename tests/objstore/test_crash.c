@@ -1895,6 +1895,23 @@ static int ow_rename(struct harness *h, size_t i, const char *to, size_t to_len)
 	return 0;
 }
 
+/* ow_replace -- bind name i to `id` instead, moving its reference */
+static int ow_replace(struct harness *h, size_t i, uint64_t id)
+{
+	struct obj_model *m = h->om;
+	uint64_t old = 0;
+	int err = os_cat_replace(&h->os, m->names[i].name, m->names[i].len, id, &old);
+
+	if (err)
+		return err;
+	CHECK_EQ(old, m->names[i].id);
+	om_touch_names(m);
+	m->names[i].id = id;
+	if (ow_ref(h, id, 1) || ow_ref(h, old, -1))
+		return HALF_DONE;
+	return 0;
+}
+
 /* ow_delete -- unbind every name of `id`, then delete it */
 static int ow_delete(struct harness *h, uint64_t id)
 {
@@ -2121,6 +2138,34 @@ CHECK_TEST(catalogue_rename)
 			CHECK_EQ(ow_rename(h, 0, h->om->names[1].name, h->om->names[1].len),
 				 -ERR_EXIST);
 		CHECK_EQ(os_cat_rename(&h->os, "no such name", 12, "x", 1), -ERR_NOENT);
+		h_end(h, t != 2);
+	}
+	h_finish(h);
+}
+
+/* Names bound to another object in place (what a host link's put does to
+ * an existing name), and a name that is not bound. */
+CHECK_TEST(catalogue_replace)
+{
+	struct harness *h = h_new("catalogue_replace", WORLD_OBJECTS, OBJECT_LOG, 142);
+	uint64_t ids[3];
+
+	cat_setup(h, ids);
+	cat_insert_many(h, ids, 40, 20, 60, 200);
+	CHECK(cat_height(h) >= 2);
+	h->armed = true;
+	h->randoms = 8;
+	for (unsigned t = 0; t < 5; t++) {
+		h_begin(h);
+		for (unsigned i = 0; i < 6; i++) {
+			size_t n = below(&h->rng, h->om->names_n);
+			uint64_t to = ids[below(&h->rng, 3)];
+
+			if (to != h->om->names[n].id)
+				CHECK_EQ(ow_replace(h, n, to), 0);
+		}
+		CHECK_EQ(os_cat_replace(&h->os, "no such name", 12, ids[0], NULL),
+			 -ERR_NOENT);
 		h_end(h, t != 2);
 	}
 	h_finish(h);

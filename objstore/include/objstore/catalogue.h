@@ -39,6 +39,12 @@ int os_cat_insert(struct objstore *os, const char *name, uint64_t len,
 int os_cat_remove(struct objstore *os, const char *name, uint64_t len,
 		  uint64_t *id);
 
+/* os_cat_replace -- bind the bound `name` to `id`, atomically within the
+ * caller's transaction; the id it had in *old (if old != NULL); -ERR_NOENT
+ * if unbound */
+int os_cat_replace(struct objstore *os, const char *name, uint64_t len,
+		   uint64_t id, uint64_t *old);
+
 /* os_cat_rename -- move the binding of `from` to `to`, atomically within
  * the caller's transaction; -ERR_NOENT, -ERR_EXIST, -ERR_INVAL */
 int os_cat_rename(struct objstore *os, const char *from, uint64_t from_len,
