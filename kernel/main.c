@@ -36,6 +36,7 @@
 #include "dev/uart.h"
 #include "mm/frame.h"
 #include "mm/vm.h"
+#include "proc/hostlink.h"
 #include "proc/modules.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
@@ -150,6 +151,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	smp_start();
 	stamp("cpus");
 	uart_enable_receive_interrupt();
+	hostlink_init();
 	arch_interrupts_enable();
 
 	if (cmdline_has("crash") || cmdline_has("selftest"))

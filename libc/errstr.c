@@ -36,6 +36,7 @@ static const struct err_text err_table[] = {
 	[ERR_IO] = {"ERR_IO", "I/O error"},
 	[ERR_NOEXEC] = {"ERR_NOEXEC", "not a valid program"},
 	[ERR_PEER] = {"ERR_PEER", "the other end is closed"},
+	[ERR_RESET] = {"ERR_RESET", "the other side started over"},
 };
 
 _Static_assert(sizeof(err_table) / sizeof(err_table[0]) == ERR__COUNT,

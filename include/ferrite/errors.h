@@ -30,6 +30,7 @@ enum fe_error {
 	ERR_IO = 17,      /* device or host I/O error */
 	ERR_NOEXEC = 18,  /* not a valid program (ELF checks) */
 	ERR_PEER = 19,    /* the other end of a channel is closed */
+	ERR_RESET = 20,   /* the other side started over: a host link after power-on */
 	ERR__COUNT
 };
 

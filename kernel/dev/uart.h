@@ -1,6 +1,7 @@
 /*
- * uart.h -- the 16550 UART on COM1: the console.
+ * uart.h -- the 16550 UARTs: COM1, the console, and COM2, the host link.
  *
+ * The console:
  * Output is polled (it must work before interrupts, and in a panic).
  * Input arrives by interrupt (IRQ 4) into a small ring, once
  * uart_enable_receive_interrupt() has run; a full ring leaves bytes in
@@ -24,5 +25,34 @@ void uart_enable_receive_interrupt(void);
 /* uart_read_byte -- take one received byte; false when none is waiting.
  * Called with interrupts off. */
 bool uart_read_byte(char *out);
+
+/* The host link (COM2; proc/hostlink.c). Output is held until released
+ * and then sent by interrupt; input arrives by interrupt (IRQ 3). All of
+ * these run with interrupts off. */
+
+/* uart_link_init -- find COM2, set it up, route IRQ 3; false if absent */
+bool uart_link_init(void);
+
+/* uart_link_poll -- service the port: what arrived into the ring, what
+ * was released out (so an interrupt edge lost never stalls the link) */
+void uart_link_poll(void);
+
+/* uart_link_read -- up to cap received bytes into buf -> how many */
+size_t uart_link_read(char *buf, size_t cap);
+
+/* uart_link_readable -- whether received bytes wait */
+bool uart_link_readable(void);
+
+/* uart_link_room -- bytes uart_link_put takes now */
+size_t uart_link_room(void);
+
+/* uart_link_put -- hold up to len bytes for sending -> how many were taken */
+size_t uart_link_put(const char *s, size_t len);
+
+/* uart_link_held -- whether bytes are held, waiting for a release */
+bool uart_link_held(void);
+
+/* uart_link_release -- every byte put so far may go out now */
+void uart_link_release(void);
 
 #endif

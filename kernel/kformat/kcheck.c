@@ -200,6 +200,10 @@ static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid,
 			(void)kobj_bytes(k, h->object, OS_TYPE_PROCESS,
 					 sizeof(struct kproc), KPROC_MAGIC, what);
 	}
+	if (t->console_sink && (t->console_sink > INT32_MAX ||
+				(t->console_sink & 0xff) >= FE_HANDLE_SLOTS))
+		problem(k, "handle table #%llu (pid %llu): console sink %#llx is not a handle value",
+			ULL(id), ULL(pid), ULL(t->console_sink));
 	if (used != t->count)
 		problem(k, "handle table #%llu (pid %llu): count %u, but %u slots in use",
 			ULL(id), ULL(pid), t->count, used);

@@ -205,7 +205,8 @@ enum kproc_state {
 /* kproc.flags. Zero in every process made before the field had a use (it
  * was reserved, and objects are made zeroed), so no layout version. */
 #define KPROC_RESCUE 0x1u              /* a safe power-on's rescue shell (proc/safe.c) */
-#define KPROC_FLAGS_ALL KPROC_RESCUE
+#define KPROC_LINK 0x2u                /* the host link's service (proc/hostlink.c) */
+#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK)
 
 struct kproc {
 	uint32_t magic;
@@ -253,8 +254,10 @@ enum kwait {
 	KWAIT_CONSOLE_OUT = 5,         /* until queued console output was sent */
 	KWAIT_THREAD = 6,              /* until thread `wait_obj` exits (SYS_THREAD_JOIN) */
 	KWAIT_FUTEX = 7,               /* until SYS_FUTEX_WAKE on user address `wait_obj` of its process */
+	KWAIT_LINK = 8,                /* until bytes arrive on the host link */
+	KWAIT_LINK_OUT = 9,            /* until the host link's output has room */
 };
-#define KWAIT_LAST KWAIT_FUTEX
+#define KWAIT_LAST KWAIT_LINK_OUT
 
 /* The threads of one process: at most this many, numbered (tid) from 0. */
 #define KPROC_MAX_THREADS FE_THREADS_MAX
@@ -346,13 +349,17 @@ KFORMAT_AT(khandle, reserved, 14);
 struct khandles {
 	uint32_t magic;
 	uint32_t count;                /* slots in use */
-	uint64_t reserved;
+	/* SYS_CONSOLE_SINK: the value of this table's handle to the channel
+	 * end the process's console output goes to; 0 (as before it existed,
+	 * when it was reserved): the console. A sink whose handle was closed
+	 * counts as none. */
+	uint64_t console_sink;
 	struct khandle slot[FE_HANDLE_SLOTS];
 };
 KFORMAT_SIZE(khandles, 1936);
 KFORMAT_AT(khandles, magic, 0);
 KFORMAT_AT(khandles, count, 4);
-KFORMAT_AT(khandles, reserved, 8);
+KFORMAT_AT(khandles, console_sink, 8);
 KFORMAT_AT(khandles, slot, 16);
 _Static_assert(sizeof(struct khandles) <= KFORMAT_SMALL_MAX, "a small object");
 

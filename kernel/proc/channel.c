@@ -181,4 +181,5 @@ void channel_pop(uint64_t id, uint8_t end)
 	KLOG(q);
 	q->head = (q->head + 1) % FE_CHAN_QUEUE;
 	q->count--;
+	sched_wake(KWAIT_CHANNEL, id); /* a console sink's writer may wait for room */
 }

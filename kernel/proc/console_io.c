@@ -29,6 +29,12 @@
  *    epoch that never committed are lost with it -- and so is their echo,
  *    which was never sent: a keystroke whose echo a person saw is never lost.
  *
+ * A process may send its console to a channel instead (SYS_CONSOLE_SINK,
+ * which children inherit at spawn): its writes become messages on that
+ * channel end, blocking while the queue is full; its reads see the end of
+ * the input (0 bytes, as from /dev/null); it never takes the foreground.
+ * That is how the host link's `run` collects a command's output.
+ *
  * FE_CONSOLE_LINE reads edit the line in the kernel root (persistent, so a
  * half-typed line outlives a power cut): printable bytes are echoed and
  * appended, Backspace/DEL erases, Ctrl-U erases the line, Ctrl-C abandons
@@ -44,8 +50,10 @@
 #include "errstr.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
+#include "proc/channel.h"
 #include "proc/console_io.h"
 #include "proc/epoch.h"
+#include "proc/handle.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
 #include "proc/safe.h"
@@ -225,17 +233,103 @@ static int64_t wait_for_release(struct trap_frame *tf)
 	return SYSCALL_BLOCKED;
 }
 
+/* --- console sinks -------------------------------------------------------- */
+
+/* sink_of -- the channel end p's console goes to (false: the console); a
+ * sink whose handle was closed is forgotten */
+static bool sink_of(struct pctx *p, struct khandle **end)
+{
+	if (!p->ht->console_sink)
+		return false;
+	if (!handle_lookup(p, (int64_t)p->ht->console_sink,
+			   HANDLE_TYPE(OS_TYPE_CHANNEL), FE_RIGHT_WRITE, end))
+		return true;
+	KLOG(&p->ht->console_sink);
+	p->ht->console_sink = 0;
+	return false;
+}
+
+/* console_has_sink -- whether p's console goes to a channel */
+bool console_has_sink(struct pctx *p)
+{
+	struct khandle *end;
+
+	return sink_of(p, &end);
+}
+
+/* console_set_sink -- SYS_CONSOLE_SINK: p's console output goes to the
+ * channel end of `handle` (write right), or to the console again (-1) */
+int64_t console_set_sink(struct pctx *p, int64_t handle)
+{
+	struct khandle *end;
+	int err;
+
+	if (handle != -1) {
+		err = handle_lookup(p, handle, HANDLE_TYPE(OS_TYPE_CHANNEL),
+				    FE_RIGHT_WRITE, &end);
+		if (err)
+			return err;
+	}
+	KLOG(&p->ht->console_sink);
+	p->ht->console_sink = handle == -1 ? 0 : (uint64_t)handle;
+	return 0;
+}
+
+/* console_inherit_sink -- at spawn: a child of a parent with a sink gets
+ * a handle of its own to the sink's channel end, and that sink */
+int console_inherit_sink(struct pctx *parent, struct pctx *child)
+{
+	struct khandle *end;
+	int h;
+
+	if (!parent || !sink_of(parent, &end))
+		return 0;
+	kobj_hold(end->object);
+	h = handle_install(child, end->object, FE_RIGHT_WRITE, end->end);
+	if (h < 0) {
+		kobj_release(end->object);
+		return h;
+	}
+	KLOG(&child->ht->console_sink);
+	child->ht->console_sink = (uint64_t)h;
+	return 0;
+}
+
+/* sink_write -- up to one message of p's buf to its sink's channel end;
+ * blocks while the channel's queue is full */
+static int64_t sink_write(struct trap_frame *tf, struct pctx *p,
+			  struct khandle *end, uint64_t buf, uint64_t len)
+{
+	static char msg[FE_CHAN_MSG_MAX];
+	int err;
+
+	if (len > sizeof(msg))
+		len = sizeof(msg);
+	err = uvm_copy_in(p, msg, buf, len);
+	if (!err)
+		err = channel_send(end->object, end->end, msg, (uint32_t)len, 0, 0, 0);
+	if (err == -ERR_NOSPC) {
+		sched_block(tf, KWAIT_CHANNEL, end->object, 0);
+		return SYSCALL_BLOCKED;
+	}
+	return err ? err : (int64_t)len;
+}
+
 /* console_write -- SYS_CONSOLE_WRITE: up to FE_IO_MAX bytes, as many as
  * the output queue takes; blocks while it is full */
 int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		      uint64_t len)
 {
+	struct khandle *end;
+
 	if (len > FE_IO_MAX)
 		len = FE_IO_MAX;
 	if (!len)
 		return 0;
 	if (uvm_check(p, buf, len, UVM_READ))
 		return -ERR_FAULT;
+	if (sink_of(p, &end))
+		return sink_write(tf, p, end, buf, len);
 	if (!out_room())
 		return wait_for_release(tf); /* which makes room */
 	return queue_out(p, NULL, buf, len);
@@ -475,6 +569,8 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return -ERR_INVAL;
 	if (uvm_check(p, buf, cap, UVM_WRITE))
 		return -ERR_FAULT;
+	if (console_has_sink(p))
+		return 0; /* the end of the input */
 	switch (mode & 0xff) {
 	case FE_CONSOLE_LINE:
 		return read_line(tf, p, buf, cap, nonblock);

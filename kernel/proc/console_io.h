@@ -42,6 +42,18 @@ bool console_output_waiting(void);
  * committed output to the UART, moving the durable "sent" cursor */
 void console_release(void);
 
+/* console_set_sink -- SYS_CONSOLE_SINK: p's console output goes to the
+ * channel end of `handle` (which needs the write right), or to the
+ * console again (-1) */
+int64_t console_set_sink(struct pctx *p, int64_t handle);
+
+/* console_has_sink -- whether p's console goes to a channel */
+bool console_has_sink(struct pctx *p);
+
+/* console_inherit_sink -- at spawn: a child of a parent with a sink gets
+ * a handle of its own to the same channel end as its sink */
+int console_inherit_sink(struct pctx *parent, struct pctx *child);
+
 /* console_set_foreground -- SYS_CONSOLE_FG: Ctrl-C ends process `pid`
  * (0: none); while a safe power-on holds processes, only until SYS_RESUME */
 void console_set_foreground(uint64_t pid);

@@ -36,7 +36,8 @@
  *     (objstore/tx.c); the next epoch begins;
  *  3. uvm_epoch_end: every user page logged in the epoch (no cache) loses its write
  *     bit, so its next write is logged in the new epoch;
- *  4. console_release: the epoch's console output may now be seen.
+ *  4. console_release: the epoch's console output may now be seen (and
+ *     hostlink_release: so may its output to the host link).
  * A cut before step 2's store rolls back to the last commit; after it the
  * epoch is durable, and steps 3 and 4 only touch volatile state and the
  * console's durable cursor, which power-on handles (console_io.c).
@@ -60,6 +61,7 @@
 #include "ferrite/nvmtrace.h"
 #include "proc/console_io.h"
 #include "proc/epoch.h"
+#include "proc/hostlink.h"
 #include "proc/kobj.h"
 #include "proc/pagecache.h"
 #include "proc/proc.h"
@@ -254,6 +256,7 @@ void epoch_commit_since(uint64_t start)
 #ifndef FERRITE_MUTANT_EARLY_CONSOLE
 	console_release();
 #endif
+	hostlink_release();
 	arch_trace_event(NVT_EVENT_COMMIT_END);
 	last_commit_ns = time_ns();
 	requested = false;

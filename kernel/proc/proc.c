@@ -28,6 +28,7 @@
 #include "proc/elf.h"
 #include "proc/epoch.h"
 #include "proc/handle.h"
+#include "proc/hostlink.h"
 #include "proc/kobj.h"
 #include "proc/pagecache.h"
 #include "proc/proc.h"
@@ -464,6 +465,8 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	err = new_process((unsigned)free, parent, code, a->argv, &p);
 	if (!err)
 		err = build(p, code, &img, a);
+	if (!err)
+		err = console_inherit_sink(parent, p);
 	if (err) {
 		if (p)
 			proc_end(p, FE_EXIT_KILLED, 0, "spawn failed");
@@ -473,9 +476,9 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	return 0;
 }
 
-/* proc_start_shell -- bin/osh with no parent and kproc.flags `flags`;
- * NULL, after saying why, if it cannot start */
-struct pctx *proc_start_shell(uint32_t flags)
+/* proc_start -- `program` (a catalogue name) as `name`, with no parent
+ * and kproc.flags `flags`; NULL, after saying why, if it cannot start */
+struct pctx *proc_start(const char *program, const char *name, uint32_t flags)
 {
 	static struct spawn_args args;
 	struct spawn_args *a = &args;
@@ -484,22 +487,29 @@ struct pctx *proc_start_shell(uint32_t flags)
 	unsigned slot;
 	int err;
 
-	if (os_cat_lookup(&kheap, SHELL_PROGRAM, strlen(SHELL_PROGRAM), &code)) {
-		pr_info("ferrite: no %s in the catalogue\n", SHELL_PROGRAM);
+	if (os_cat_lookup(&kheap, program, strlen(program), &code)) {
+		pr_info("ferrite: no %s in the catalogue\n", program);
 		return NULL;
 	}
 	a->argc = 1;
-	a->argv_bytes = sizeof(SHELL_NAME);
-	memcpy(a->argv, SHELL_NAME, sizeof(SHELL_NAME));
+	a->argv_bytes = strlen(name) + 1;
+	memcpy(a->argv, name, a->argv_bytes);
 	err = proc_spawn(NULL, code, a, &slot);
 	if (err) {
-		pr_err("ferrite: cannot start %s: %s\n", SHELL_PROGRAM, err_str(err));
+		pr_err("ferrite: cannot start %s: %s\n", program, err_str(err));
 		return NULL;
 	}
 	p = proc_slot(slot);
 	KLOG(&p->proc->flags);
 	p->proc->flags = flags;
 	return p;
+}
+
+/* proc_start_shell -- bin/osh with no parent and kproc.flags `flags`;
+ * NULL, after saying why, if it cannot start */
+struct pctx *proc_start_shell(uint32_t flags)
+{
+	return proc_start(SHELL_PROGRAM, SHELL_NAME, flags);
 }
 
 /* proc_is_shell -- whether p is a shell: a process named as bin/osh's are */
@@ -544,6 +554,7 @@ void proc_init(void)
 	pr_info("ferrite: power-on %llu, %u processes\n",
 		(unsigned long long)kroot->power_ons, proc_count());
 	console_power_on();
+	hostlink_power_on();
 	snapshot_init();
 	safe_power_on();
 	if (!proc_count())

@@ -38,6 +38,9 @@ extern struct kroot *kroot;
 /* proc_init -- find or create the kernel root; hold the saved processes
  * for a safe power-on (proc/safe.c); start bin/osh if nothing runs */
 void proc_init(void);
+/* proc_start -- start `program` (a catalogue name) as `name` with no
+ * parent and kproc.flags `flags`; NULL, after saying why, if it cannot */
+struct pctx *proc_start(const char *program, const char *name, uint32_t flags);
 /* proc_start_shell -- start bin/osh with no parent and kproc.flags
  * `flags`; NULL, after saying why, if it cannot start */
 struct pctx *proc_start_shell(uint32_t flags);

@@ -45,6 +45,7 @@
 #include "core/time.h"
 #include "proc/console_io.h"
 #include "proc/epoch.h"
+#include "proc/hostlink.h"
 #include "proc/kobj.h"
 #include "proc/proc.h"
 #include "proc/safe.h"
@@ -217,7 +218,8 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 		wake_sleepers();
 		slot = pick_next();
 		if (slot < 0 && epoch_dirty() &&
-		    (!others_run() || console_output_waiting())) {
+		    (!others_run() || console_output_waiting() ||
+		     hostlink_output_waiting())) {
 			/* The whole system would idle, or output waits to be seen:
 			 * make the epoch durable, send its output. (A CPU idling
 			 * beside a busy one otherwise leaves the epoch to the
@@ -235,6 +237,7 @@ static void switch_to_next(struct cpu *c, struct trap_frame *tf)
 			}
 			idle(c);
 			console_input_poll();
+			hostlink_poll();
 			continue;
 		}
 		p = proc_slot((unsigned)slot / KPROC_MAX_THREADS);
@@ -272,6 +275,7 @@ void kernel_exit_to_user(struct trap_frame *tf)
 	if (kroot->reap_count && kobj_reap(epoch_log_keep()))
 		commit(tf); /* the reaper left EPOCH_ENTRY_LOG_MAX for this */
 	console_input_poll();
+	hostlink_poll();
 	t = running_thread(c);
 	/* A stop may have moved this CPU to the kernel's tables, or another
 	 * CPU dropped its process's tables (uvm_drop_all_tables): load them. */

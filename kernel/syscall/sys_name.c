@@ -47,6 +47,41 @@ int64_t sys_name_bind(struct syscall *call)
 	return 0;
 }
 
+/* SYS_NAME_REPLACE (handle, name, name_len) -> 0: like SYS_NAME_BIND, but
+ * a bound name is bound to the handle's object instead, in one change of
+ * the catalogue (so a power cut leaves the old binding or the new one) */
+int64_t sys_name_replace(struct syscall *call)
+{
+	struct pctx *p = call->caller;
+	const int64_t handle = (int64_t)call->arg[0];
+	const uint64_t name_ptr = call->arg[1], name_len = call->arg[2];
+	char name[FE_NAME_MAX];
+	struct khandle *h;
+	uint64_t old;
+	int err;
+
+	err = handle_lookup(p, handle, HANDLE_ANY_TYPE, FE_RIGHT_GRANT, &h);
+	if (err)
+		return err;
+	if (!(handle_types(USE_NAME) & HANDLE_TYPE(kobj_type(h->object))))
+		return -ERR_PERM;
+	err = copy_name(p, name, name_ptr, name_len);
+	if (err)
+		return err;
+	err = os_cat_replace(&kheap, name, name_len, h->object, &old);
+	if (err == -ERR_NOENT) {
+		old = 0;
+		err = os_cat_insert(&kheap, name, name_len, h->object);
+	}
+	if (err)
+		return err;
+	kobj_hold(h->object); /* the name's reference (before the old one
+			       * goes: the two may be the same object) */
+	if (old)
+		kobj_release(old);
+	return 0;
+}
+
 /* SYS_NAME_UNBIND (name, name_len) -> 0 */
 int64_t sys_name_unbind(struct syscall *call)
 {

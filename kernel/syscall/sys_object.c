@@ -24,7 +24,50 @@
 
 static uint8_t io_buffer[IO_CHUNK];
 
-/* SYS_OBJ_CREATE (type, size) -> a handle with every right */
+/* create_code -- a code object of `size` bytes copied from the blob of
+ * `source` -> a handle with code's rights. Only the host link's service
+ * may: code objects come from the boot modules, objtool, and a program
+ * put in live through the link (docs/hostlink.md). */
+static int64_t create_code(struct pctx *p, uint64_t size, int64_t source)
+{
+	struct os_obj_info info;
+	struct khandle *h;
+	uint64_t id, at = 0;
+	int err;
+
+	if (!(p->proc->flags & KPROC_LINK))
+		return -ERR_PERM;
+	err = handle_lookup(p, source, HANDLE_TYPE(OS_TYPE_BLOB), FE_RIGHT_READ, &h);
+	if (!err)
+		err = os_obj_stat(&kheap, h->object, &info);
+	if (err)
+		return err;
+	if (info.size != size)
+		return -ERR_INVAL;
+	if (handle_full(p, 1))
+		return -ERR_NOSPC;
+	err = os_obj_create(&kheap, OS_TYPE_CODE, size, &id);
+	if (err)
+		return err;
+	while (!err && at < size) {
+		uint64_t want = size - at < IO_CHUNK ? size - at : IO_CHUNK;
+		int64_t got = pagecache_read(h->object, at, io_buffer, want);
+
+		if (got == (int64_t)want)
+			got = os_obj_write(&kheap, id, at, io_buffer, want);
+		if (got != (int64_t)want)
+			err = got < 0 ? (int)got : -ERR_IO;
+		at += want;
+	}
+	if (err) {
+		kobj_release(id); /* its only reference: the reaper deletes it */
+		return err;
+	}
+	return install_new(p, id, handle_rights_max(OS_TYPE_CODE), 0);
+}
+
+/* SYS_OBJ_CREATE (type, size[, source]) -> a handle with every right (for
+ * code, made by the link service from the blob of `source`, code's rights) */
 int64_t sys_obj_create(struct syscall *call)
 {
 	struct pctx *p = call->caller;
@@ -33,7 +76,7 @@ int64_t sys_obj_create(struct syscall *call)
 	int err;
 
 	if (type == OS_TYPE_CODE)
-		return -ERR_PERM; /* code objects come only from the boot modules */
+		return create_code(p, size, (int64_t)call->arg[2]);
 	if (type != OS_TYPE_BLOB && type != OS_TYPE_ANON)
 		return -ERR_INVAL;
 	if (size > FE_OBJ_SIZE_MAX)

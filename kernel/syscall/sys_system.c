@@ -1,7 +1,7 @@
 /*
  * sys_system.c -- the system calls on the console, the clocks and the
- * system as a whole: console read/write/foreground, time, sysinfo, sync,
- * poweroff, and the null call.
+ * system as a whole: console read/write/foreground/sink, the host link,
+ * time, sysinfo, sync, poweroff, and the null call.
  *
  * Console output is committed output: what a program writes reaches the
  * UART only after the epoch that queued it committed (console_io.c). sync
@@ -19,6 +19,7 @@
 #include "proc/console_io.h"
 #include "proc/epoch.h"
 #include "proc/handle.h"
+#include "proc/hostlink.h"
 #include "proc/kobj.h"
 #include "proc/pagecache.h"
 #include "proc/proc.h"
@@ -71,8 +72,29 @@ int64_t sys_console_fg(struct syscall *call)
 			return -ERR_NOENT;
 		pid = proc->pid;
 	}
+	if (console_has_sink(call->caller))
+		return 0; /* not at the console: nothing to take over */
 	console_set_foreground(pid);
 	return 0;
+}
+
+/* SYS_CONSOLE_SINK (channel handle, or -1) -> 0: the caller's console
+ * output goes to that channel end (console_io.c) */
+int64_t sys_console_sink(struct syscall *call)
+{
+	return console_set_sink(call->caller, (int64_t)call->arg[0]);
+}
+
+/* SYS_LINK_READ (buf, cap) -> bytes from the host link (hostlink.c) */
+int64_t sys_link_read(struct syscall *call)
+{
+	return hostlink_read(call->tf, call->caller, call->arg[0], call->arg[1]);
+}
+
+/* SYS_LINK_WRITE (buf, len) -> bytes queued for the host (hostlink.c) */
+int64_t sys_link_write(struct syscall *call)
+{
+	return hostlink_write(call->tf, call->caller, call->arg[0], call->arg[1]);
 }
 
 /* SYS_TIME (clock) -> nanoseconds: FE_CLOCK_MONOTONIC since genesis, or

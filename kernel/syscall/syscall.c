@@ -71,6 +71,10 @@ static const syscall_fn syscalls[SYS__COUNT] = {
 	[SYS_FUTEX_WAKE] = sys_futex_wake,
 	[SYS_GETTID] = sys_gettid,
 	[SYS_THREAD_LIST] = sys_thread_list,
+	[SYS_NAME_REPLACE] = sys_name_replace,
+	[SYS_CONSOLE_SINK] = sys_console_sink,
+	[SYS_LINK_READ] = sys_link_read,
+	[SYS_LINK_WRITE] = sys_link_write,
 };
 
 /* copy_name -- a catalogue name from user memory */

@@ -57,6 +57,7 @@ int64_t sys_name_bind(struct syscall *call);
 int64_t sys_name_unbind(struct syscall *call);
 int64_t sys_name_rename(struct syscall *call);
 int64_t sys_name_list(struct syscall *call);
+int64_t sys_name_replace(struct syscall *call);
 
 /* --- memory (sys_memory.c) ------------------------------------------------ */
 int64_t sys_map(struct syscall *call);
@@ -93,6 +94,9 @@ int64_t sys_null(struct syscall *call);
 int64_t sys_console_read(struct syscall *call);
 int64_t sys_console_write(struct syscall *call);
 int64_t sys_console_fg(struct syscall *call);
+int64_t sys_console_sink(struct syscall *call);
+int64_t sys_link_read(struct syscall *call);
+int64_t sys_link_write(struct syscall *call);
 int64_t sys_time(struct syscall *call);
 int64_t sys_sysinfo(struct syscall *call);
 int64_t sys_sync(struct syscall *call);

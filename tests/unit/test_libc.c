@@ -578,6 +578,7 @@ CHECK_TEST(errstr_every_code)
 		{ERR_IO, "ERR_IO", "I/O error"},
 		{ERR_NOEXEC, "ERR_NOEXEC", "not a valid program"},
 		{ERR_PEER, "ERR_PEER", "the other end is closed"},
+		{ERR_RESET, "ERR_RESET", "the other side started over"},
 	};
 
 	CHECK_EQ(ARRAY_SIZE(want), ERR__COUNT); /* a new code needs a line here */

@@ -188,6 +188,21 @@ long fe_poweroff(void);
 /* fe_resume -- let the processes a safe power-on holds run on -> how many */
 long fe_resume(void);
 
+/* fe_name_replace -- bind name[name_len] to the object of handle, whether
+ * or not the name is bound (one change: a power cut leaves the old or the new) */
+long fe_name_replace(int32_t handle, const char *name, uint64_t name_len);
+
+/* fe_console_sink -- the caller's console output goes to the channel end
+ * of handle (-1: the console again); children spawned later inherit it */
+long fe_console_sink(int32_t channel);
+
+/* fe_link_read -- up to cap bytes from the host link (the link service only) */
+long fe_link_read(void *buf, uint64_t cap);
+
+/* fe_link_write -- up to len bytes to the host, sent once committed (the
+ * link service only) -> bytes taken */
+long fe_link_write(const void *buf, uint64_t len);
+
 /*
  * fe_syscall -- any call number (even one outside enum fe_syscall) with six
  * raw 64-bit arguments, for programs that test the kernel's checks (sysfuzz)

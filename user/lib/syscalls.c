@@ -288,6 +288,30 @@ long fe_resume(void)
 	return sys0(SYS_RESUME);
 }
 
+/* fe_name_replace -- SYS_NAME_REPLACE */
+long fe_name_replace(int32_t handle, const char *name, uint64_t name_len)
+{
+	return sys3(SYS_NAME_REPLACE, H(handle), P(name), name_len);
+}
+
+/* fe_console_sink -- SYS_CONSOLE_SINK */
+long fe_console_sink(int32_t channel)
+{
+	return sys3(SYS_CONSOLE_SINK, H(channel), 0, 0);
+}
+
+/* fe_link_read -- SYS_LINK_READ */
+long fe_link_read(void *buf, uint64_t cap)
+{
+	return sys3(SYS_LINK_READ, P(buf), cap, 0);
+}
+
+/* fe_link_write -- SYS_LINK_WRITE */
+long fe_link_write(const void *buf, uint64_t len)
+{
+	return sys3(SYS_LINK_WRITE, P(buf), len, 0);
+}
+
 /* fe_syscall -- system call nr with six raw 64-bit arguments */
 long fe_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		uint64_t a3, uint64_t a4, uint64_t a5)

@@ -235,11 +235,23 @@ void cmd_run(int argc, char **argv)
 	free(name);
 }
 
-/* main -- the read-run loop */
+/* main -- the read-run loop; with -c LINE, LINE alone (the host link's
+ * `run`), exiting with its $? */
 int main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc == 3 && strcmp(argv[1], "-c") == 0) {
+		if (strlen(argv[2]) > OSH_LINE_MAX) {
+			complain("osh: -c: the line is longer than %u bytes", OSH_LINE_MAX);
+			return STATUS_USAGE;
+		}
+		run_line(argv[2]);
+		out_flush();
+		return (int)shell_status;
+	}
+	if (argc != 1) {
+		complain("usage: osh [-c LINE]");
+		return STATUS_USAGE;
+	}
 	edit_init();
 	out_printf("osh: the object shell; 'help' lists the commands\n");
 	for (;;) {

@@ -21,8 +21,11 @@
  * bytes), SYS_CONSOLE_FG names -1 or a handle, SYS_KILL and SYS_EXIT end
  * the caller only in a worker and rarely, SYS_POWEROFF is never made, a
  * thread is made with a bad entry or stack or as a short one on a stack of
- * the fuzzer's, joined at once, SYS_FUTEX_WAIT never finds its value, and
- * SYS_THREAD_EXIT is not made (the fuzzer's one thread would end it).
+ * the fuzzer's, joined at once, SYS_FUTEX_WAIT never finds its value,
+ * SYS_THREAD_EXIT is not made (the fuzzer's one thread would end it), a
+ * console sink is taken away again at once (the fuzzer reports on the
+ * console), and the host link's calls must fail: the fuzzer is not the
+ * link's service.
  *
  * A few entries of the table are scenarios of several calls: touch (a load
  * or store at a mapping or a wild address: page faults), flood (a channel
@@ -81,7 +84,8 @@ const char *fz_call_name(unsigned nr)
 		"console_read", "console_write", "time", "sysinfo", "console_fg",
 		"getpid", "poweroff", "resume", "snapshot", "thread_create",
 		"thread_exit", "thread_join", "futex_wait", "futex_wake", "gettid",
-		"thread_list",
+		"thread_list", "name_replace", "console_sink", "link_read",
+		"link_write",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == SYS__COUNT, "a name per call");
 
@@ -213,6 +217,16 @@ static void fuzz_name_bind(void)
 
 	fz_name(true, name_buf, &name, &len, &own);
 	fz_call(SYS_NAME_BIND, fz_handle(), name, len, junk(), junk(), junk());
+}
+
+/* fuzz_name_replace -- SYS_NAME_REPLACE of any handle to a name of the fuzzer's */
+static void fuzz_name_replace(void)
+{
+	uint64_t name, len;
+	bool own;
+
+	fz_name(true, name_buf, &name, &len, &own);
+	fz_call(SYS_NAME_REPLACE, fz_handle(), name, len, junk(), junk(), junk());
 }
 
 /* fuzz_name_unbind -- SYS_NAME_UNBIND of one of the fuzzer's names */
@@ -711,6 +725,35 @@ static void fuzz_console_fg(void)
 	fz_call(SYS_CONSOLE_FG, h, junk(), junk(), junk(), junk(), junk());
 }
 
+/* fuzz_console_sink -- SYS_CONSOLE_SINK of -1 or any handle; a sink set
+ * is taken away at once, and that must succeed */
+static void fuzz_console_sink(void)
+{
+	uint64_t h = fz_chance(4) ? UINT64_MAX : (uint64_t)(int64_t)fz_handle();
+	long r = fz_call(SYS_CONSOLE_SINK, h, junk(), junk(), junk(), junk(), junk());
+
+	if (r == 0 && h != UINT64_MAX) {
+		r = fz_call(SYS_CONSOLE_SINK, UINT64_MAX, junk(), junk(), junk(), junk(), junk());
+		if (r != 0)
+			fz_fail("SYS_CONSOLE_SINK(-1) returned %ld", r);
+	}
+}
+
+/* fuzz_link -- SYS_LINK_READ or SYS_LINK_WRITE: the fuzzer is not the
+ * link's service, so they fail, whatever the arguments */
+static void fuzz_link(void)
+{
+	bool write = fz_chance(2);
+	uint64_t len = fz_len(256);
+	uint64_t buf = write ? fz_ptr_in(len) : fz_ptr_out(len);
+	long r = fz_call(write ? SYS_LINK_WRITE : SYS_LINK_READ, buf, len,
+			 junk(), junk(), junk(), junk());
+
+	if (r >= 0)
+		fz_fail("SYS_LINK_%s returned %ld to a program not the link's service",
+			write ? "WRITE" : "READ", r);
+}
+
 /* fuzz_getpid -- SYS_GETPID: the pid */
 static void fuzz_getpid(void)
 {
@@ -932,7 +975,8 @@ static const struct fz_entry fz_table[] = {
 	{fuzz_console_write, 15}, {fuzz_time, 10},       {fuzz_sysinfo, 10},
 	{fuzz_console_fg, 15},  {fuzz_getpid, 10},       {fuzz_resume, 2},
 	{fuzz_thread_create, 8}, {fuzz_thread_join, 8},  {fuzz_futex, 15},
-	{fuzz_gettid, 5},       {fuzz_thread_list, 8},
+	{fuzz_gettid, 5},       {fuzz_thread_list, 8},   {fuzz_name_replace, 20},
+	{fuzz_console_sink, 8}, {fuzz_link, 8},
 	{touch, 3},
 	{flood, 4},             {crowd, 1},              {squeeze, 1},
 };

@@ -1,0 +1,45 @@
+/*
+ * hostlink.h -- the host link: a byte stream between the host and the
+ * link service, a user program (bin/linkd), with output commit
+ * (hostlink.c; the protocol on top is docs/hostlink.md).
+ */
+#ifndef PROC_HOSTLINK_H
+#define PROC_HOSTLINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pctx;
+struct trap_frame;
+
+/* hostlink_init -- find the link's UART (COM2); without one the link
+ * calls fail with -ERR_NOTSUP */
+void hostlink_init(void);
+
+/* hostlink_power_on -- the host's side of the link is new: readers get
+ * -ERR_RESET first, and the service wakes to say so */
+void hostlink_power_on(void);
+
+/* hostlink_poll -- at every return to user mode and while idle: service
+ * the UART, wake readers and writers, start the service when bytes come
+ * and none runs */
+void hostlink_poll(void);
+
+/* hostlink_output_waiting -- whether output waits for a commit */
+bool hostlink_output_waiting(void);
+
+/* hostlink_release -- right after a commit: the output written so far
+ * may go to the host */
+void hostlink_release(void);
+
+/* hostlink_read -- SYS_LINK_READ: up to cap bytes from the host into p's
+ * buf; blocks until at least one came */
+int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
+		      uint64_t cap);
+
+/* hostlink_write -- SYS_LINK_WRITE: up to len bytes of p's buf for the
+ * host, sent once the running epoch committed; blocks while none fit */
+int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
+		       uint64_t len);
+
+#endif

@@ -1,0 +1,729 @@
+/*
+ * linkd.c -- the host link's service: what tools/fe talks to.
+ *
+ * The kernel starts bin/linkd (marked as the link's service) when bytes
+ * arrive on the host link and none runs; it is an ordinary process
+ * otherwise, persistent like every other. It reads frames from the link
+ * (SYS_LINK_READ), does what they ask with ordinary system calls, and
+ * answers (SYS_LINK_WRITE). docs/hostlink.md is the protocol; in short:
+ *
+ *   frame   = COBS(header, payload, CRC-32 of both), then one 0x00 byte
+ *   header  = version 1, type, 2 reserved bytes, tag (u32), payload length (u32)
+ *
+ * The guarantees come from the kernel's output commit: whatever linkd
+ * writes to the link leaves the machine only once the epoch it was written
+ * in committed. So
+ *  - get: every byte sent was read in an epoch that committed: committed
+ *    state. An object that changed between its chunks (its modified epoch
+ *    moved) ends the get with ERR_BUSY instead of END, never torn bytes.
+ *  - put: the bytes go into a new object that only linkd's handle holds;
+ *    once all arrived and their CRC-32 (read back from the heap) matches,
+ *    one SYS_NAME_REPLACE binds the name to it -- the old object, if any,
+ *    stays with whoever runs or holds it -- then SYS_SYNC, then END. A
+ *    power cut before the name is bound leaves no object: the link starts
+ *    over at power-on (-ERR_RESET), and linkd closes the handle, the
+ *    object's only reference. After it, the END may be lost with the
+ *    connection, but the object is whole.
+ *  - run: `osh -c LINE` with its console sent to a channel
+ *    (SYS_CONSOLE_SINK, inherited by what it starts), forwarded as OUT
+ *    frames by a second thread, then EXIT with how it ended, once every
+ *    writer closed its end (a job left running with & holds it).
+ *
+ * Bad frames are answered with ERR and dropped, whatever they hold: the
+ * framing resynchronises at the next 0x00, a put in progress is abandoned
+ * (and the rest of its DATA dropped unanswered, so that a host still
+ * sending is not answered frame by frame).
+ */
+#include <fe.h>
+
+#define VERSION 1
+#define DATA_MAX 4096u                       /* bytes of one DATA frame */
+#define PAYLOAD_MAX (8u + DATA_MAX)          /* offset + data */
+#define HEADER 12u
+#define FRAME_MAX (HEADER + PAYLOAD_MAX + 4u)
+#define ENCODED_MAX (FRAME_MAX + FRAME_MAX / 254u + 2u)
+#define RUN_LINE_MAX 4000u                   /* fits osh's argv */
+
+/* Frame types: requests from the host, answers (bit 7) from linkd. */
+enum {
+	REQ_HELLO = 0x01, REQ_LS = 0x02, REQ_GET = 0x03, REQ_PUT = 0x04,
+	REQ_DATA = 0x05, REQ_RUN = 0x06,
+	ANS_HELLO = 0x81, ANS_NAMES = 0x82, ANS_INFO = 0x83, ANS_READY = 0x84,
+	ANS_DATA = 0x85, ANS_OUT = 0x86, ANS_EXIT = 0x87, ANS_END = 0x8f,
+	ANS_ERR = 0xff,
+};
+
+/* PUT kinds. */
+enum { KIND_BLOB = 1, KIND_CODE = 2 };
+
+/* A put in progress: the object being filled, only held by `handle`. */
+struct put {
+	bool active;
+	uint32_t tag;
+	int32_t handle;
+	uint8_t kind;
+	uint64_t size, got;
+	uint32_t crc;                        /* what the host says the bytes make */
+	uint16_t name_len;
+	char name[FE_NAME_MAX];
+};
+
+/* A run in progress (shared with its thread, under `lock`). */
+struct run {
+	struct fe_mutex lock;
+	bool active;
+	uint32_t tag;
+	int32_t process, out;                /* osh, the channel end its console sends to */
+	long thread;
+};
+
+static uint8_t encoded[ENCODED_MAX];         /* the frame being received */
+static size_t encoded_len;
+static bool overflow;                        /* it grew past ENCODED_MAX */
+static uint8_t frame[FRAME_MAX];
+static struct put put;
+static uint32_t put_dropped_tag;             /* DATA for it is dropped unanswered */
+static struct run run;
+static struct fe_mutex send_lock;            /* one frame on the link at a time */
+static uint32_t crc_table[256];
+
+/* --- CRC-32 (IEEE 802.3, as zlib's crc32) --------------------------------- */
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+/* crc_add -- the CRC of what came before (crc) and then p[len] */
+static uint32_t crc_add(uint32_t crc, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	crc = ~crc;
+	while (len--)
+		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* --- little-endian fields --------------------------------------------------- */
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+/* --- framing ---------------------------------------------------------------- */
+
+/* cobs_encode -- in[len] with no zero byte left -> bytes in out */
+static size_t cobs_encode(const uint8_t *in, size_t len, uint8_t *out)
+{
+	size_t o = 1, code_at = 0;
+	uint8_t code = 1;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in[i]) {
+			out[o++] = in[i];
+			code++;
+		}
+		if (!in[i] || code == 0xff) {
+			out[code_at] = code;
+			code_at = o++;
+			code = 1;
+		}
+	}
+	out[code_at] = code;
+	return o;
+}
+
+/* cobs_decode -- the bytes in[len] stood for -> how many, or -1 if they
+ * are not a COBS encoding of at most cap bytes */
+static long cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		uint8_t code = in[i++];
+
+		if (!code || code - 1u > len - i || code - 1u > cap - o)
+			return -1;
+		memcpy(out + o, in + i, code - 1u);
+		i += code - 1u;
+		o += code - 1u;
+		if (code != 0xff && i < len) {
+			if (o == cap)
+				return -1;
+			out[o++] = 0;
+		}
+	}
+	return (long)o;
+}
+
+/* link_write_all -- every byte to the link (blocks while the kernel's
+ * ring is full; released at the next commit) */
+static void link_write_all(const uint8_t *p, size_t len)
+{
+	while (len) {
+		long n = fe_link_write(p, len);
+
+		if (n <= 0)
+			return; /* only a power cut's reset ends the link: nothing to tell */
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* send -- one frame: type, tag, then the payload in two pieces */
+static void send(uint8_t type, uint32_t tag, const void *a, size_t alen,
+		 const void *b, size_t blen)
+{
+	static uint8_t raw[FRAME_MAX], out[ENCODED_MAX + 1];
+	size_t len = HEADER + alen + blen, n;
+
+	fe_mutex_lock(&send_lock);
+	raw[0] = VERSION;
+	raw[1] = type;
+	raw[2] = raw[3] = 0;
+	put_u32(raw + 4, tag);
+	put_u32(raw + 8, (uint32_t)(alen + blen));
+	if (alen)
+		memcpy(raw + HEADER, a, alen);
+	if (blen)
+		memcpy(raw + HEADER + alen, b, blen);
+	put_u32(raw + len, crc_add(0, raw, len));
+	n = cobs_encode(raw, len + 4, out);
+	out[n++] = 0;
+	link_write_all(out, n);
+	fe_mutex_unlock(&send_lock);
+}
+
+/* send_error -- ERR: the error code (ERR_*) and a line saying what */
+static void send_error(uint32_t tag, int code, const char *fmt, ...)
+	__attribute__((__format__(__printf__, 3, 4)));
+static void send_error(uint32_t tag, int code, const char *fmt, ...)
+{
+	char text[200];
+	uint8_t head[4];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(text))
+		n = sizeof(text) - 1;
+	put_u32(head, (uint32_t)(code < 0 ? -code : code));
+	send(ANS_ERR, tag, head, sizeof(head), text, (size_t)n);
+}
+
+/* --- put -------------------------------------------------------------------- */
+
+/* put_abandon -- drop a put in progress: its object goes with the handle */
+static void put_abandon(void)
+{
+	if (!put.active)
+		return;
+	fe_close(put.handle);
+	put.active = false;
+	put_dropped_tag = put.tag;
+}
+
+/* crc_stored -- the CRC-32 of the first `size` bytes of the object (read
+ * back from the heap: what is stored, not what was meant) -> 0 or -ERR_x */
+static long crc_stored(int32_t h, uint64_t size, uint32_t *crc)
+{
+	static uint8_t buf[16384];
+	uint64_t at = 0;
+
+	*crc = 0;
+	while (at < size) {
+		uint64_t want = size - at < sizeof(buf) ? size - at : sizeof(buf);
+		long n = fe_obj_read(h, at, buf, want);
+
+		if (n <= 0)
+			return n < 0 ? n : -ERR_IO;
+		*crc = crc_add(*crc, buf, (size_t)n);
+		at += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* put_finish -- every byte is in: check, make code if asked, bind, sync, END */
+static void put_finish(void)
+{
+	int32_t h = put.handle;
+	uint32_t crc;
+	uint8_t size[8];
+	long err = crc_stored(h, put.size, &crc);
+
+	if (!err && crc != put.crc) {
+		send_error(put.tag, ERR_CORRUPT,
+			   "put %.*s: the bytes stored make CRC-32 %08x, not %08x as sent",
+			   put.name_len, put.name, crc, put.crc);
+		put_abandon();
+		return;
+	}
+	if (!err && put.kind == KIND_CODE) {
+		long code = fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, put.size,
+				       (uint64_t)(int64_t)h, 0, 0, 0);
+
+		if (code < 0)
+			err = code;
+		else {
+			fe_close(h);
+			put.handle = h = (int32_t)code;
+		}
+	}
+	if (!err)
+		err = fe_name_replace(h, put.name, put.name_len);
+	if (!err)
+		err = fe_sync();
+	if (err) {
+		send_error(put.tag, (int)err, "put %.*s: %s", put.name_len, put.name,
+			   err_str((int)err));
+		put_abandon();
+		return;
+	}
+	put_abandon(); /* the name holds it now */
+	put_u64(size, put.size);
+	send(ANS_END, put.tag, size, sizeof(size), NULL, 0);
+}
+
+/* on_put -- PUT: size (u64), CRC-32 (u32), kind (u8), name */
+static void on_put(uint32_t tag, const uint8_t *p, size_t len)
+{
+	long h;
+
+	put_abandon();
+	if (len < 14 || len - 13 > FE_NAME_MAX || (p[12] != KIND_BLOB && p[12] != KIND_CODE)) {
+		send_error(tag, ERR_INVAL, "put: a PUT holds size, CRC-32, kind 1 or 2, and a name of 1 to %u bytes",
+			   FE_NAME_MAX);
+		return;
+	}
+	put.tag = tag;
+	put.size = get_u64(p);
+	put.crc = get_u32(p + 8);
+	put.kind = p[12];
+	put.name_len = (uint16_t)(len - 13);
+	memcpy(put.name, p + 13, put.name_len);
+	put.got = 0;
+	if (memchr(put.name, 0, put.name_len)) {
+		send_error(tag, ERR_INVAL, "put: a name holds no NUL byte");
+		return;
+	}
+	h = fe_obj_create(FE_TYPE_BLOB, put.size);
+	if (h < 0) {
+		send_error(tag, (int)h, "put %.*s: %lu bytes: %s", put.name_len, put.name,
+			   (unsigned long)put.size, err_str((int)h));
+		return;
+	}
+	put.handle = (int32_t)h;
+	put.active = true;
+	send(ANS_READY, tag, NULL, 0, NULL, 0);
+	if (put.size == 0)
+		put_finish();
+}
+
+/* on_data -- DATA: offset (u64), bytes; in order, for the put of `tag` */
+static void on_data(uint32_t tag, const uint8_t *p, size_t len)
+{
+	uint64_t off, n;
+	long wrote = 0;
+
+	if (!put.active && tag == put_dropped_tag && tag)
+		return; /* the rest of a put already answered (an error, or END) */
+	if (!put.active || tag != put.tag) {
+		send_error(tag, ERR_INVAL, "data: no put in progress with tag %u", tag);
+		put_abandon();
+		return;
+	}
+	if (len < 8) {
+		send_error(tag, ERR_INVAL, "data: a DATA frame starts with its offset");
+		put_abandon();
+		return;
+	}
+	off = get_u64(p);
+	n = len - 8;
+	if (off != put.got || n > put.size - put.got) {
+		send_error(tag, ERR_RANGE, "data: %lu bytes at %lu, but %lu of %lu came before",
+			   (unsigned long)n, (unsigned long)off, (unsigned long)put.got,
+			   (unsigned long)put.size);
+		put_abandon();
+		return;
+	}
+	for (uint64_t done = 0; done < n; done += (uint64_t)wrote) {
+		wrote = fe_obj_write(put.handle, off + done, p + 8 + done, n - done);
+		if (wrote <= 0) {
+			send_error(tag, wrote < 0 ? (int)wrote : ERR_IO, "put %.*s: %s",
+				   put.name_len, put.name, err_str(wrote < 0 ? (int)wrote : -ERR_IO));
+			put_abandon();
+			return;
+		}
+	}
+	put.got += n;
+	if (put.got == put.size)
+		put_finish();
+}
+
+/* --- get, ls ---------------------------------------------------------------- */
+
+/* on_get -- GET: name. INFO (size, type, modified epoch), DATA..., END (the
+ * CRC-32 of all) or ERR_BUSY if the object changed meanwhile */
+static void on_get(uint32_t tag, const uint8_t *name, size_t len)
+{
+	static uint8_t buf[DATA_MAX];
+	struct fe_stat before, after;
+	uint8_t info[24], off[8], end[12];
+	uint32_t crc = 0;
+	uint64_t at = 0;
+	long h = len ? fe_obj_open((const char *)name, len, FE_RIGHT_READ) : -ERR_INVAL;
+	long err = h < 0 ? h : fe_obj_stat((int32_t)h, &before);
+
+	if (err) {
+		send_error(tag, (int)err, "get %.*s: %s", (int)len, (const char *)name,
+			   err_str((int)err));
+		if (h >= 0)
+			fe_close((int32_t)h);
+		return;
+	}
+	put_u64(info, before.size);
+	put_u64(info + 8, before.modified_epoch);
+	put_u32(info + 16, before.type);
+	put_u32(info + 20, 0);
+	send(ANS_INFO, tag, info, sizeof(info), NULL, 0);
+	while (!err && at < before.size) {
+		uint64_t want = before.size - at < DATA_MAX ? before.size - at : DATA_MAX;
+		long n = fe_obj_read((int32_t)h, at, buf, want);
+
+		if (n <= 0) {
+			err = n < 0 ? n : -ERR_BUSY; /* it shrank */
+			break;
+		}
+		put_u64(off, at);
+		send(ANS_DATA, tag, off, sizeof(off), buf, (size_t)n);
+		crc = crc_add(crc, buf, (size_t)n);
+		at += (uint64_t)n;
+	}
+	if (!err)
+		err = fe_obj_stat((int32_t)h, &after);
+	if (!err && (after.modified_epoch != before.modified_epoch || after.size != before.size))
+		err = -ERR_BUSY;
+	fe_close((int32_t)h);
+	if (err) {
+		send_error(tag, (int)err, "get %.*s: %s", (int)len, (const char *)name,
+			   err == -ERR_BUSY ? "it changed while it was read; try again"
+					    : err_str((int)err));
+		return;
+	}
+	put_u64(end, before.size);
+	put_u32(end + 8, crc);
+	send(ANS_END, tag, end, sizeof(end), NULL, 0);
+}
+
+/* on_ls -- LS: prefix. NAMES frames of entries (type u8, size u64, id
+ * u64, name length u8, name), then END (the count, u64) */
+static void on_ls(uint32_t tag, const uint8_t *prefix, size_t len)
+{
+	static struct fe_name_entry entries[16];
+	static uint8_t out[PAYLOAD_MAX];
+	struct fe_cursor cursor = {0};
+	uint64_t count = 0;
+	size_t used = 0;
+	uint8_t end[8];
+	long n;
+
+	if (len > FE_NAME_MAX) {
+		send_error(tag, ERR_INVAL, "ls: a prefix is at most %u bytes", FE_NAME_MAX);
+		return;
+	}
+	while ((n = fe_name_list((const char *)prefix, len, &cursor, entries, 16)) > 0) {
+		for (long i = 0; i < n; i++) {
+			const struct fe_name_entry *e = &entries[i];
+
+			if (used + 18 + e->len > sizeof(out)) {
+				send(ANS_NAMES, tag, out, used, NULL, 0);
+				used = 0;
+			}
+			out[used] = (uint8_t)e->type;
+			put_u64(out + used + 1, e->size);
+			put_u64(out + used + 9, e->id);
+			out[used + 17] = (uint8_t)e->len;
+			memcpy(out + used + 18, e->name, e->len);
+			used += 18u + e->len;
+			count++;
+		}
+	}
+	if (n < 0) {
+		send_error(tag, (int)n, "ls: %s", err_str((int)n));
+		return;
+	}
+	if (used)
+		send(ANS_NAMES, tag, out, used, NULL, 0);
+	put_u64(end, count);
+	send(ANS_END, tag, end, sizeof(end), NULL, 0);
+}
+
+/* --- run -------------------------------------------------------------------- */
+
+/* stop_run -- end the run's osh (linkd's only children), so that its
+ * thread sees the output close and reports how it ended */
+static void stop_run(void)
+{
+	struct fe_proc_info info[16];
+	uint64_t me = (uint64_t)fe_getpid(), first = 1;
+	long n;
+
+	while ((n = fe_proc_list(info, 16, first)) > 0) {
+		for (long i = 0; i < n; i++)
+			if (info[i].parent_pid == me)
+				fe_kill(info[i].pid);
+		first = info[n - 1].pid + 1;
+	}
+}
+
+/* forward -- the run's thread: its console's messages as OUT frames until
+ * every writer closed, then EXIT (status i64, reason u32, detail) */
+static long forward(void *arg)
+{
+	static char buf[FE_CHAN_MSG_MAX];
+	struct fe_exit_info info;
+	struct fe_msg_info mi;
+	uint8_t head[12];
+	long n, pid;
+
+	(void)arg;
+	while ((n = fe_chan_recv(run.out, buf, sizeof(buf), &mi, 0)) >= 0) {
+		if (mi.handle >= 0)
+			fe_close(mi.handle);
+		if (n > 0)
+			send(ANS_OUT, run.tag, buf, (size_t)n, NULL, 0);
+	}
+	pid = fe_wait(run.process, &info, 0);
+	if (pid < 0) {
+		info.status = 0;
+		info.reason = FE_EXIT_KILLED;
+		snprintf(info.detail, sizeof(info.detail), "%s", err_str((int)pid));
+	}
+	put_u64(head, (uint64_t)info.status);
+	put_u32(head + 8, info.reason);
+	send(ANS_EXIT, run.tag, head, sizeof(head), info.detail,
+	     info.reason == FE_EXIT_FAULT ? strnlen(info.detail, sizeof(info.detail)) : 0);
+	fe_mutex_lock(&run.lock);
+	fe_close(run.out);
+	fe_close(run.process);
+	run.active = false;
+	fe_mutex_unlock(&run.lock);
+	return 0;
+}
+
+/* on_run -- RUN: an osh command line */
+static void on_run(uint32_t tag, const uint8_t *line, size_t len)
+{
+	static char text[RUN_LINE_MAX + 1];
+	const char *argv[] = {"osh", "-c", text, NULL};
+	int32_t ends[2];
+	long process, err;
+
+	if (!len || len > RUN_LINE_MAX || memchr(line, 0, len)) {
+		send_error(tag, ERR_INVAL, "run: a command line of 1 to %u bytes, no NUL",
+			   RUN_LINE_MAX);
+		return;
+	}
+	fe_mutex_lock(&run.lock);
+	if (run.active) {
+		fe_mutex_unlock(&run.lock);
+		send_error(tag, ERR_BUSY, "run: a command is still running");
+		return;
+	}
+	if (run.thread > 0) { /* the last run's thread ended: give its stack back */
+		int64_t status;
+
+		fe_thread_wait(run.thread, &status);
+	}
+	run.thread = 0;
+	memcpy(text, line, len);
+	text[len] = '\0';
+	err = fe_chan_create(ends);
+	if (!err) {
+		err = fe_console_sink(ends[1]);
+		process = err ? err : fe_spawn_program("osh", argv);
+		fe_console_sink(-1);
+		fe_close(ends[1]); /* osh holds its own: its end closes with the last writer */
+		if (!err && process < 0)
+			err = process;
+		if (err)
+			fe_close(ends[0]);
+	}
+	if (!err) {
+		run.active = true;
+		run.tag = tag;
+		run.process = (int32_t)process;
+		run.out = ends[0];
+		run.thread = fe_thread_start(forward, NULL);
+		if (run.thread < 0) {
+			err = run.thread;
+			run.active = false;
+			stop_run();
+			fe_close(run.out);
+			fe_close(run.process);
+		}
+	}
+	fe_mutex_unlock(&run.lock);
+	if (err)
+		send_error(tag, (int)err, "run: %s", err_str((int)err));
+}
+
+/* --- the loop --------------------------------------------------------------- */
+
+/* dispatch -- one well-formed frame */
+static void dispatch(uint8_t type, uint32_t tag, const uint8_t *p, size_t len)
+{
+	uint8_t hello[16];
+
+	if (type != REQ_DATA && put.active) {
+		send_error(put.tag, ERR_INVAL, "put %.*s: abandoned for another request",
+			   put.name_len, put.name);
+		put_abandon();
+	}
+	switch (type) {
+	case REQ_HELLO:
+		if (len != 8) {
+			send_error(tag, ERR_INVAL, "hello: a HELLO holds an 8-byte nonce");
+			return;
+		}
+		memcpy(hello, p, 8);
+		put_u32(hello + 8, VERSION);
+		put_u32(hello + 12, DATA_MAX);
+		send(ANS_HELLO, tag, hello, sizeof(hello), NULL, 0);
+		return;
+	case REQ_LS:
+		on_ls(tag, p, len);
+		return;
+	case REQ_GET:
+		on_get(tag, p, len);
+		return;
+	case REQ_PUT:
+		on_put(tag, p, len);
+		return;
+	case REQ_DATA:
+		on_data(tag, p, len);
+		return;
+	case REQ_RUN:
+		on_run(tag, p, len);
+		return;
+	default:
+		send_error(tag, ERR_INVAL, "no request of type %#x", type);
+	}
+}
+
+/* frame_end -- a 0x00 came: decode and check what came before it */
+static void frame_end(void)
+{
+	long n;
+	uint32_t len;
+
+	if (overflow) {
+		send_error(0, ERR_TOOBIG, "a frame longer than %u bytes; dropped", ENCODED_MAX);
+		put_abandon();
+		return;
+	}
+	if (!encoded_len)
+		return; /* 0x00 alone: a host resynchronising */
+	n = cobs_decode(encoded, encoded_len, frame, sizeof(frame));
+	if (n < (long)(HEADER + 4)) {
+		send_error(0, ERR_CORRUPT, "a frame that is not COBS of a header and a CRC; dropped");
+		put_abandon();
+		return;
+	}
+	len = get_u32(frame + 8);
+	if (crc_add(0, frame, (size_t)n - 4) != get_u32(frame + n - 4)) {
+		send_error(0, ERR_CORRUPT, "a frame whose CRC-32 does not match; dropped");
+		put_abandon();
+		return;
+	}
+	if (frame[0] != VERSION || frame[2] || frame[3]) {
+		send_error(get_u32(frame + 4), ERR_VERSION,
+			   "a frame of version %u (this is %u); dropped", frame[0], VERSION);
+		put_abandon();
+		return;
+	}
+	if (len != (uint32_t)n - HEADER - 4 || len > PAYLOAD_MAX) {
+		send_error(get_u32(frame + 4), ERR_INVAL,
+			   "a frame saying %u payload bytes holds %ld; dropped", len,
+			   n - (long)HEADER - 4);
+		put_abandon();
+		return;
+	}
+	dispatch(frame[1], get_u32(frame + 4), frame + HEADER, len);
+}
+
+/* reset -- the link started over (a power-on): forget the frame and the
+ * put in flight, stop a run nobody waits for */
+static void reset(void)
+{
+	encoded_len = 0;
+	overflow = false;
+	put_abandon();
+	fe_mutex_lock(&run.lock);
+	if (run.active)
+		stop_run();
+	fe_mutex_unlock(&run.lock);
+}
+
+/* main -- read the link forever */
+int main(int argc, char **argv)
+{
+	static uint8_t in[4096];
+
+	(void)argc;
+	(void)argv;
+	crc_init();
+	for (;;) {
+		long n = fe_link_read(in, sizeof(in));
+
+		if (n == -ERR_RESET) {
+			reset();
+			continue;
+		}
+		if (n < 0) {
+			fe_perror("linkd: reading the host link", n);
+			return 1;
+		}
+		for (long i = 0; i < n; i++) {
+			if (in[i] == 0) {
+				frame_end();
+				encoded_len = 0;
+				overflow = false;
+			} else if (encoded_len < sizeof(encoded)) {
+				encoded[encoded_len++] = in[i];
+			} else {
+				overflow = true;
+			}
+		}
+	}
+}
