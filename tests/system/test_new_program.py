@@ -1,7 +1,8 @@
 """Writing your own program (docs/programs.md): a program made from the
 template by tools/new-program, built by the tree's make, put into a
 powered-off image by `make install` while another program keeps running,
-and run from osh after the next power-on.
+and run from osh after the next power-on; then put in live over the host
+link (tools/fe) under another name and run at once.
 
 The template goes into the source tree (user/bin/NAME.c, the only place the
 tree's make builds programs from) under a name of this test's own, and is
@@ -78,6 +79,17 @@ def test_template_built_installed_and_run(machines, tmp_path):
         assert first >= seen and second == first + 1, (seen, first, second)
         m.send("%s world\n" % name)
         m.expect(r"%s: pid \d+, 1 argument\n%s: hello, world\n" % (name, name),
+                 timeout=STEP, start=start)
+
+        # the other way in: live, over the host link, while the counter runs
+        live = name + "live"
+        r = run(os.path.join(ROOT, "tools", "fe"), "--image", str(image), "put",
+                os.path.join(ROOT, "build", "user", "bin", name), "bin/" + live)
+        assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r
+        start = len(m.output)
+        m.send("%s live\n" % live)
+        # (the template's program says its own name, whatever it is run as)
+        m.expect(r"%s live\n%s: pid \d+, 1 argument\n%s: hello, live\n" % (live, name, name),
                  timeout=STEP, start=start)
     finally:
         for path in [source] + built:

@@ -594,6 +594,10 @@ def wait_text(k, thread):
         return "waiting for console input"
     if name == "KWAIT_CONSOLE_OUT":
         return "waiting for queued console output to go out"
+    if name == "KWAIT_LINK":
+        return "waiting for bytes from the host link"
+    if name == "KWAIT_LINK_OUT":
+        return "waiting for room in the host link's output"
     return f"waiting ({name}, object #{obj})"
 
 

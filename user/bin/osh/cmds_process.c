@@ -268,6 +268,10 @@ static const char *blocking_call(uint32_t nr)
 		return "thread_join";
 	case SYS_FUTEX_WAIT:
 		return "futex_wait";
+	case SYS_LINK_READ:
+		return "link_read";
+	case SYS_LINK_WRITE:
+		return "link_write";
 	default:
 		return "a system call";
 	}
