@@ -36,7 +36,8 @@
 #define COM2 0x2f8
 #define UART_DATA 0        /* receive / transmit holding register */
 #define UART_IER 1         /* interrupt enable */
-#define UART_FCR 2         /* FIFO control */
+#define UART_FCR 2         /* FIFO control (write) */
+#define UART_IIR 2         /* interrupt identification (read) */
 #define UART_LCR 3         /* line control */
 #define UART_MCR 4         /* modem control */
 #define UART_LSR 5         /* line status */
@@ -44,6 +45,8 @@
 #define UART_DLL 0         /* divisor latch, low (DLAB = 1) */
 #define UART_DLM 1         /* divisor latch, high (DLAB = 1) */
 
+#define IIR_NONE_PENDING 0x01
+#define SERVICE_ROUNDS 64  /* a bound on one service: a full ring keeps "data ready" up */
 #define LSR_DATA_READY 0x01
 #define LSR_THR_EMPTY 0x20
 #define IER_RECEIVED_DATA 0x01
@@ -71,6 +74,7 @@ static unsigned tx_room;        /* bytes the console's transmit FIFO surely take
 static char tx_ring[TX_RING_SIZE];
 static uint32_t tx_head, tx_released, tx_tail;
 static bool link_present;
+static uint8_t link_ier;        /* what COM2's interrupt-enable register holds */
 
 /* setup -- 115200 baud, 8N1, FIFOs on, interrupts off */
 static void setup(uint16_t port)
@@ -173,8 +177,11 @@ bool uart_read_byte(char *out)
 
 /* Every access to COM2 and to the link's rings holds link_lock with
  * interrupts off: the handler (CPU 0) and kernel code on any CPU. The
- * kernel code also services the port itself at each poll, so an edge the
- * IOAPIC missed while the line stayed high never stalls the link. */
+ * interrupt is edge-triggered: the handler services the port until it
+ * says nothing is pending, so the line is low when it ends; and where it
+ * cannot be (a full receive ring leaves "data ready" up), the kernel
+ * services the port itself at every timer tick (uart_link_poll), so a
+ * missed edge delays the link by a tick at most, never stalls it. */
 static int link_lock;
 
 static void link_lock_take(void)
@@ -188,6 +195,15 @@ static void link_lock_drop(void)
 	__atomic_store_n(&link_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* set_ier -- COM2's interrupt enables (a port write only when they change) */
+static void set_ier(uint8_t ier)
+{
+	if (ier != link_ier) {
+		arch_outb(COM2 + UART_IER, ier);
+		link_ier = ier;
+	}
+}
+
 /* transmit -- fill the transmit FIFO from the released bytes; ask for the
  * "transmit FIFO empty" interrupt only while released bytes wait */
 static void transmit(void)
@@ -198,14 +214,20 @@ static void transmit(void)
 		for (unsigned i = 0; i < TX_FIFO_SIZE && tx_tail != tx_released; i++, tx_tail++)
 			arch_outb(COM2 + UART_DATA, (uint8_t)tx_ring[tx_tail % TX_RING_SIZE]);
 	more = tx_tail != tx_released;
-	arch_outb(COM2 + UART_IER, IER_RECEIVED_DATA | (more ? IER_THR_EMPTY : 0));
+	set_ier(IER_RECEIVED_DATA | (more ? IER_THR_EMPTY : 0));
 }
 
-/* service -- bytes in, bytes out (link_lock held) */
+/* service -- bytes in, bytes out, until the UART has nothing pending, so
+ * that its interrupt line is low when the handler ends and the next
+ * condition makes a new edge (link_lock held) */
 static void service(void)
 {
-	receive(COM2, &link_rx);
-	transmit();
+	for (unsigned i = 0; i < SERVICE_ROUNDS; i++) {
+		receive(COM2, &link_rx);
+		transmit();
+		if (arch_inb(COM2 + UART_IIR) & IIR_NONE_PENDING)
+			break;
+	}
 }
 
 /* link_interrupt -- IRQ 3 */
@@ -227,6 +249,7 @@ bool uart_link_init(void)
 	if (arch_inb(COM2 + UART_SCR) != 0xa5)
 		return false;
 	setup(COM2);
+	link_ier = 0;
 	link_present = true;
 	arch_irq_route(COM2_IRQ, link_interrupt);
 	uart_link_poll();
@@ -257,28 +280,20 @@ size_t uart_link_read(char *buf, size_t cap)
 	return n;
 }
 
-/* uart_link_readable -- whether received bytes wait */
+/* uart_link_readable -- whether received bytes wait (a glance at the
+ * indices, without the lock: the reader takes it) */
 bool uart_link_readable(void)
 {
-	bool any;
-
-	if (!link_present)
-		return false;
-	link_lock_take();
-	any = link_rx.held || link_rx.tail != link_rx.head;
-	link_lock_drop();
-	return any;
+	return link_present &&
+	       (__atomic_load_n(&link_rx.held, __ATOMIC_RELAXED) ||
+		link_rx.tail != __atomic_load_n(&link_rx.head, __ATOMIC_ACQUIRE));
 }
 
-/* uart_link_room -- bytes uart_link_put takes now */
+/* uart_link_room -- bytes uart_link_put would take now (a glance: only
+ * the handler makes it grow meanwhile) */
 size_t uart_link_room(void)
 {
-	size_t room;
-
-	link_lock_take();
-	room = TX_RING_SIZE - (tx_head - tx_tail);
-	link_lock_drop();
-	return room;
+	return TX_RING_SIZE - (tx_head - __atomic_load_n(&tx_tail, __ATOMIC_ACQUIRE));
 }
 
 /* uart_link_put -- hold up to len bytes for sending; how many were taken */
@@ -308,7 +323,7 @@ void uart_link_release(void)
 	if (!link_present || tx_released == tx_head)
 		return;
 	link_lock_take();
-	tx_released = tx_head;
+	__atomic_store_n(&tx_released, tx_head, __ATOMIC_RELEASE);
 	transmit();
 	link_lock_drop();
 }

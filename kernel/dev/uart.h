@@ -28,13 +28,15 @@ bool uart_read_byte(char *out);
 
 /* The host link (COM2; proc/hostlink.c). Output is held until released
  * and then sent by interrupt; input arrives by interrupt (IRQ 3). All of
- * these run with interrupts off. */
+ * these run with interrupts off; readable and room are hints, read
+ * without the lock. */
 
 /* uart_link_init -- find COM2, set it up, route IRQ 3; false if absent */
 bool uart_link_init(void);
 
 /* uart_link_poll -- service the port: what arrived into the ring, what
- * was released out (so an interrupt edge lost never stalls the link) */
+ * was released out (so an interrupt edge lost never stalls the link); at
+ * every timer tick and when idle, also in interrupt context */
 void uart_link_poll(void);
 
 /* uart_link_read -- up to cap received bytes into buf -> how many */

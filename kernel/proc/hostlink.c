@@ -90,13 +90,20 @@ static bool service_alive(void)
 	return false;
 }
 
-/* hostlink_poll -- service the UART, wake readers and writers, start the
- * service for bytes that arrived with none alive */
+/* hostlink_tick -- every timer tick (interrupt context): service the UART */
+void hostlink_tick(void)
+{
+	if (present)
+		uart_link_poll();
+}
+
+/* hostlink_poll -- wake readers and writers, start the service for bytes
+ * that arrived with none alive (no port access: cheap at every return to
+ * user mode) */
 void hostlink_poll(void)
 {
 	if (!present)
 		return;
-	uart_link_poll();
 	if (uart_link_readable()) {
 		if (readers) {
 			sched_wake(KWAIT_LINK, 0);

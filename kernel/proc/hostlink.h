@@ -20,10 +20,13 @@ void hostlink_init(void);
  * -ERR_RESET first, and the service wakes to say so */
 void hostlink_power_on(void);
 
-/* hostlink_poll -- at every return to user mode and while idle: service
- * the UART, wake readers and writers, start the service when bytes come
- * and none runs */
+/* hostlink_poll -- at every return to user mode and while idle: wake
+ * readers and writers, start the service when bytes come and none runs */
 void hostlink_poll(void);
+
+/* hostlink_tick -- at every timer tick, in interrupt context: service the
+ * UART (an interrupt edge lost delays the link by a tick, no more) */
+void hostlink_tick(void);
 
 /* hostlink_output_waiting -- whether output waits for a commit */
 bool hostlink_output_waiting(void);

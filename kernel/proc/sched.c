@@ -492,6 +492,8 @@ void sched_tick(void)
 	if (c->running >= 0 &&
 	    (time_ns() >= c->quantum_end_ns || mono_ns() >= next_wake_ns))
 		c->need_resched = true;
+	if (c->index == 0)
+		hostlink_tick();
 }
 
 /* sched_cpu_figures -- the CPU figures of sysinfo */

@@ -152,7 +152,7 @@ def test_program_put_live_runs_from_osh(machine):
 
 def test_progress_line_on_a_terminal(machine, tmp_path):
     src = tmp_path / "big"
-    src.write_bytes(contents(600_000, 7))
+    src.write_bytes(contents(300_000, 7))
     controller, terminal = pty.openpty()
     proc = subprocess.Popen([FE, "--image", str(machine.image), "put", str(src), "up/big"],
                             stdin=terminal, stdout=terminal, stderr=terminal)
@@ -168,9 +168,32 @@ def test_progress_line_on_a_terminal(machine, tmp_path):
         seen += chunk
     assert proc.wait(timeout=STEP) == 0, seen
     os.close(controller)
-    assert b"put up/big: 585.9 KiB of 585.9 KiB (100%)" in seen, seen
+    assert b"put up/big: 293.0 KiB of 293.0 KiB (100%)" in seen, seen
     assert b"\r" in seen
     assert get_bytes(machine.image, "up/big") == src.read_bytes()
+
+
+def test_every_kernel_write_of_the_link_is_logged(machines, tmp_path):
+    # logcheck (docs/logcheck.md) proves at each commit that every kernel
+    # write was logged: here through the link's paths -- the service's
+    # start, a blob, code made from a blob, a name replaced, a console sink
+    # and its inheritance
+    image = tmp_path / "logcheck.nvm"
+    m = machines(image=image, size="16M", append="logcheck panic=exit")
+    m.expect(PROMPT, timeout=STEP)
+    hello = os.path.join(ROOT, "build", "user", "bin", "hello")
+    with link(image) as ln:
+        ln.put(b"one", "lc/a")
+        ln.put(b"two", "lc/a")
+        with open(hello, "rb") as f:
+            ln.put(f.read(), "bin/lc", hostlink.KIND_CODE)
+        out = io.BytesIO()
+        assert ln.run("lc", out)[:2] == (0, "exited")
+        assert out.getvalue().startswith(b"hello from lc, pid ")
+    assert get_bytes(image, "lc/a") == b"two"
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    assert "logcheck: on" in m.output and "panic:" not in m.output
 
 
 def test_put_is_durable_when_it_returns(machines, tmp_path):
@@ -266,7 +289,7 @@ def test_malformed_frames_are_refused_and_nothing_is_lost(machine, tmp_path):
     good = hostlink.frame(hostlink.REQ_LS, 7, b"fuzz/")
     raw = hostlink.HEADER.pack(1, hostlink.REQ_GET, 0, 8, 9) + b"fuzz/keep"
     kinds = []
-    for i in range(300):
+    for i in range(200):
         kind = rnd.randrange(9)
         kinds.append(kind)
         if kind == 0:    # random bytes, zeros among them
@@ -285,7 +308,7 @@ def test_malformed_frames_are_refused_and_nothing_is_lost(machine, tmp_path):
             blob = (hostlink.frame(hostlink.REQ_DATA, 11, b"\0" * 8 + b"abc") if rnd.randrange(2)
                     else hostlink.frame(hostlink.REQ_PUT, 12, b"\1" * 13 + bytes([9]) + b"zz"))
         elif kind == 6:  # a flood: one frame far longer than any
-            blob = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(5000, 70000))) + b"\0"
+            blob = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(5000, 20000))) + b"\0"
         elif kind == 7:  # the valid request in the middle of it all
             blob = hostlink.cobs_encode(raw + zlib.crc32(raw).to_bytes(4, "little")) + b"\0"
         else:            # a header only, no CRC
