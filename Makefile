@@ -10,8 +10,10 @@
 #   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
 #                   with sysfuzz in the workload
 #   make fuzz       the fuzzing campaigns: fuzz-images (hostile images,
-#                   TRIALS=..., SEED=...) and fuzz-calls (sysfuzz, >= 1,000,000
-#                   random system calls, FUZZ_CALLS=..., FUZZ_SEED=...)
+#                   TRIALS=..., SEED=...), fuzz-calls (sysfuzz, >= 1,000,000
+#                   random system calls, FUZZ_CALLS=..., FUZZ_SEED=...) and
+#                   fuzz-link (malformed host-link frames, LINK_FRAMES=...,
+#                   LINK_SEED=...)
 #   make bench      every benchmark, then build/bench/report.md with plots
 #                   (tests/bench/bench.mk, docs/performance.md)
 #   make clean      remove build/ (never var/, where the NVM images live)
@@ -175,6 +177,16 @@ fuzz: fuzz-calls
 fuzz-calls: deps all
 	@$(PYTHON) tests/system/sysfuzz.py $(if $(FUZZ_CALLS),--calls $(FUZZ_CALLS)) \
 		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+
+# The host link's frame fuzzing, long form (docs/hostlink.md): LINK_FRAMES
+# malformed frames at a running machine (make test sends 200), LINK_SEED to
+# replay a run.
+LINK_FRAMES := 5000
+.PHONY: fuzz fuzz-link
+fuzz: fuzz-link
+fuzz-link: deps all
+	@FERRITE_LINKFUZZ_FRAMES=$(LINK_FRAMES) $(if $(LINK_SEED),FERRITE_LINKFUZZ_SEED=$(LINK_SEED)) \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/system/test_hostlink.py -k malformed
 
 # The long crash-state campaign (docs/persistence-model.md): the crash
 # tests of test_persistence.py at every ordering point of genesis, of the

@@ -146,13 +146,15 @@ int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return -ERR_PERM;
 	if (!cap)
 		return -ERR_INVAL;
+	if (cap > CHUNK)
+		cap = CHUNK;
 	if (uvm_check(p, buf, cap, UVM_WRITE))
 		return -ERR_FAULT;
 	if (reset_pending) {
 		reset_pending = false;
 		return -ERR_RESET;
 	}
-	n = uart_link_read(bytes, cap < CHUNK ? cap : CHUNK);
+	n = uart_link_read(bytes, cap);
 	if (!n) {
 		sched_block(tf, KWAIT_LINK, 0, 0);
 		readers = true;
@@ -176,6 +178,8 @@ int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return -ERR_PERM;
 	if (!len)
 		return 0;
+	if (len > CHUNK)
+		len = CHUNK;
 	if (uvm_check(p, buf, len, UVM_READ))
 		return -ERR_FAULT;
 	room = uart_link_room();
@@ -187,8 +191,6 @@ int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	}
 	if (len > room)
 		len = room;
-	if (len > CHUNK)
-		len = CHUNK;
 	err = uvm_copy_in(p, bytes, buf, len);
 	if (err)
 		return err;

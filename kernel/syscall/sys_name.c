@@ -22,22 +22,29 @@
 
 #define LIST_MAX 64u                   /* entries one SYS_NAME_LIST returns at most */
 
+/* bind_args -- the arguments of SYS_NAME_BIND and SYS_NAME_REPLACE
+ * (handle, name, name_len): the handle's entry, which needs the grant
+ * right and a type that may be named, and the name */
+static int bind_args(struct syscall *call, struct khandle **h, char *name)
+{
+	int err = handle_lookup(call->caller, (int64_t)call->arg[0], HANDLE_ANY_TYPE,
+				FE_RIGHT_GRANT, h);
+
+	if (err)
+		return err;
+	if (!(handle_types(USE_NAME) & HANDLE_TYPE(kobj_type((*h)->object))))
+		return -ERR_PERM;
+	return copy_name(call->caller, name, call->arg[1], call->arg[2]);
+}
+
 /* SYS_NAME_BIND (handle, name, name_len) -> 0 */
 int64_t sys_name_bind(struct syscall *call)
 {
-	struct pctx *p = call->caller;
-	const int64_t handle = (int64_t)call->arg[0];
-	const uint64_t name_ptr = call->arg[1], name_len = call->arg[2];
+	const uint64_t name_len = call->arg[2];
 	char name[FE_NAME_MAX];
 	struct khandle *h;
-	int err;
+	int err = bind_args(call, &h, name);
 
-	err = handle_lookup(p, handle, HANDLE_ANY_TYPE, FE_RIGHT_GRANT, &h);
-	if (err)
-		return err;
-	if (!(handle_types(USE_NAME) & HANDLE_TYPE(kobj_type(h->object))))
-		return -ERR_PERM;
-	err = copy_name(p, name, name_ptr, name_len);
 	if (err)
 		return err;
 	err = os_cat_insert(&kheap, name, name_len, h->object);
@@ -52,20 +59,12 @@ int64_t sys_name_bind(struct syscall *call)
  * the catalogue (so a power cut leaves the old binding or the new one) */
 int64_t sys_name_replace(struct syscall *call)
 {
-	struct pctx *p = call->caller;
-	const int64_t handle = (int64_t)call->arg[0];
-	const uint64_t name_ptr = call->arg[1], name_len = call->arg[2];
+	const uint64_t name_len = call->arg[2];
 	char name[FE_NAME_MAX];
 	struct khandle *h;
 	uint64_t old;
-	int err;
+	int err = bind_args(call, &h, name);
 
-	err = handle_lookup(p, handle, HANDLE_ANY_TYPE, FE_RIGHT_GRANT, &h);
-	if (err)
-		return err;
-	if (!(handle_types(USE_NAME) & HANDLE_TYPE(kobj_type(h->object))))
-		return -ERR_PERM;
-	err = copy_name(p, name, name_ptr, name_len);
 	if (err)
 		return err;
 	err = os_cat_replace(&kheap, name, name_len, h->object, &old);
