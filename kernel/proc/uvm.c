@@ -535,7 +535,11 @@ static const char *access_denied(const struct kmapping *m, unsigned access)
 
 /* log_written -- without a cache: log the heap page before it is mapped
  * writable, and remember it in the epoch's written set; false when the
- * set is full (a commit is asked for) */
+ * set is full (a commit is asked for). A page this fault allocated needs
+ * no undo record: the allocation's own record (fresh: flushed at the
+ * commit, freed by a rollback) covers it, and a rollback never reads its
+ * bytes. It joins the written set all the same, to be write-protected at
+ * the commit like any other, so the next epoch's first write logs it. */
 static bool log_written(struct pctx *p, uint64_t page, const struct upage *pg,
 			unsigned prot)
 {
@@ -543,9 +547,11 @@ static bool log_written(struct pctx *p, uint64_t page, const struct upage *pg,
 		epoch_request(); /* the write faults again after it */
 		return false;
 	}
-	arch_trace_event(NVT_EVENT_PAGE_LOG_BEGIN);
-	heap_log(os_ptr(&kheap, pg->home), PAGE);
-	arch_trace_event(NVT_EVENT_PAGE_LOG_END);
+	if (!pg->fresh) {
+		arch_trace_event(NVT_EVENT_PAGE_LOG_BEGIN);
+		heap_log(os_ptr(&kheap, pg->home), PAGE);
+		arch_trace_event(NVT_EVENT_PAGE_LOG_END);
+	}
 	written[written_count++] = (struct written_page){
 		.slot = p->proc->slot, .pt_root = p->pt_root, .va = page,
 		.phys = heap_phys(pg->home), .prot = prot,
