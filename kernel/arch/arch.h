@@ -141,6 +141,10 @@ const char *arch_flush_name(enum flush_kind kind);
  * and may be asked to (not under KVM: see crc32c.c) */
 bool arch_crc32c_supported(void);
 
+/* arch_crc32c_preferred -- whether that is also faster than the portable
+ * CRC (not under TCG, which emulates crc32 a bit at a time: crc32c.c) */
+bool arch_crc32c_preferred(void);
+
 /* arch_crc32c -- CRC-32C of `len` bytes continuing from `crc` (start with
  * 0), by the CPU; equal to objstore's portable crc32c. Only when
  * arch_crc32c_supported(). */

@@ -410,7 +410,7 @@ int heap_init(const struct nvm *nvm)
 	int err;
 
 	nvm_phys = nvm->phys;
-	platform.crc32c = arch_crc32c_supported() ? arch_crc32c : NULL;
+	platform.crc32c = arch_crc32c_preferred() ? arch_crc32c : NULL;
 	err = attach(nvm);
 	if (err)
 		return err;
