@@ -180,8 +180,9 @@ bool uart_read_byte(char *out)
  * interrupt is edge-triggered: the handler services the port until it
  * says nothing is pending, so the line is low when it ends; and where it
  * cannot be (a full receive ring leaves "data ready" up), the kernel
- * services the port itself at every timer tick (uart_link_poll), so a
- * missed edge delays the link by a tick at most, never stalls it. */
+ * services the port itself at every timer tick while the link is busy
+ * (uart_link_poll), so a missed edge delays the link by a tick at most,
+ * never stalls it. */
 static int link_lock;
 
 static void link_lock_take(void)
@@ -252,15 +253,21 @@ bool uart_link_init(void)
 	link_ier = 0;
 	link_present = true;
 	arch_irq_route(COM2_IRQ, link_interrupt);
-	uart_link_poll();
+	link_interrupt(); /* interrupts on, and anything that arrived before */
 	return true;
 }
 
-/* uart_link_poll -- service the port: what arrived into the ring, what
- * was released out */
+/* uart_link_poll -- service the port while the link is busy (released
+ * bytes unsent, or received bytes left in the UART by a full ring): the
+ * only times an edge can be missed once the handler ends with nothing
+ * pending. An idle link costs no port access: under a hypervisor each one
+ * is an exit. */
 void uart_link_poll(void)
 {
-	if (!link_present)
+	if (!link_present ||
+	    (!__atomic_load_n(&link_rx.held, __ATOMIC_RELAXED) &&
+	     __atomic_load_n(&tx_tail, __ATOMIC_RELAXED) ==
+	     __atomic_load_n(&tx_released, __ATOMIC_RELAXED)))
 		return;
 	link_lock_take();
 	service();

@@ -20,7 +20,9 @@
  *    after each commit, lets out everything held so far. So whatever the
  *    host reads was written in an epoch that committed: a reply "stored"
  *    is never undone by a power cut, and bytes read from an object and
- *    sent are committed state. The held output is volatile: lost at a cut
+ *    sent are committed state. (Bytes written while nothing changed since
+ *    the last commit -- no commit will come -- were made by committed state
+ *    and go at once.) The held output is volatile: lost at a cut
  *    with the connection it was for. A writer finding the ring full
  *    blocks (KWAIT_LINK_OUT) and asks for a commit; the ring drains by
  *    interrupt as the host reads.
@@ -117,6 +119,10 @@ void hostlink_poll(void)
 		sched_wake(KWAIT_LINK_OUT, 0);
 		writers = false;
 	}
+	/* Held bytes written while nothing changed since the last commit
+	 * were made by committed state: no commit will come for them. */
+	if (uart_link_held() && !epoch_dirty())
+		uart_link_release();
 }
 
 /* hostlink_output_waiting -- whether output waits for a commit */
