@@ -1513,6 +1513,20 @@ static struct cat_change removal(const struct cat_path *path)
 				    .del = 1 };
 }
 
+/* find_named -- start a change of os at the bound `name`: the path to it
+ * and the id it names */
+static int find_named(struct cat_op *op, struct objstore *os, const char *name,
+		      uint64_t len, uint64_t *id)
+{
+	int err = os_cat_name_ok(name, len);
+
+	if (!err)
+		err = op_init(op, os);
+	if (!err)
+		err = find_bound(op, (const uint8_t *)name, (unsigned)len, id);
+	return err;
+}
+
 /* os_cat_remove -- unbind `name` */
 int os_cat_remove(struct objstore *os, const char *name, uint64_t len,
 		  uint64_t *id)
@@ -1520,12 +1534,8 @@ int os_cat_remove(struct objstore *os, const char *name, uint64_t len,
 	struct cat_change ch;
 	struct cat_op op;
 	uint64_t value;
-	int err = os_cat_name_ok(name, len);
+	int err = find_named(&op, os, name, len, &value);
 
-	if (!err)
-		err = op_init(&op, os);
-	if (!err)
-		err = find_bound(&op, (const uint8_t *)name, (unsigned)len, &value);
 	if (err)
 		return err;
 	ch = removal(&op.path);
@@ -1540,17 +1550,13 @@ int os_cat_remove(struct objstore *os, const char *name, uint64_t len,
 int os_cat_replace(struct objstore *os, const char *name, uint64_t len,
 		   uint64_t id, uint64_t *old)
 {
-	const uint8_t *key = (const uint8_t *)name;
-	struct cat_change ch = { .child = -1, .del = 1, .nins = 1, .key = key,
-				 .len = (unsigned)len, .value = id };
+	struct cat_change ch = { .child = -1, .del = 1, .nins = 1,
+				 .key = (const uint8_t *)name, .len = (unsigned)len,
+				 .value = id };
 	struct cat_op op;
 	uint64_t value;
-	int err = os_cat_name_ok(name, len);
+	int err = find_named(&op, os, name, len, &value);
 
-	if (!err)
-		err = op_init(&op, os);
-	if (!err)
-		err = find_bound(&op, key, (unsigned)len, &value);
 	if (err)
 		return err;
 	ch.pos = op.path.lv[op.path.height - 1].pos;

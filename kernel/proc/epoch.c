@@ -172,8 +172,14 @@ bool epoch_due(void)
 {
 	if (requested || heap_log_free() < epoch_log_keep())
 		return true;
-	return figures.period_ns && time_ns() - last_commit_ns >= figures.interval_ns &&
-	       epoch_dirty();
+	if (!figures.period_ns || time_ns() - last_commit_ns < figures.interval_ns)
+		return false;
+	if (epoch_dirty())
+		return true;
+	/* Nothing changed since the last commit: output made since is of
+	 * committed state, and no commit will come to release it. */
+	hostlink_release();
+	return false;
 }
 
 /* stamp_root -- the kernel root's part of the commit: the clock, the count,

@@ -21,8 +21,9 @@
  *    host reads was written in an epoch that committed: a reply "stored"
  *    is never undone by a power cut, and bytes read from an object and
  *    sent are committed state. (Bytes written while nothing changed since
- *    the last commit -- no commit will come -- were made by committed state
- *    and go at once.) The held output is volatile: lost at a cut
+ *    the last commit -- no commit will come -- were made by committed state:
+ *    the epoch's periodic check lets them go, epoch_due.) The held output
+ *    is volatile: lost at a cut
  *    with the connection it was for. A writer finding the ring full
  *    blocks (KWAIT_LINK_OUT) and asks for a commit; the ring drains by
  *    interrupt as the host reads.
@@ -119,10 +120,6 @@ void hostlink_poll(void)
 		sched_wake(KWAIT_LINK_OUT, 0);
 		writers = false;
 	}
-	/* Held bytes written while nothing changed since the last commit
-	 * were made by committed state: no commit will come for them. */
-	if (uart_link_held() && !epoch_dirty())
-		uart_link_release();
 }
 
 /* hostlink_output_waiting -- whether output waits for a commit */
@@ -138,24 +135,31 @@ void hostlink_release(void)
 		uart_link_release();
 }
 
+/* link_call -- the checks both calls make: the link exists, p is its
+ * service, and p's buf holds *len bytes (clamped to CHUNK) with `access` */
+static int link_call(struct pctx *p, uint64_t buf, uint64_t *len, unsigned access)
+{
+	if (!present)
+		return -ERR_NOTSUP;
+	if (!is_service(p))
+		return -ERR_PERM;
+	if (*len > CHUNK)
+		*len = CHUNK;
+	return uvm_check(p, buf, *len, access) ? -ERR_FAULT : 0;
+}
+
 /* hostlink_read -- SYS_LINK_READ */
 int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		      uint64_t cap)
 {
 	static char bytes[CHUNK]; /* the kernel lock is held */
 	size_t n;
-	int err;
+	int err = link_call(p, buf, &cap, UVM_WRITE);
 
-	if (!present)
-		return -ERR_NOTSUP;
-	if (!is_service(p))
-		return -ERR_PERM;
+	if (err)
+		return err;
 	if (!cap)
 		return -ERR_INVAL;
-	if (cap > CHUNK)
-		cap = CHUNK;
-	if (uvm_check(p, buf, cap, UVM_WRITE))
-		return -ERR_FAULT;
 	if (reset_pending) {
 		reset_pending = false;
 		return -ERR_RESET;
@@ -176,18 +180,10 @@ int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 {
 	static char bytes[CHUNK]; /* the kernel lock is held */
 	size_t room;
-	int err;
+	int err = link_call(p, buf, &len, UVM_READ);
 
-	if (!present)
-		return -ERR_NOTSUP;
-	if (!is_service(p))
-		return -ERR_PERM;
-	if (!len)
-		return 0;
-	if (len > CHUNK)
-		len = CHUNK;
-	if (uvm_check(p, buf, len, UVM_READ))
-		return -ERR_FAULT;
+	if (err || !len)
+		return err;
 	room = uart_link_room();
 	if (!room) {
 		epoch_request(); /* the commit lets held bytes out, making room */
