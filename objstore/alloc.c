@@ -2,8 +2,11 @@
  * alloc.c -- allocating data pages and small blocks, inside transactions.
  *
  * Pages: a persistent stack of free page numbers (free_top entries in use,
- * in the root block). Allocation pops, freeing pushes: O(1), and opening a
- * heap never scans anything. Every page has a descriptor saying what it is
+ * in the root block), and the never-used tail of the data pages
+ * (pages_unformatted in the root block; format.h). Allocation pops, or
+ * takes the tail's first page when the stack is empty; freeing pushes:
+ * O(1), and neither creating nor opening a heap writes or scans anything
+ * per page. Every page below the tail has a descriptor saying what it is
  * used for; a free page's descriptor says FREE, which catches double frees.
  *
  * Small blocks (64 B ... 2 KiB, six power-of-two classes): a slab is one
@@ -20,9 +23,10 @@
  * free_epoch says so): then its old bytes belong to an owner that rollback
  * brings back, and the block is logged (UNDO) instead.
  *
- * Invariants (verified by the checker): free_top <= page_count; the stack
- * holds free_top distinct page numbers whose descriptors are FREE, and
- * every other page's descriptor is not FREE; a slab's `used` is the
+ * Invariants (verified by the checker): free_top + pages_unformatted <=
+ * page_count; the stack holds free_top distinct page numbers below the tail
+ * whose descriptors are FREE, and every other page below the tail has a
+ * descriptor that is not FREE; a slab's `used` is the
  * popcount of its slot_map, bits beyond its slot count are clear; a slab
  * is on its class list iff used < slots, and the list links are mutual.
  */
@@ -57,27 +61,39 @@ static int hand_out(struct objstore *os, uint64_t off, uint32_t len, bool reused
 	return os_log_fresh(os, off, len);
 }
 
-/* page_alloc -- pop a free page; its descriptor logged and set to `kind`;
- * *reused says whether this transaction had freed it */
+/* page_alloc -- pop a free page, else take the first never-used one; its
+ * descriptor logged and set to `kind`; *reused says whether this
+ * transaction had freed it */
 static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page,
 		      bool *reused)
 {
 	struct os_root *root = os->root;
+	uint64_t formatted = os_formatted_pages(os->sb, root);
+	bool from_stack = root->free_top > 0;
 	uint64_t p;
 	int err;
 
-	if (root->free_top == 0)
+	if (from_stack) {
+		p = os->stack[root->free_top - 1];
+		if (p >= formatted || os->desc[p].kind != OS_PAGE_FREE)
+			return -ERR_CORRUPT;
+	} else if (root->pages_unformatted) {
+		p = formatted; /* its descriptor holds nothing yet */
+	} else {
 		return -ERR_NOMEM;
-	p = os->stack[root->free_top - 1];
-	if (p >= os->sb->page_count || os->desc[p].kind != OS_PAGE_FREE)
-		return -ERR_CORRUPT;
+	}
 	err = os_log_root(os);
 	if (!err)
 		err = log_desc(os, p);
 	if (err)
 		return err;
-	root->free_top--;
-	*reused = freed_this_tx(os, p);
+	if (from_stack) {
+		root->free_top--;
+		*reused = freed_this_tx(os, p);
+	} else {
+		root->pages_unformatted--;
+		*reused = false;
+	}
 	memset(&os->desc[p], 0, sizeof(os->desc[p]));
 	os->desc[p].kind = kind;
 	seal_desc(os, p);
@@ -92,7 +108,7 @@ static int page_free(struct objstore *os, uint64_t page)
 	uint32_t *slot = &os->stack[root->free_top];
 	int err;
 
-	if (root->free_top >= os->sb->page_count)
+	if (os_pages_free(root) >= os->sb->page_count)
 		return -ERR_CORRUPT;
 	/* Its bytes may be a snapshot's: kept before a FRESH write can change
 	 * them unlogged (format.h, I1). */
@@ -200,7 +216,7 @@ static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 
 	if (page) {
 		page--;
-		if (page >= os->sb->page_count)
+		if (page >= os_formatted_pages(os->sb, os->root))
 			return -ERR_CORRUPT;
 	} else {
 		err = slab_new(os, c, &page);
@@ -292,7 +308,7 @@ int os_free(struct objstore *os, uint64_t off)
 	if (!os->in_tx)
 		return -ERR_INVAL;
 	if (!os_in_data(os, off, 1))
-		return -ERR_INVAL;
+		return -ERR_INVAL; /* outside the data pages, or never handed out */
 	if (os_log_room(os, OS_FREE_LOG_RESERVE))
 		return -ERR_NOSPC;
 	page = os_page_of(os, off);

@@ -60,10 +60,13 @@ static void progress(struct os_checker *ck, uint64_t done, uint64_t total)
 		ck->report->progress(ck->report->ctx, done, total);
 }
 
-/* os_check_offset_ok -- whether [off, off+len) lies in the data pages */
+/* os_check_offset_ok -- whether [off, off+len) lies in the data pages
+ * below the never-used tail */
 bool os_check_offset_ok(const struct os_checker *ck, uint64_t off, uint64_t len)
 {
-	return os_in_data_raw(ck->sb, off, len);
+	uint64_t start = ck->sb->data_offset, end = start + ck->pages * OS_PAGE_SIZE;
+
+	return off >= start && off <= end && len <= end - off;
 }
 
 static const char *const owner_names[] = {
@@ -81,10 +84,10 @@ static const char *const owner_names[] = {
 bool os_check_claim_page(struct os_checker *ck, uint64_t page,
 			 enum os_owner owner, const char *what)
 {
-	if (page >= ck->sb->page_count) {
-		os_check_problem(ck, "%s: page %llu is beyond the %llu data pages",
+	if (page >= ck->pages) {
+		os_check_problem(ck, "%s: page %llu is beyond the %llu data pages ever handed out",
 				 what, (unsigned long long)page,
-				 (unsigned long long)ck->sb->page_count);
+				 (unsigned long long)ck->pages);
 		return false;
 	}
 	if (ck->desc[page].kind != OS_PAGE_WHOLE) {
@@ -158,7 +161,8 @@ bool os_check_claim_block(struct os_checker *ck, uint64_t off, uint64_t size,
 	return os_check_claim_page(ck, page, OS_OWNER_BLOCK, what);
 }
 
-/* check_root -- the root block's checksum and bounds */
+/* check_root -- the root block's checksum and bounds; the pages below
+ * the never-used tail into ck->pages */
 static void check_root(struct os_checker *ck)
 {
 	const struct os_root *r = ck->root;
@@ -166,17 +170,22 @@ static void check_root(struct os_checker *ck)
 	if (r->crc != os_root_crc(r))
 		os_check_problem(ck, "root block: checksum %#x != %#x", r->crc,
 				 os_root_crc(r));
-	if (r->free_top > ck->sb->page_count)
-		os_check_problem(ck, "root block: free-page stack top %llu beyond %llu pages",
-				 (unsigned long long)r->free_top,
-				 (unsigned long long)ck->sb->page_count);
 	if (r->next_object_id == 0)
 		os_check_problem(ck, "root block: next object id is 0");
 	if (!os_all_zero(r->reserved, sizeof(r->reserved)) || r->reserved0 || r->reserved1)
 		os_check_problem(ck, "root block: reserved fields are not zero");
+	if (r->free_top > ck->sb->page_count ||
+	    r->pages_unformatted > ck->sb->page_count - r->free_top) {
+		os_check_problem(ck, "root block: %llu pages on the free-page stack and %llu never used, of %llu",
+				 (unsigned long long)r->free_top,
+				 (unsigned long long)r->pages_unformatted,
+				 (unsigned long long)ck->sb->page_count);
+		return;
+	}
+	ck->pages = os_formatted_pages(ck->sb, r);
 	for (unsigned c = 0; c < OS_SIZE_CLASSES; c++)
-		if (r->slab_partial[c] > ck->sb->page_count)
-			os_check_problem(ck, "root block: partial-slab list %u starts at page %llu, beyond the heap",
+		if (r->slab_partial[c] > ck->pages)
+			os_check_problem(ck, "root block: partial-slab list %u starts at page %llu, beyond the pages ever handed out",
 					 c, (unsigned long long)r->slab_partial[c] - 1);
 }
 
@@ -214,16 +223,16 @@ static void check_slab_desc(struct os_checker *ck, uint64_t p,
 	if (d->used == 0)
 		os_check_problem(ck, "page %llu: empty slab was not freed",
 				 (unsigned long long)p);
-	if (d->next > ck->sb->page_count || d->prev > ck->sb->page_count)
-		os_check_problem(ck, "page %llu: slab list link beyond the heap",
+	if (d->next > ck->pages || d->prev > ck->pages)
+		os_check_problem(ck, "page %llu: slab list link beyond the pages ever handed out",
 				 (unsigned long long)p);
 	ck->page_owner[p] = OS_OWNER_SLAB;
 }
 
-/* check_descriptors -- every page descriptor on its own */
+/* check_descriptors -- every page descriptor below the never-used tail, on its own */
 static void check_descriptors(struct os_checker *ck)
 {
-	uint64_t pages = ck->sb->page_count;
+	uint64_t pages = ck->pages;
 
 	for (uint64_t p = 0; p < pages; p++) {
 		const struct os_page_desc *d = &ck->desc[p];
@@ -254,15 +263,13 @@ static void check_descriptors(struct os_checker *ck)
 /* check_free_stack -- free_top distinct free pages, and no free page missing */
 static void check_free_stack(struct os_checker *ck)
 {
-	uint64_t pages = ck->sb->page_count, top = ck->root->free_top;
+	uint64_t pages = ck->pages, top = ck->root->free_top;
 
-	if (top > pages)
-		return; /* reported by check_root */
 	for (uint64_t i = 0; i < top; i++) {
 		uint32_t p = ck->stack[i];
 
 		if (p >= pages) {
-			os_check_problem(ck, "free-page stack slot %llu: page %u beyond the heap",
+			os_check_problem(ck, "free-page stack slot %llu: page %u beyond the pages ever handed out",
 					 (unsigned long long)i, p);
 		} else if (ck->desc[p].kind != OS_PAGE_FREE) {
 			os_check_problem(ck, "free-page stack slot %llu: page %u is in use (descriptor kind %u)",
@@ -289,7 +296,7 @@ static void check_partial_list(struct os_checker *ck, unsigned c,
 	while (page) {
 		const struct os_page_desc *d;
 
-		if (page > ck->sb->page_count || ++steps > partial_slabs) {
+		if (page > ck->pages || ++steps > partial_slabs) {
 			os_check_problem(ck, "partial-slab list %u: runs past its %llu slabs (cycle or bad link)",
 					 c, (unsigned long long)partial_slabs);
 			return;
@@ -316,7 +323,7 @@ static void check_partial_lists(struct os_checker *ck)
 {
 	uint64_t partial[OS_SIZE_CLASSES] = { 0 };
 
-	for (uint64_t p = 0; p < ck->sb->page_count; p++) {
+	for (uint64_t p = 0; p < ck->pages; p++) {
 		const struct os_page_desc *d = &ck->desc[p];
 
 		if (d->kind == OS_PAGE_SLAB && d->size_class < OS_SIZE_CLASSES &&
@@ -330,7 +337,7 @@ static void check_partial_lists(struct os_checker *ck)
 /* check_claims -- every allocated page and block reached exactly once */
 static void check_claims(struct os_checker *ck)
 {
-	uint64_t pages = ck->sb->page_count;
+	uint64_t pages = ck->pages;
 
 	for (uint64_t p = 0; p < pages; p++) {
 		const struct os_page_desc *d = &ck->desc[p];

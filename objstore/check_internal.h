@@ -43,6 +43,7 @@ struct os_checker {
 	const struct os_root *root;
 	const struct os_page_desc *desc;
 	const uint32_t *stack;
+	uint64_t pages;            /* data pages below the never-used tail */
 	uint8_t *page_owner;       /* per data page: enum os_owner */
 	uint64_t *slot_claimed;    /* per data page: claimed slab slots */
 	uint64_t problems;

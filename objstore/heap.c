@@ -1,8 +1,11 @@
 /*
  * heap.c -- creating, validating and opening a heap.
  *
- * Creation writes every region, then the superblock last: a heap whose
- * creation was cut short has no magic and is "not a Ferrite heap".
+ * Creation writes the root block, the log's first line and the snapshot
+ * area's header and node table -- nothing per data page, so it takes the
+ * same time at any size (the data pages start as the never-used tail,
+ * format.h) -- then the superblock last: a heap whose creation was cut
+ * short has no magic and is "not a Ferrite heap".
  * Opening never scans the heap: it checks the superblock (magic, version,
  * checksum, geometry), validates every record of an unfinished transaction
  * and the root block as their rollback will leave it -- all before writing
@@ -160,9 +163,12 @@ const char *os_root_problem(const struct os_root *r, const struct os_superblock 
 	if (r->crc != os_root_crc(r))
 		snprintf(why, why_size, "root block: checksum %#x != %#x", r->crc,
 			 os_root_crc(r));
-	else if (r->free_top > sb->page_count)
-		snprintf(why, why_size, "root block: free-page stack top %llu beyond %llu pages",
+	else if (r->free_top > sb->page_count ||
+		 r->pages_unformatted > sb->page_count - r->free_top)
+		snprintf(why, why_size,
+			 "root block: %llu pages on the free-page stack and %llu never used, of %llu",
 			 (unsigned long long)r->free_top,
+			 (unsigned long long)r->pages_unformatted,
 			 (unsigned long long)sb->page_count);
 	else if (r->next_object_id == 0)
 		snprintf(why, why_size, "root block: next object id is 0");
@@ -256,25 +262,16 @@ int os_open_tentative(struct objstore *os, void *base, uint64_t size,
 	return open_heap(os, base, size, pf, false, save);
 }
 
-/* format_data_structures -- descriptors, free-page stack and root block of an empty heap */
+/* format_data_structures -- the root block and log of an empty heap:
+ * every data page is in the never-used tail, so no descriptor and no stack
+ * slot is written (format.h) and creation takes the same time at any size */
 static void format_data_structures(struct objstore *os, uint64_t pages)
 {
-	struct os_page_desc blank;
-
-	/* Every descriptor is the same blank one: one checksum, not one a page. */
-	memset(&blank, 0, sizeof(blank));
-	blank.crc = os_desc_crc(&blank);
-	for (uint64_t p = 0; p < pages; p++) {
-		os->desc[p] = blank;
-		os->stack[p] = (uint32_t)(pages - 1 - p); /* page 0 is popped first */
-	}
 	memset(os->root, 0, sizeof(*os->root));
 	os->root->next_object_id = 1;
-	os->root->free_top = pages;
+	os->root->pages_unformatted = pages;
 	os->root->crc = os_root_crc(os->root);
 	memset(os->log, 0, OS_CACHE_LINE); /* no record at the start of the log */
-	os_flush(os, os->desc, pages * sizeof(*os->desc));
-	os_flush(os, os->stack, pages * sizeof(*os->stack));
 	os_flush(os, os->root, sizeof(*os->root));
 	os_flush(os, os->log, OS_CACHE_LINE);
 }
@@ -408,7 +405,7 @@ void os_stats(const struct objstore *os, struct os_stats *out)
 	memset(out, 0, sizeof(*out));
 	out->heap_size = os->size;
 	out->page_count = os->sb->page_count;
-	out->pages_free = os->root->free_top;
+	out->pages_free = os_pages_free(os->root);
 	out->objects = os->root->object_count;
 	out->names = os->root->catalogue_count;
 	out->epoch = os->sb->committed_epoch;

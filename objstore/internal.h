@@ -24,6 +24,21 @@ static inline bool os_all_zero(const void *p, size_t len)
 	return true;
 }
 
+/* os_formatted_pages -- data pages below the never-used tail: the only
+ * ones whose descriptors and stack slots mean anything (format.h, root
+ * block); the caller has checked free_top + pages_unformatted <= page_count */
+static inline uint64_t os_formatted_pages(const struct os_superblock *sb,
+					  const struct os_root *r)
+{
+	return sb->page_count - r->pages_unformatted;
+}
+
+/* os_pages_free -- free data pages: on the stack, and never used */
+static inline uint64_t os_pages_free(const struct os_root *r)
+{
+	return r->free_top + r->pages_unformatted;
+}
+
 /* os_page_off -- heap offset of data page `page` */
 static inline uint64_t os_page_off(const struct objstore *os, uint64_t page)
 {
@@ -42,21 +57,15 @@ static inline uint64_t os_page_of(const struct objstore *os, uint64_t off)
 	return (off - os->sb->data_offset) / OS_PAGE_SIZE;
 }
 
-/* os_in_data_raw -- whether [off, off+len) lies inside the data pages of sb */
-static inline bool os_in_data_raw(const struct os_superblock *sb, uint64_t off,
-				  uint64_t len)
-{
-	uint64_t start = sb->data_offset;
-	uint64_t end = start + sb->page_count * OS_PAGE_SIZE;
-
-	return off >= start && off <= end && len <= end - off;
-}
-
-/* os_in_data -- whether [off, off+len) lies inside the data pages */
+/* os_in_data -- whether [off, off+len) lies inside the data pages ever
+ * handed out (below the never-used tail) */
 static inline bool os_in_data(const struct objstore *os, uint64_t off,
 			      uint64_t len)
 {
-	return os_in_data_raw(os->sb, off, len);
+	uint64_t start = os->sb->data_offset;
+	uint64_t end = start + os_formatted_pages(os->sb, os->root) * OS_PAGE_SIZE;
+
+	return off >= start && off <= end && len <= end - off;
 }
 
 /* os_class_size -- bytes in a block of size class c */

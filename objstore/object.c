@@ -173,17 +173,18 @@ static bool page_ok(const struct view *v, uint64_t off)
 	uint64_t rel = off - v->sb->data_offset;
 
 	return off >= v->sb->data_offset && rel % OS_PAGE_SIZE == 0 &&
-	       rel / OS_PAGE_SIZE < v->sb->page_count &&
+	       rel / OS_PAGE_SIZE < os_formatted_pages(v->sb, v->root) &&
 	       v->desc[rel / OS_PAGE_SIZE].kind == OS_PAGE_WHOLE;
 }
 
-/* block_ok -- whether a block of `size` (a power of two) at `off` is aligned in the data pages */
+/* block_ok -- whether a block of `size` (a power of two) at `off` is
+ * aligned in the data pages ever handed out */
 static bool block_ok(const struct view *v, uint64_t off, uint32_t size)
 {
 	uint64_t rel = off - v->sb->data_offset;
 
 	return off >= v->sb->data_offset && rel % size == 0 &&
-	       rel / OS_PAGE_SIZE < v->sb->page_count;
+	       rel / OS_PAGE_SIZE < os_formatted_pages(v->sb, v->root);
 }
 
 /* os_obj_entries -- the entries of index page `off` */

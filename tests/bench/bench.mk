@@ -19,7 +19,8 @@
 #                         the two-thread figure waits for threads
 #                         (tests/bench/run-smp-bench, bin/spin, bin/ckptbench)
 #   make bench-boot       wall time from launching QEMU to the kernel's NVM
-#                         line, both boot paths (tests/bench/boot-time)
+#                         line, both boot paths; genesis of a 256 MiB and a
+#                         16 GiB heap, side by side (tests/bench/boot-time)
 #   make bench-linux      wall time from launching QEMU to the first line of
 #                         a Debian kernel + busybox initramfs, the yardstick
 #                         for a resumed program (tests/bench/linux-boot-time)

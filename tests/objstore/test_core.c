@@ -4,6 +4,9 @@
  */
 #include "os_test.h"
 
+#include "objstore/check.h"
+#include "objstore/object.h"
+
 #include "../../objstore/crc32c.h"
 #include "../../objstore/internal.h"
 
@@ -80,7 +83,7 @@ CHECK_TEST(layout_1_heaps_still_open)
 
 	CHECK_EQ(os_create(&os, base, HEAP, host_platform(), NULL), 0);
 	CHECK_EQ(sb->layout_major, 2);
-	CHECK_EQ(sb->layout_minor, 0);
+	CHECK_EQ(sb->layout_minor, OS_LAYOUT_MINOR);
 	CHECK(os_snap_available(&os));
 	/* A 1.x heap is a 2.0 heap without a snapshot area (1.1 added the
 	 * app roots to 1.0, which a 1.0 heap holds as zeros). */
@@ -262,6 +265,184 @@ CHECK_TEST(heap_full_is_an_error_not_corruption)
 	CHECK_EQ(st.pages_free, 0);
 	CHECK_EQ(n, st.page_count);
 	CHECK_EQ(os_tx_commit(&os), 0);
+	free(base);
+}
+
+/* count_problem -- os_check's report: count what is not a leak (these
+ * tests allocate without making objects), print it */
+static void count_problem(void *ctx, const char *message)
+{
+	if (strstr(message, "(leak)"))
+		return;
+	++*(uint64_t *)ctx;
+	printf("    os_check: %s\n", message);
+}
+
+/* problems -- what os_check finds in the heap of os, leaks aside */
+static uint64_t problems(const struct objstore *os)
+{
+	uint64_t n = 0;
+	struct os_check_report report = { .problem = count_problem, .ctx = &n };
+	void *scratch = malloc(os_check_scratch_size(os->size));
+
+	os_check(os->base, os->size, scratch, &report);
+	free(scratch);
+	return n;
+}
+
+/* alloc_every_page -- whole pages until the heap is full, in one
+ * transaction each; their page numbers in order. The count. */
+static uint64_t alloc_every_page(struct objstore *os, uint64_t *page)
+{
+	uint64_t n = 0, off;
+
+	for (;;) {
+		CHECK_EQ(os_tx_begin(os), 0);
+		if (os_alloc(os, OS_PAGE_SIZE, &off)) {
+			CHECK_EQ(os_tx_commit(os), 0);
+			return n;
+		}
+		page[n++] = (off - os->sb->data_offset) / OS_PAGE_SIZE;
+		CHECK_EQ(os_tx_commit(os), 0);
+	}
+}
+
+CHECK_TEST(creation_writes_no_descriptor_and_pages_come_in_order)
+{
+	struct objstore os;
+	void *base = test_heap_new(HEAP);
+	struct os_superblock *sb = base;
+	uint64_t *page, n, off;
+	struct os_stats st;
+
+	/* What an old heap or any garbage left where the descriptors and the
+	 * free-page stack go: creation must neither need nor read it. */
+	memset(base, 0xa5, HEAP);
+	CHECK_EQ(os_create(&os, base, HEAP, host_platform(), NULL), 0);
+	CHECK_EQ(os.root->free_top, 0);
+	CHECK_EQ(os.root->pages_unformatted, sb->page_count);
+	CHECK_EQ(((uint8_t *)base)[sb->desc_offset], 0xa5);
+	CHECK_EQ(((uint8_t *)base)[sb->stack_offset], 0xa5);
+	CHECK_EQ(problems(&os), 0);
+	os_stats(&os, &st);
+	CHECK_EQ(st.pages_free, st.page_count);
+	/* A never-used page can not be freed: no descriptor vouches for it. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_free(&os, os_page_off(&os, sb->page_count - 1)), -ERR_INVAL);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	/* Pages come from the tail in order, 0 first, as from a full stack. */
+	page = calloc(sb->page_count, sizeof(*page));
+	n = alloc_every_page(&os, page);
+	CHECK_EQ(n, sb->page_count);
+	for (uint64_t i = 0; i < n; i++)
+		CHECK_EQ(page[i], i);
+	CHECK_EQ(os.root->pages_unformatted, 0);
+	CHECK_EQ(problems(&os), 0);
+	/* Freed pages go on the stack and come back last freed, first out. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_free(&os, os_page_off(&os, 7)), 0);
+	CHECK_EQ(os_free(&os, os_page_off(&os, 3)), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(problems(&os), 0);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, OS_PAGE_SIZE, &off), 0);
+	CHECK_EQ(off, os_page_off(&os, 3));
+	CHECK_EQ(os_alloc(&os, OS_PAGE_SIZE, &off), 0);
+	CHECK_EQ(off, os_page_off(&os, 7));
+	CHECK_EQ(os_tx_commit(&os), 0);
+	free(page);
+	free(base);
+}
+
+CHECK_TEST(taking_a_never_used_page_rolls_back)
+{
+	struct objstore os, again;
+	void *base = test_heap_new(HEAP);
+	uint64_t off, unformatted;
+
+	memset(base, 0x5a, HEAP);
+	CHECK_EQ(os_create(&os, base, HEAP, host_platform(), NULL), 0);
+	unformatted = os.root->pages_unformatted;
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 100, &off), 0);   /* a slab from the tail */
+	CHECK_EQ(os_alloc(&os, 5000 - 904, &off), 0); /* a whole page */
+	CHECK_EQ(os.root->pages_unformatted, unformatted - 2);
+	/* Cut here: the next open rolls the tail back. */
+	CHECK_EQ(os_open(&again, base, HEAP, host_platform()), 0);
+	CHECK_EQ(again.root->pages_unformatted, unformatted);
+	CHECK_EQ(again.root->free_top, 0);
+	CHECK_EQ(problems(&again), 0);
+	CHECK_EQ(os_tx_begin(&again), 0);
+	CHECK_EQ(os_alloc(&again, OS_PAGE_SIZE, &off), 0);
+	CHECK_EQ(off, os_page_off(&again, 0));
+	CHECK_EQ(os_tx_commit(&again), 0);
+	CHECK_EQ(problems(&again), 0);
+	free(base);
+}
+
+CHECK_TEST(a_fully_formatted_heap_of_layout_2_0_still_runs)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	struct os_superblock *sb = base;
+	uint64_t pages = sb->page_count, *page;
+	struct os_page_desc blank;
+
+	/* Layout 2.0 wrote every descriptor and the whole stack at creation. */
+	memset(&blank, 0, sizeof(blank));
+	blank.crc = os_desc_crc(&blank);
+	for (uint64_t p = 0; p < pages; p++) {
+		os.desc[p] = blank;
+		os.stack[p] = (uint32_t)(pages - 1 - p);
+	}
+	os.root->free_top = pages;
+	os.root->pages_unformatted = 0;
+	os.root->crc = os_root_crc(os.root);
+	sb->layout_minor = 0;
+	sb->crc = os_sb_crc(sb);
+	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
+	CHECK_EQ(problems(&os), 0);
+	page = calloc(pages, sizeof(*page));
+	CHECK_EQ(alloc_every_page(&os, page), pages);
+	for (uint64_t i = 0; i < pages; i++)
+		CHECK_EQ(page[i], i);
+	CHECK_EQ(problems(&os), 0);
+	free(page);
+	free(base);
+}
+
+CHECK_TEST(a_tail_over_pages_in_use_is_refused)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	struct os_diagnosis d;
+	uint64_t off, id;
+
+	/* Page 0 on the free stack, the rest never used: a tail of every
+	 * page would count page 0 twice. Found at open, in O(1). */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, OS_PAGE_SIZE, &off), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_free(&os, off), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	os.root->pages_unformatted = os.sb->page_count;
+	os.root->crc = os_root_crc(os.root);
+	CHECK_EQ(os_diagnose(base, HEAP, &d), -ERR_CORRUPT);
+	CHECK(strstr(d.why, "never used") != NULL);
+	CHECK(problems(&os) > 0);
+	/* A tail over a page an object holds: the checker finds it. */
+	os.root->pages_unformatted = os.sb->page_count - 1;
+	os.root->crc = os_root_crc(os.root);
+	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_BLOB, 3 * OS_PAGE_SIZE, &id), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(problems(&os), 0);
+	os.root->pages_unformatted = os.sb->page_count - os.root->free_top;
+	os.root->crc = os_root_crc(os.root);
+	CHECK_EQ(os_probe(base, HEAP), 0);
+	CHECK(problems(&os) > 0);
 	free(base);
 }
 

@@ -971,8 +971,11 @@ static void heap_extract(struct objstore *os, struct state *out, uint64_t *block
 	const uint8_t *base = os_ptr(os, 0);
 	const struct os_superblock *sb = (const void *)base;
 	const struct os_page_desc *desc = (const void *)(base + sb->desc_offset);
+	const struct os_root *r = (const void *)(base + sb->root_offset);
 
-	for (uint64_t p = 0; p < sb->page_count; p++) {
+	/* The never-used tail's descriptors mean nothing (after heap_create,
+	 * they are the old heap's). */
+	for (uint64_t p = 0; p < sb->page_count - r->pages_unformatted; p++) {
 		uint64_t page = sb->data_offset + p * OS_PAGE_SIZE;
 		uint32_t size = 64u << desc[p].size_class;
 

@@ -26,7 +26,9 @@ SB_EPOCH = 256                # committed_epoch, not covered
 # struct os_root
 ROOT_SIZE = 256
 ROOT_CRC = 252
+ROOT_FREE_TOP = 48
 ROOT_APP_ROOTS = 104
+ROOT_PAGES_UNFORMATTED = 168  # layout 2.1: the never-used tail's length
 # struct os_page_desc, struct os_obj_header, struct os_cat_node, struct os_cat_entry
 DESC_SIZE = 32
 HEADER_SIZE = 64
@@ -292,12 +294,13 @@ def metadata_ranges(img):
     """{kind: [(offset, length), ...]} of the meaningful metadata bytes."""
     g = geometry(img)
     root_off = g["root_offset"]
-    free_top = u64(img, root_off + 48)
+    free_top = u64(img, root_off + ROOT_FREE_TOP)
+    formatted = g["page_count"] - u64(img, root_off + ROOT_PAGES_UNFORMATTED)
     kinds = {
         "superblock": [(0, SB_CRC_END)],
         "root block": [(root_off, ROOT_SIZE)],
         "page descriptor": [(g["desc_offset"] + DESC_SIZE * p, DESC_SIZE)
-                            for p in range(g["page_count"])],
+                            for p in range(formatted)],
         "free-page stack": [(g["stack_offset"], 4 * free_top)],
         "object header": [(off, HEADER_SIZE) for off in object_headers(img).values()],
         "catalogue node": [],

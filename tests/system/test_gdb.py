@@ -267,8 +267,9 @@ def test_fe_heap_agrees_with_objtool_info_stats(machines, image):
     # a descriptor damaged in memory is found; put back, the heap is clean
     sb = "((struct os_superblock *)kheap.base)"
     _, _, _, damaged, _, repaired = gdb_sections(port, [
-        f"set $d = (unsigned char *)(kheap.base + {sb}->desc_offset + 32 * ({sb}->page_count - 1))",
-        "set $old = *$d", "set var *$d = 2", "fe-check", "set var *$d = $old", "fe-check"])
+        f"set $d = (unsigned char *)(kheap.base + {sb}->desc_offset)",
+        "set $old = *$d", "set var *$d = $old ^ 0x40", "fe-check", "set var *$d = $old",
+        "fe-check"])
     assert re.search(r"^check: \d+ problems?", damaged, re.M), damaged
     assert "page " in damaged, damaged
     assert repaired.splitlines()[-1].startswith("check: clean, "), repaired

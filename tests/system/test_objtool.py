@@ -163,7 +163,7 @@ def test_create_then_info(tmp_path):
     assert st.st_size == 64 * MIB
     assert st.st_blocks * 512 < 8 * MIB, "the image should be sparse"
     i = info(image)
-    assert i["layout version"].strip() == "2.0"
+    assert i["layout version"].strip() == "2.1"
     assert re.fullmatch(r" +[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                         i["heap id"])
     assert "67108864 bytes" in i["size"]
@@ -634,7 +634,11 @@ def test_corruption_no_lookup_reads_is_found_before_writing(tmp_path):
     """A descriptor no lookup reads: the full check before a write finds it."""
     image = create(tmp_path / "a.nvm")
     objtool(image, "import", "keep", write_file(tmp_path / "k", b"keep"))
+    # pages freed go on the free-page stack, and the next import takes them
+    objtool(image, "import", "gone", write_file(tmp_path / "g", b"g" * 50000))
+    objtool(image, "rm", "gone")
     desc_offset, stack_offset, free_top = geometry(image)
+    assert free_top > 0
     with open(image, "r+b") as f:
         f.seek(stack_offset + 4 * (free_top - 1))
         page = struct.unpack("<I", f.read(4))[0]

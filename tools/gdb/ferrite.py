@@ -927,7 +927,7 @@ class FeInfo(FeCommand):
         sb, r, kh = heap.sb, heap.root, heap.kheap
         hid = bytes(int(sb["heap_id"][i]) for i in range(16)).hex()
         pages = int(sb["page_count"])
-        free = int(r["free_top"])
+        free = int(r["free_top"]) + int(r["pages_unformatted"])
         epoch = int(sb["committed_epoch"])
         w = gdb.write
         w(f"layout version:   {int(sb['layout_major'])}.{int(sb['layout_minor'])}\n")
@@ -1513,11 +1513,13 @@ class FeHeap(FeCommand):
                       f"{held[t]:>14}\n")
 
     def pages(self, heap):
-        """Slabs, whole pages and free runs from the page descriptors."""
+        """Slabs, whole pages and free runs from the page descriptors below
+        the never-used tail, which is one free run of its own."""
         sb = heap.sb
         desc = lookup_type("struct os_page_desc")
         at = {f.name: f.bitpos // 8 for f in desc.fields()}
-        n = int(sb["page_count"])
+        tail = int(heap.root["pages_unformatted"])
+        n = int(sb["page_count"]) - tail
         raw = read(heap.base + int(sb["desc_offset"]), n * desc.sizeof)
         slabs, used = [0] * self.SIZE_CLASSES, [0] * self.SIZE_CLASSES
         whole = free = runs = run = largest = 0
@@ -1536,6 +1538,10 @@ class FeHeap(FeCommand):
             elif kind == self.PAGE_SLAB and size_class < self.SIZE_CLASSES:
                 slabs[size_class] += 1
                 used[size_class] += struct.unpack_from("<H", raw, base + at["used"])[0]
+        if tail:
+            free += tail
+            runs += run == 0
+            largest = max(largest, run + tail)
         gdb.write(f"slabs:            {'BLOCK':<10} {'PAGES':>8} {'BLOCKS USED':>14} "
                   f"{'OCCUPANCY':>14}\n")
         for c in range(self.SIZE_CLASSES):

@@ -92,21 +92,32 @@ static int walk_objects(const struct image *img, struct heap_stats *hs)
 	return EXIT_OK;
 }
 
+/* free_pages_run -- count `n` free pages following a run of `*run` */
+static void free_pages_run(struct heap_stats *hs, uint64_t *run, uint64_t n)
+{
+	if (!n)
+		return;
+	hs->free_pages += n;
+	hs->free_runs += *run == 0;
+	*run += n;
+	if (*run > hs->largest_free_run)
+		hs->largest_free_run = *run;
+}
+
 /* walk_pages -- slabs and their slots, whole pages, free runs, from the
- * page descriptors; the log's high water from its bytes */
+ * page descriptors below the never-used tail (one free run of its own);
+ * the log's high water from its bytes */
 static void walk_pages(const struct image *img, struct heap_stats *hs)
 {
 	const struct os_superblock *sb = (const void *)img->base;
+	const struct os_root *r = (const void *)(img->base + sb->root_offset);
 	const struct os_page_desc *d = (const void *)(img->base + sb->desc_offset);
 	const uint8_t *log = img->base + sb->log_offset;
-	uint64_t run = 0;
+	uint64_t run = 0, formatted = sb->page_count - r->pages_unformatted;
 
-	for (uint64_t p = 0; p < sb->page_count; p++) {
+	for (uint64_t p = 0; p < formatted; p++) {
 		if (d[p].kind == OS_PAGE_FREE) {
-			hs->free_pages++;
-			hs->free_runs += run == 0;
-			if (++run > hs->largest_free_run)
-				hs->largest_free_run = run;
+			free_pages_run(hs, &run, 1);
 			continue;
 		}
 		run = 0;
@@ -117,6 +128,7 @@ static void walk_pages(const struct image *img, struct heap_stats *hs)
 			hs->slots_used[d[p].size_class] += d[p].used;
 		}
 	}
+	free_pages_run(hs, &run, r->pages_unformatted);
 	/* Records are written from the log's start and never erased: its last
 	 * non-zero line is as far as any transaction ever reached. */
 	for (uint64_t at = sb->log_size; at >= OS_CACHE_LINE; at -= OS_CACHE_LINE) {

@@ -35,7 +35,7 @@
 
 #define OS_MAGIC "FERRHEAP"     /* 8 bytes, no NUL */
 #define OS_LAYOUT_MAJOR 2
-#define OS_LAYOUT_MINOR 0
+#define OS_LAYOUT_MINOR 1
 /* The oldest major version this code still reads: a 1.x heap opens and
  * runs unchanged, without a snapshot area (its snap_size is 0). */
 #define OS_LAYOUT_OLDEST_MAJOR 1
@@ -97,6 +97,17 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * the id of an OS_TYPE_ANON object whose pages only a safe power-on gives
  * back (kernel/proc/safe.c). Invariant: a non-zero app root names a live
  * object (os_app_root_set and os_check).
+ *
+ * pages_unformatted (layout 2.1; zero in every older heap, whose pages were
+ * all formatted at creation): the last pages_unformatted data pages have
+ * never been handed out. They are free by definition; their descriptors
+ * and free-stack slots mean nothing (creation writes none of them, so it
+ * takes the same time at any heap size) and nothing may read them. The
+ * allocator takes such a page, page_count - pages_unformatted, only when
+ * the free-page stack is empty, writing its descriptor then. Invariant:
+ * free_top + pages_unformatted <= page_count, and every page number on the
+ * stack, slab link and page reached from a root lies below
+ * page_count - pages_unformatted (os_formatted_pages).
  */
 #define OS_APP_ROOTS 8
 #define OS_APP_ROOT_KERNEL 0
@@ -113,7 +124,8 @@ struct os_root {
 	uint64_t free_top;          /* entries in use in the free-page stack */
 	uint64_t slab_partial[OS_SIZE_CLASSES]; /* first slab with a free slot, page+1; 0 none */
 	uint64_t app_roots[OS_APP_ROOTS]; /* object ids owned by the application, 0: none (1.1) */
-	uint64_t reserved[10];       /* zero */
+	uint64_t pages_unformatted; /* never handed out, at the end of the data pages (2.1) */
+	uint64_t reserved[9];       /* zero */
 	uint32_t reserved1;         /* zero */
 	uint32_t crc;               /* CRC32C of all bytes above */
 };
@@ -121,7 +133,7 @@ _Static_assert(sizeof(struct os_root) == 256, "root block size");
 
 /* What a data page is used for. */
 enum os_page_kind {
-	OS_PAGE_FREE = 0,           /* on the free-page stack */
+	OS_PAGE_FREE = 0,           /* on the free-page stack (below the unformatted pages) */
 	OS_PAGE_SLAB = 1,           /* small blocks of one size class */
 	OS_PAGE_WHOLE = 2,          /* one allocation of a whole page */
 };
