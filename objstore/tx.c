@@ -61,17 +61,29 @@ static uint32_t record_checksum(const struct os_log_entry *header_crc0,
 				const void *data, uint64_t len)
 {
 	const uint8_t *p = data;
-	uint64_t a = len, b = 0;
+	uint64_t a = len, b = 0, pair;
 	uint32_t w;
 
-	for (; len >= 4; len -= 4, p += 4) {
-		memcpy(&w, p, 4);
+	/* __builtin_memcpy: one unaligned load, also where the kernel is
+	 * built with -fno-builtin (a call per word there cost 60 % of a
+	 * write fault's logging under TCG). Two words per load: the same sum. */
+	for (; len >= 8; len -= 8, p += 8) {
+		__builtin_memcpy(&pair, p, 8);
+		a += (uint32_t)pair;
+		b += a;
+		a += pair >> 32;
+		b += a;
+	}
+	if (len >= 4) {
+		__builtin_memcpy(&w, p, 4);
 		a += w;
 		b += a;
+		len -= 4;
+		p += 4;
 	}
 	if (len) {
 		w = 0;
-		memcpy(&w, p, len);
+		__builtin_memcpy(&w, p, len);
 		a += w;
 		b += a;
 	}
