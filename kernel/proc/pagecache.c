@@ -602,6 +602,9 @@ static void plan(struct cache_entry *e)
 	if (err == -ERR_NOMEM) {
 		e->move_to = 0;
 		write_in_place(e, changed);
+	} else if (err == -ERR_CORRUPT) {
+		heap_damaged("object #%llu page %llu: the write-back found the free-page stack or a page descriptor damaged",
+			     (unsigned long long)e->object, (unsigned long long)e->index);
 	} else if (err) {
 		/* Invariant: the epoch kept pagecache_log_need() of log free. */
 		panic("pagecache: the write-back of object #%llu page %llu found no room: %s (log free %llu, kept for %u open pages)",

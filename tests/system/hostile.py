@@ -392,6 +392,8 @@ def trial(base_path, kind, seed, workdir, corrupt=None):
             f.write(img)            # the corrupted image, as the kernel met it
         result["kept"] = keep
     os.unlink(path)
+    if os.path.exists(path + ".link"):   # the launcher's host-link socket
+        os.unlink(path + ".link")
     return result
 
 
