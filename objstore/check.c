@@ -410,10 +410,14 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 	/* The snapshot area's header and nodes, as the rollback leaves them too. */
 	if (os_snap_after_rollback_problem(ck.base, ck.sb, &scan, message, sizeof(message)))
 		os_check_problem(&ck, "%s", message);
+	if (scan.replay_records)
+		os_check_problem(&ck, "log: committed transactions of %llu redo records (%llu bytes) await replay; open the heap first",
+				 (unsigned long long)scan.replay_records,
+				 (unsigned long long)scan.replay_bytes);
 	if (scan.records)
 		os_check_problem(&ck, "log: an unfinished transaction of %llu records (%llu bytes) awaits rollback; open the heap first",
 				 (unsigned long long)scan.records,
-				 (unsigned long long)scan.bytes);
+				 (unsigned long long)(scan.bytes - scan.back_start));
 	if (ck.problems)
 		return ck.problems;
 	check_descriptors(&ck);

@@ -129,28 +129,43 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 	return *why ? -ERR_CORRUPT : 0;
 }
 
-/* os_after_rollback -- the `len` bytes at heap offset `off` as rollback
+/* overlay -- copy into out (the bytes of [off, off+len)) the part of
+ * record e's data that falls inside that range */
+static void overlay(const struct os_log_entry *e, uint64_t off, uint64_t len, void *out)
+{
+	uint64_t from = e->offset > off ? e->offset : off;
+	uint64_t to = e->offset + e->length < off + len ? e->offset + e->length : off + len;
+
+	if (from < to)
+		memcpy((uint8_t *)out + (from - off),
+		       (const uint8_t *)(e + 1) + (from - e->offset), to - from);
+}
+
+/* os_after_rollback -- the `len` bytes at heap offset `off` as recovery
  * of a scanned log would leave them, in *out, writing nothing */
 void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
 		       const struct os_log_scan *scan, uint64_t off, uint64_t len,
 		       void *out)
 {
 	const uint8_t *log = base + sb->log_offset;
-	uint64_t pos = scan->last;
+	uint64_t pos;
 
 	memcpy(out, base + off, len);
-	if (!scan->records)
-		return;
-	/* Newest record first, as rollback copies: the oldest copy of a byte wins. */
-	for (;;) {
+	/* The replay in log order, as recovery writes it ... */
+	for (pos = scan->replay_start; pos < scan->replay_end;) {
 		const struct os_log_entry *e = (const void *)(log + pos);
-		uint64_t from = e->offset > off ? e->offset : off;
-		uint64_t to = e->offset + e->length < off + len ? e->offset + e->length : off + len;
 
-		if (e->kind == OS_LOG_UNDO && from < to)
-			memcpy((uint8_t *)out + (from - off),
-			       (const uint8_t *)(e + 1) + (from - e->offset), to - from);
-		if (pos == 0)
+		if (e->kind == OS_LOG_REDO)
+			overlay(e, off, len, out);
+		pos += os_log_record_size(e->kind, e->length);
+	}
+	/* ... then the rollback, newest record first: the oldest copy of a byte wins. */
+	for (pos = scan->last; scan->records;) {
+		const struct os_log_entry *e = (const void *)(log + pos);
+
+		if (e->kind == OS_LOG_UNDO)
+			overlay(e, off, len, out);
+		if (pos == scan->back_start)
 			break;
 		pos -= e->prev_size;
 	}
@@ -199,7 +214,9 @@ int os_diagnose(const void *base, uint64_t size, struct os_diagnosis *d)
 	if (err)
 		return err;
 	d->records = scan.records;
-	d->undo_bytes = scan.undo_bytes;
+	d->replay_records = scan.replay_records;
+	d->committed = scan.replay_epoch ? scan.replay_epoch : sb->committed_epoch;
+	d->undo_bytes = scan.undo_bytes + scan.replay_bytes;
 	os_after_rollback(base, sb, &scan, sb->root_offset, sizeof(root), &root);
 	if (os_root_problem(&root, sb, d->why, sizeof(d->why)))
 		return -ERR_CORRUPT;
@@ -230,6 +247,7 @@ static void attach(struct objstore *os, void *base, uint64_t size,
 	os->desc = (struct os_page_desc *)((uint8_t *)base + g->desc_offset);
 	os->stack = (uint32_t *)((uint8_t *)base + g->stack_offset);
 	os->data = (uint8_t *)base + g->data_offset;
+	os->redo_commits = true;
 	os_snap_attach(os, g);
 }
 

@@ -202,44 +202,68 @@ const char *os_geometry_check(const struct os_superblock *sb, uint64_t size);
  * 0, -ERR_INVAL, -ERR_VERSION or -ERR_CORRUPT with the reason in *why */
 int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why);
 
-/* What os_log_scan found: the records of the unfinished transaction. */
+/* What os_log_scan found: the committed transactions recovery replays,
+ * and the unfinished one it rolls back (format.h, log records). */
 struct os_log_scan {
-	uint64_t records;
-	uint64_t bytes;                /* of log they take, from its start */
-	uint64_t last;                 /* log position of the last record */
-	uint64_t undo_bytes;           /* bytes their UNDO records restore */
+	uint64_t records;              /* of the unfinished transaction's chain */
+	uint64_t bytes;                /* of log the chains walked take, from its start */
+	uint64_t back_start;           /* log position of the unfinished chain */
+	uint64_t last;                 /* log position of its last record */
+	uint64_t back_epoch;           /* its epoch, 0 if there is none */
+	uint64_t undo_bytes;           /* bytes its UNDO records restore */
+	uint64_t replay_start, replay_end; /* the chains to replay: [start, end) of the log */
+	uint64_t replay_records;       /* their REDO records */
+	uint64_t replay_bytes;         /* bytes those write */
+	uint64_t replay_epoch;         /* the last chain's epoch, 0 if none */
 };
 
-/* os_log_scan -- validate every record of the unfinished transaction
- * (epoch committed_epoch + 1, the longest prefix of intact records): 0, or
- * -ERR_CORRUPT with the record and its problem in why */
+/* os_log_scan_epoch -- the committed epoch recovery of `scan` leaves, 0 if
+ * it has nothing to do */
+static inline uint64_t os_log_scan_epoch(const struct os_log_scan *scan)
+{
+	return scan->back_epoch ? scan->back_epoch : scan->replay_epoch;
+}
+
+/* os_log_scan -- walk the log's chains from its start and validate every
+ * record of them (format.h: at most OS_LOG_MAX_CHAINS chains, each the
+ * longest run of intact records of one epoch): 0, or -ERR_CORRUPT with
+ * the record and its problem in why */
 int os_log_scan(const struct os_superblock *sb, const uint8_t *log,
 		struct os_log_scan *out, char *why, size_t why_size);
 
 /* os_log_record_crc -- the checksum record `e` (header and data) must carry */
 uint32_t os_log_record_crc(const struct os_log_entry *e);
 
+/* os_log_has_data -- whether a record of `kind` carries its range's bytes */
+static inline bool os_log_has_data(unsigned kind)
+{
+	return kind == OS_LOG_UNDO || kind == OS_LOG_REDO;
+}
+
 /* os_log_record_size -- bytes a record of `kind` for `len` bytes occupies */
 static inline uint64_t os_log_record_size(unsigned kind, uint64_t len)
 {
 	return OS_ALIGN_UP(sizeof(struct os_log_entry) +
-				   (kind == OS_LOG_UNDO ? len : 0),
+				   (os_log_has_data(kind) ? len : 0),
 			   OS_CACHE_LINE);
 }
 
-/* os_rollback -- validate the log, then undo the records of the running
- * (or crashed) transaction; with `commit` the restored state becomes a new
- * epoch, else it stays pending (os_open_confirm / os_open_retract). The
- * bytes it overwrites go first to `save` (os_diagnosis.undo_bytes) unless
- * NULL. -ERR_CORRUPT (nothing written) if the log fails os_log_scan. */
+/* os_rollback -- validate the log, then replay the transactions committed
+ * by redo whose epoch store was lost and undo the records of the running
+ * (or crashed) transaction; with `commit` the recovered state becomes the
+ * committed epoch, else it stays pending (os_open_confirm /
+ * os_open_retract). The bytes it overwrites go first to `save`
+ * (os_diagnosis.undo_bytes) unless NULL. -ERR_CORRUPT (nothing written)
+ * if the log fails os_log_scan. */
 int os_rollback(struct objstore *os, bool commit, uint8_t *save);
 
 /* os_root_problem -- the first thing wrong with a root block, NULL if none */
 const char *os_root_problem(const struct os_root *r, const struct os_superblock *sb,
 			    char *why, size_t why_size);
 
-/* os_after_rollback -- the `len` bytes at heap offset `off` as rollback
- * of a scanned log would leave them, in *out, writing nothing */
+/* os_after_rollback -- the `len` bytes at heap offset `off` as recovery
+ * (replay, then rollback) of a scanned log would leave them, in *out,
+ * writing nothing */
 void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
 		       const struct os_log_scan *scan, uint64_t off, uint64_t len,
 		       void *out);

@@ -416,6 +416,10 @@ int heap_init(const struct nvm *nvm)
 		return err;
 	logcheck_init();
 	exempt_capture();
+	/* An epoch commits by the epoch store: its log written once (the NVM
+	 * write accounting's figures), and a wait more every millisecond is
+	 * nothing to a commit that pauses the machine anyway. */
+	os_commit_by_redo(&kheap, false);
 	err = os_tx_begin(&kheap);
 	KASSERT(err == 0);
 	ready = true;

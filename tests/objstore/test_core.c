@@ -583,6 +583,227 @@ CHECK_TEST(an_unsound_log_record_is_refused_before_anything_is_written)
 	free(base);
 }
 
+/* update -- one transaction setting the 8 bytes at p to v */
+static void update(struct objstore *os, uint64_t *p, uint64_t v)
+{
+	CHECK_EQ(os_tx_begin(os), 0);
+	CHECK_EQ(os_tx_log(os, p, sizeof(*p)), 0);
+	*p = v;
+	CHECK_EQ(os_tx_commit(os), 0);
+}
+
+/* lost_epoch_copy -- a copy of the heap of os as a cut may leave it after
+ * commits by redo: the superblock's epoch store back at `epoch`, and the
+ * 8 bytes at heap offset `off` back at `old` (a line never written back) */
+static uint8_t *lost_epoch_copy(const struct objstore *os, uint64_t epoch,
+				uint64_t off, uint64_t old)
+{
+	uint8_t *copy = test_heap_new(HEAP);
+
+	memcpy(copy, os->base, HEAP);
+	((struct os_superblock *)copy)->committed_epoch = epoch;
+	memcpy(copy + off, &old, sizeof(old));
+	return copy;
+}
+
+CHECK_TEST(small_commits_by_redo_are_replayed_when_their_epoch_store_is_lost)
+{
+	struct objstore os, again;
+	void *base = test_create(&os, HEAP);
+	struct os_diagnosis d;
+	uint64_t off, *p, epoch0;
+	uint8_t *copy;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 64, &off), 0);
+	p = os_ptr(&os, off);
+	*p = 1;
+	CHECK_EQ(os_tx_commit(&os), 0);
+	epoch0 = os_epoch(&os);
+	for (uint64_t v = 2; v <= 11; v++)
+		update(&os, p, v);
+	/* Ten chains committed by redo follow each other in the log. */
+	CHECK_EQ(os.pending_chains, 11);
+	CHECK_EQ(os_epoch(&os), epoch0 + 10);
+	/* Cut: the last ten epoch stores and the value's line lost. */
+	copy = lost_epoch_copy(&os, epoch0, off, 1);
+	CHECK_EQ(os_diagnose(copy, HEAP, &d), 0);
+	CHECK_EQ(d.records, 0);
+	CHECK_EQ(d.replay_records, 10);
+	CHECK_EQ(d.committed, epoch0 + 10);
+	CHECK_EQ(os_open(&again, copy, HEAP, host_platform()), 0);
+	CHECK_EQ(again.replayed, 10);
+	CHECK_EQ(again.rolled_back, 0);
+	CHECK_EQ(*(uint64_t *)(copy + off), 11);
+	CHECK_EQ(os_epoch(&again), epoch0 + 10);
+	CHECK_EQ(problems(&again), 0);
+	/* Recovered, the log holds nothing to replay: a second open writes nothing. */
+	CHECK_EQ(os_diagnose(copy, HEAP, &d), 0);
+	CHECK_EQ(d.replay_records, 0);
+	free(copy);
+	/* Only some epoch stores lost: the chains up to the durable one are done. */
+	copy = lost_epoch_copy(&os, epoch0 + 7, off, 8);
+	CHECK_EQ(os_open(&again, copy, HEAP, host_platform()), 0);
+	CHECK_EQ(again.replayed, 3);
+	CHECK_EQ(*(uint64_t *)(copy + off), 11);
+	free(copy);
+	/* The fifteenth chain is the last: the next transaction starts the log over. */
+	for (uint64_t v = 12; v <= 20; v++)
+		update(&os, p, v);
+	CHECK(os.pending_chains < OS_LOG_MAX_CHAINS);
+	CHECK(os.log_tail < 15 * 3 * OS_CACHE_LINE);
+	free(base);
+}
+
+CHECK_TEST(recovery_replays_then_rolls_back_the_unfinished_transaction)
+{
+	struct objstore os, again;
+	void *base = test_create(&os, HEAP);
+	struct os_diagnosis d;
+	uint64_t off, *p, epoch0, fresh;
+	uint8_t *copy, *save, *before;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 64, &off), 0);
+	p = os_ptr(&os, off);
+	*p = 1;
+	CHECK_EQ(os_tx_commit(&os), 0);
+	epoch0 = os_epoch(&os);
+	update(&os, p, 2);
+	update(&os, p, 3);
+	/* An unfinished transaction after the two chains. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_tx_log(&os, p, sizeof(*p)), 0);
+	*p = 99;
+	CHECK_EQ(os_alloc(&os, 64, &fresh), 0);
+	copy = lost_epoch_copy(&os, epoch0, off, 99);
+	CHECK_EQ(os_diagnose(copy, HEAP, &d), 0);
+	CHECK_EQ(d.replay_records, 2);
+	CHECK(d.records >= 2);
+	CHECK_EQ(d.committed, epoch0 + 2);
+	/* Tentative: replayed and rolled back, then retracted byte for byte. */
+	before = test_heap_new(HEAP);
+	memcpy(before, copy, HEAP);
+	save = malloc(d.undo_bytes);
+	CHECK_EQ(os_open_tentative(&again, copy, HEAP, host_platform(), save), 0);
+	CHECK_EQ(*(uint64_t *)(copy + off), 3);
+	CHECK_EQ(os_open_retract(&again), 0);
+	CHECK(memcmp(before, copy, HEAP) == 0);
+	/* Confirmed: the state of the last commit, as a new epoch. */
+	CHECK_EQ(os_open_tentative(&again, copy, HEAP, host_platform(), save), 0);
+	os_open_confirm(&again);
+	CHECK_EQ(os_epoch(&again), epoch0 + 3);
+	CHECK_EQ(*(uint64_t *)(copy + off), 3);
+	CHECK_EQ(problems(&again), 0);
+	CHECK_EQ(os_diagnose(copy, HEAP, &d), 0);
+	CHECK_EQ(d.records + d.replay_records, 0);
+	/* And the running heap aborts the same transaction alone. */
+	CHECK_EQ(os_tx_abort(&os), 0);
+	CHECK_EQ(*p, 3);
+	CHECK_EQ(os.log_tail, 0);
+	CHECK_EQ(problems(&os), 0);
+	free(save);
+	free(before);
+	free(copy);
+	free(base);
+}
+
+CHECK_TEST(large_transactions_and_a_handle_that_asks_commit_by_the_epoch_store)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint64_t off;
+	uint8_t *p;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 4096, &off), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	p = os_ptr(&os, off);
+	/* A page's update is past what redo pays for. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_tx_log(&os, p, 4096), 0);
+	memset(p, 7, 4096);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(os.log_tail, 0);
+	CHECK_EQ(os.pending_chains, 0);
+	/* Small, by redo; then with redo turned off, by the epoch store. */
+	update(&os, (uint64_t *)p, 1);
+	CHECK(os.log_tail > 0);
+	os_commit_by_redo(&os, false);
+	update(&os, (uint64_t *)p, 2);
+	CHECK_EQ(os.log_tail, 0);
+	CHECK_EQ(os.pending_chains, 0);
+	free(base);
+}
+
+CHECK_TEST(unsound_redo_and_commit_records_are_refused)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint64_t off, *p, pos = 0, epoch0;
+	struct os_log_entry *redo = NULL, *commit = NULL;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 64, &off), 0);
+	p = os_ptr(&os, off);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	epoch0 = os_epoch(&os);
+	update(&os, p, 5);
+	/* The chain of the update: UNDO, REDO, COMMIT; its epoch store lost. */
+	for (pos = 0; pos < os.log_tail; pos += os_log_record_size(record(&os, pos)->kind,
+								    record(&os, pos)->length)) {
+		if (record(&os, pos)->epoch != epoch0 + 1)
+			continue;
+		if (record(&os, pos)->kind == OS_LOG_REDO)
+			redo = record(&os, pos);
+		if (record(&os, pos)->kind == OS_LOG_COMMIT)
+			commit = record(&os, pos);
+	}
+	CHECK(redo && commit);
+	os.sb->committed_epoch = epoch0;
+	redo->offset = 8;
+	redo->crc = os_log_record_crc(redo);
+	refused_unchanged(base, "record", "starts in the superblock");
+	redo->offset = off;
+	redo->crc = os_log_record_crc(redo);
+	commit->length = 8;
+	commit->crc = os_log_record_crc(commit);
+	refused_unchanged(base, "record", "commit record with a range");
+	commit->length = 0;
+	commit->crc = os_log_record_crc(commit);
+	redo->kind = OS_LOG_UNDO;
+	redo->crc = os_log_record_crc(redo);
+	refused_unchanged(base, "record", "commit record without redo records");
+	redo->kind = OS_LOG_REDO;
+	redo->crc = os_log_record_crc(redo);
+	CHECK_EQ(os_probe(base, HEAP), 0);
+	free(base);
+}
+
+CHECK_TEST(more_chains_than_the_format_allows_are_refused)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	uint64_t off, *p, epoch0;
+	struct os_diagnosis d;
+
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_alloc(&os, 64, &off), 0);
+	p = os_ptr(&os, off);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	epoch0 = os_epoch(&os);
+	/* Chains a correct heap never writes: the count that bounds them held
+	 * down, so that the log never starts over. */
+	for (unsigned i = 0; i < OS_LOG_MAX_CHAINS + 1; i++) {
+		update(&os, p, i);
+		os.pending_chains = 1;
+	}
+	os.sb->committed_epoch = epoch0;
+	CHECK_EQ(os_diagnose(base, HEAP, &d), -ERR_CORRUPT);
+	CHECK(strstr(d.why, "more than 16 chains") != NULL);
+	free(base);
+}
+
 CHECK_TEST(a_torn_record_ends_the_transaction)
 {
 	struct objstore os, again;

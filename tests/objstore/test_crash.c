@@ -338,13 +338,13 @@ struct harness {
 };
 
 /*
- * A full run visits CRASH_STATES_MEASURED crash states (measured at
- * b54567b). Scenarios are deterministic, so the count moves only when a
+ * A full run visits CRASH_STATES_MEASURED crash states (measured with
+ * the commits by redo and their scenarios). Scenarios are deterministic, so the count moves only when a
  * scenario or objstore's fences change; CRASH_STATES_FLOOR, 95 % of it, is
  * what a full run must reach, so a harness that quietly stops cutting
  * power fails. docs/crash-testing.md gives both figures.
  */
-#define CRASH_STATES_MEASURED 35136ull
+#define CRASH_STATES_MEASURED 47377ull
 #define CRASH_STATES_FLOOR (CRASH_STATES_MEASURED * 95 / 100)
 
 static const char *only;          /* CRASHSIM_SCENARIO: the one scenario to run */
@@ -507,20 +507,18 @@ static bool examine(struct harness *h, uint8_t *img, struct state *out,
 	return fatal == NULL && x->ok;
 }
 
-/* image_epoch -- the committed epoch an image holds */
-static uint64_t image_epoch(const uint8_t *img)
+/* image_epoch -- the last epoch an image committed: its superblock's, or
+ * a later one whose commit by redo recovery replays; *work says whether
+ * recovery has anything to replay or undo (0 if the image is not a heap) */
+static uint64_t image_epoch(const uint8_t *img, bool *work)
 {
-	return ((const struct os_superblock *)img)->committed_epoch;
-}
+	struct os_diagnosis d;
 
-/* log_has_records -- whether an image's log starts with a record of `epoch`
- * (recovery will have something to undo) */
-static bool log_has_records(const uint8_t *img, uint64_t epoch)
-{
-	const struct os_superblock *sb = (const void *)img;
-	const struct os_log_entry *e = (const void *)(img + sb->log_offset);
-
-	return e->epoch == epoch;
+	*work = false;
+	if (os_diagnose(img, HEAP, &d))
+		return ((const struct os_superblock *)img)->committed_epoch;
+	*work = d.records || d.replay_records;
+	return d.committed;
 }
 
 /* expect -- compare what an image showed with what it should have;
@@ -705,8 +703,9 @@ static void crash_recovery(struct harness *h)
 /* judge -- one crash image of the scenario, in h->image */
 static void judge(struct harness *h, const char *label)
 {
-	uint64_t ie = image_epoch(h->image);
-	bool undo = ie == h->epoch && log_has_records(h->image, ie + 1);
+	bool work;
+	uint64_t ie = image_epoch(h->image, &work);
+	bool undo = ie == h->epoch && work;
 	bool nested = undo && h->recovery_every &&
 		      h->rollback_images++ % h->recovery_every == 0;
 	struct examine x;
@@ -1648,6 +1647,38 @@ static int hw_log_page(struct harness *h, size_t i)
 	return 0;
 }
 
+/* Commits by redo one after another: chains following each other in the
+ * log, two of its start-overs (each after 15 chains), allocations and frees
+ * among them, an abort ending the chains, and a page's allocation committed
+ * by the epoch store in the middle of them. */
+CHECK_TEST(redo_chains)
+{
+	struct harness *h = h_new("redo_chains", WORLD_HEAP, SMALL_LOG, 71);
+
+	h_begin(h);
+	hw_alloc_n(h, 8, small_sizes, 8);
+	hw_alloc_n(h, 1, page_size, 1);
+	h_commit(h);
+	h->armed = true;
+	for (unsigned t = 0; t < 40; t++) {
+		h_begin(h);
+		if (t % 9 == 4) {
+			hw_alloc_n(h, 1, small_sizes + t % 8, 1);
+		} else if (t % 9 == 7) {
+			hw_free_random(h, 1);
+		} else if (t == 20) {
+			hw_alloc_n(h, 1, page_size, 1); /* a page: past what redo pays for */
+		} else {
+			CHECK_EQ(hw_modify(h, t % 8), 0);
+		}
+		if (t == 31)
+			h_abort(h);
+		else
+			h_commit(h);
+	}
+	h_finish(h);
+}
+
 /* log_full_tx -- log whole pages, then allocate, until the log is full */
 static void log_full_tx(struct harness *h)
 {
@@ -1704,11 +1735,14 @@ static int heap_random_op(struct harness *h)
 }
 
 /* Ten thousand random allocator operations, power cut at sampled fences. */
-CHECK_TEST(heap_random)
+/* heap_random -- the random heap workload; `by_redo` says how small
+ * transactions commit (os_commit_by_redo) */
+static void heap_random(const char *name, bool by_redo)
 {
-	struct harness *h = h_new("heap_random", WORLD_HEAP, SMALL_LOG, 81);
+	struct harness *h = h_new(name, WORLD_HEAP, SMALL_LOG, 81);
 	unsigned ops = 0;
 
+	os_commit_by_redo(&h->os, by_redo);
 	h->armed = true;
 	h->sample = 600;
 	h->randoms = 6;
@@ -1730,6 +1764,17 @@ CHECK_TEST(heap_random)
 	}
 	workload_line(h, ops, "live blocks");
 	h_finish(h);
+}
+
+CHECK_TEST(heap_random)
+{
+	heap_random("heap_random", true);
+}
+
+/* The same, every commit by the epoch store, as the kernel's. */
+CHECK_TEST(heap_random_by_epoch)
+{
+	heap_random("heap_random_by_epoch", false);
 }
 
 /* --- the object world's operations ------------------------------------- */
@@ -2260,11 +2305,13 @@ static int objects_random_op(struct harness *h)
 }
 
 /* Ten thousand random object and catalogue operations, power cut at sampled fences. */
-CHECK_TEST(objects_random)
+/* objects_random -- the random object workload; `by_redo` as for heap_random */
+static void objects_random(const char *name, bool by_redo)
 {
-	struct harness *h = h_new("objects_random", WORLD_OBJECTS, OBJECT_LOG / 2, 151);
+	struct harness *h = h_new(name, WORLD_OBJECTS, OBJECT_LOG / 2, 151);
 	unsigned ops = 0;
 
+	os_commit_by_redo(&h->os, by_redo);
 	h->armed = true;
 	h->sample = 240;
 	h->randoms = 6;
@@ -2287,6 +2334,17 @@ CHECK_TEST(objects_random)
 	}
 	workload_line(h, ops, "objects + names");
 	h_finish(h);
+}
+
+CHECK_TEST(objects_random)
+{
+	objects_random("objects_random", true);
+}
+
+/* The same, every commit by the epoch store, as the kernel's. */
+CHECK_TEST(objects_random_by_epoch)
+{
+	objects_random("objects_random_by_epoch", false);
 }
 
 /* --- snapshots (objstore/snapshot.c) ----------------------------------- */

@@ -38,7 +38,8 @@ CAT_CRC = 28
 CAT_ENTRY_HDR = 13
 # struct os_log_entry
 LOG_HEADER = 32
-LOG_UNDO, LOG_FRESH = 1, 2
+LOG_UNDO, LOG_FRESH, LOG_REDO, LOG_COMMIT = 1, 2, 3, 4
+LOG_DATA_KINDS = (LOG_UNDO, LOG_REDO)    # records that carry their range's bytes
 CACHE_LINE = 64
 # struct os_snap_area, struct os_snap_node
 SNAP_AREA_SIZE = 192
@@ -135,7 +136,7 @@ def _record_checksum(header_crc0, data):
 
 
 def record_size(kind, length):
-    data = length if kind == LOG_UNDO else 0
+    data = length if kind in LOG_DATA_KINDS else 0
     return (LOG_HEADER + data + CACHE_LINE - 1) // CACHE_LINE * CACHE_LINE
 
 
@@ -145,7 +146,7 @@ def fix_record(b, pos_in_heap):
     put(header, 28, "I", 0)
     length, kind = u32(header, 8), u16(header, 12)
     data = bytes(b[pos_in_heap + LOG_HEADER:pos_in_heap + LOG_HEADER + length]) \
-        if kind == LOG_UNDO else b""
+        if kind in LOG_DATA_KINDS else b""
     put(b, pos_in_heap + 28, "I", _record_checksum(bytes(header), data))
 
 
@@ -209,7 +210,8 @@ def log_records(img):
             break
         header = bytearray(img[at:at + LOG_HEADER])
         put(header, 28, "I", 0)
-        data = bytes(img[at + LOG_HEADER:at + LOG_HEADER + length]) if kind == LOG_UNDO else b""
+        data = bytes(img[at + LOG_HEADER:at + LOG_HEADER + length]) \
+            if kind in LOG_DATA_KINDS else b""
         if _record_checksum(bytes(header), data) != crc:
             break
         out.append({"pos": at, "offset": offset, "length": length,

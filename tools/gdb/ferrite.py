@@ -80,6 +80,7 @@ RADIX_MASK = (1 << RADIX_SHIFT) - 1
 ID_MAX_DEPTH = 7               # object_internal.h ID_MAX_DEPTH
 CAT_MAGIC = 0x4E544143         # format.h OS_CAT_MAGIC, "CATN"
 LOG_UNDO = 1                   # format.h enum os_log_kind
+LOG_REDO = 3
 APP_ROOT_KERNEL = 0            # format.h OS_APP_ROOT_KERNEL
 APP_ROOT_MACHINE = 1           # format.h OS_APP_ROOT_MACHINE
 MAP_SHARED = 0x10              # ferrite/syscall.h FE_MAP_SHARED
@@ -1241,7 +1242,8 @@ class FeLog(FeCommand):
                           f"{int(e['offset']):#12x} {length:6} bytes  "
                           f"{self.region(heap, int(e['offset']))}\n")
             undo_bytes += length if kind == LOG_UNDO else 0
-            size = -(-(e.type.sizeof + (length if kind == LOG_UNDO else 0)) // CACHE_LINE) * CACHE_LINE
+            data = length if kind in (LOG_UNDO, LOG_REDO) else 0
+            size = -(-(e.type.sizeof + data) // CACHE_LINE) * CACHE_LINE
             pos += size
             n += 1
         gdb.write(f"{n} records, {size_text(undo_bytes)} of old contents saved"

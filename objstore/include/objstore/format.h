@@ -166,20 +166,42 @@ struct os_page_desc {
 _Static_assert(sizeof(struct os_page_desc) == 32, "page descriptor size");
 
 /*
- * An undo-log record: this header, then (for OS_LOG_UNDO) the `length` old
- * bytes of the range, padded with zeros to a multiple of OS_CACHE_LINE.
- * Records are written from the start of the log, back to back; rollback
- * walks them backwards through prev_size.
+ * A log record: this header, then (for OS_LOG_UNDO and OS_LOG_REDO) the
+ * `length` bytes of the range, padded with zeros to a multiple of
+ * OS_CACHE_LINE. A transaction's records form a chain, written back to
+ * back from where the chain starts; rollback walks them backwards through
+ * prev_size (0 in a chain's first record).
  *
- * Invariant: the records of the running transaction are exactly the longest
- * prefix of the log whose records have a good crc and epoch ==
- * committed_epoch + 1. Committing (storing committed_epoch + 1) therefore
- * empties the log in the same single store.
+ * A transaction commits in one of two ways (objstore/tx.c):
+ *  - by the epoch store: its chain starts at the log's start, and storing
+ *    committed_epoch = its epoch (one 8-byte store) commits it and empties
+ *    the log;
+ *  - by redo (2.1, small transactions): its chain ends with a REDO record
+ *    (the new bytes) of every range it logged or allocated and a COMMIT
+ *    record, all made durable by one fence. The epoch store follows
+ *    without a fence of its own; until it is durable, recovery replays the
+ *    chain. The next transaction's chain starts right after it.
+ *
+ * Invariant: the log from its start holds chains of consecutive epochs
+ * (at most OS_LOG_MAX_CHAINS of them); every chain but the last ends with
+ * a COMMIT record. Recovery walks them: a chain whose epoch is at most
+ * committed_epoch is done; a later one that ends with COMMIT is replayed
+ * (its REDO records, in order), and the first later one that does not is
+ * the unfinished transaction, rolled back (its UNDO records, newest
+ * first). A chain only counts from a record that has a good crc and the
+ * chain's epoch: an epoch store therefore ends every chain up to it.
  */
 enum os_log_kind {
 	OS_LOG_UNDO = 1,            /* old contents follow; restored on rollback */
 	OS_LOG_FRESH = 2,           /* newly allocated range: only flushed at commit */
+	OS_LOG_REDO = 3,            /* new contents follow; replayed by recovery (2.1) */
+	OS_LOG_COMMIT = 4,          /* no range: the chain it ends committed (2.1) */
 };
+
+/* Chains the log may hold from its start (2.1): up to 15 committed by
+ * redo and one more. A transaction that would start the 16th makes the
+ * epoch store durable first and starts the log over. */
+#define OS_LOG_MAX_CHAINS 16u
 
 struct os_log_entry {
 	uint64_t offset;            /* heap offset of the range */

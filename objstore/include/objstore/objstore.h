@@ -11,8 +11,11 @@
  * saves a range's old bytes in the persistent undo log (and makes them
  * durable) before the caller writes the range; os_tx_commit() flushes what
  * the transaction wrote, then advances the superblock's committed epoch
- * with one 8-byte store. Opening a heap rolls back a transaction that did
- * not commit. The same log serves short transactions (objtool) and one long
+ * with one 8-byte store -- or, for a small transaction, writes the new
+ * bytes of its ranges to the log with a commit record, all durable after
+ * one wait, and lets the epoch store follow (os_commit_by_redo). Opening a
+ * heap replays transactions committed so and rolls back one that did not
+ * commit. The same log serves short transactions (objtool) and one long
  * transaction per checkpoint epoch (the kernel). A full log is -ERR_NOSPC,
  * which the caller answers by committing (or aborting) early.
  *
@@ -58,7 +61,10 @@ struct objstore {
 	uint8_t *data;
 	uint8_t *log;
 	uint64_t log_size;
-	uint64_t log_tail;             /* bytes of the log used by the running transaction */
+	uint64_t log_tail;             /* bytes of the log in use: chains committed by redo, then the running transaction's */
+	uint64_t chain_start;          /* where the running transaction's chain starts */
+	uint32_t pending_chains;       /* chains committed by redo since the log last started over */
+	bool redo_commits;             /* small transactions may commit by redo (os_commit_by_redo) */
 	uint64_t log_high_water;       /* largest log_tail seen since open */
 	uint32_t last_record_size;     /* bytes of the last record appended */
 	uint64_t tx_epoch;             /* committed_epoch + 1 while a transaction runs */
@@ -67,7 +73,9 @@ struct objstore {
 	uint64_t log_kept;             /* log bytes no call may take (os_log_keep) */
 	uint64_t rolled_back;          /* records undone by the last open or abort */
 	uint64_t rolled_back_bytes;    /* bytes they restored */
+	uint64_t replayed;             /* records of committed transactions the last open replayed */
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
+	uint64_t pending_epoch;        /* ... and the epoch its confirm stores */
 	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
 	/* the snapshot area (snapshot.c); snap is NULL in a heap without one */
 	struct os_snap_area *snap;
@@ -110,7 +118,10 @@ int os_probe(const void *base, uint64_t size);
 #define OS_WHY_MAX 192
 struct os_diagnosis {
 	uint64_t records;              /* records of an unfinished transaction */
-	uint64_t undo_bytes;           /* bytes their rollback restores */
+	uint64_t replay_records;       /* records of committed transactions to replay */
+	uint64_t committed;            /* the last committed epoch: the superblock's, or that of
+					* the last of those transactions (whose state recovery shows) */
+	uint64_t undo_bytes;           /* bytes recovery overwrites: rollback and replay */
 	char why[OS_WHY_MAX];          /* what is wrong, "" if nothing */
 };
 
@@ -152,6 +163,13 @@ int os_tx_log(struct objstore *os, const void *p, size_t len);
 
 /* os_tx_commit -- make everything the transaction did durable, atomically */
 int os_tx_commit(struct objstore *os);
+
+/* os_commit_by_redo -- whether small transactions may commit by redo: one
+ * wait for write-backs instead of two, for twice the log writes of their
+ * ranges (format.h). On by default; a handle that wants every commit to
+ * write the log only once (the kernel's) turns it off. Recovery handles
+ * both kinds whatever this says. */
+void os_commit_by_redo(struct objstore *os, bool on);
 
 /* os_tx_abort -- undo everything the transaction did */
 int os_tx_abort(struct objstore *os);
@@ -326,7 +344,9 @@ struct os_stats {
 	uint64_t log_free;             /* what callers may still log (log_size - log_used - a reserve) */
 	uint64_t rolled_back;          /* records undone by the last open or abort */
 	uint64_t rolled_back_bytes;    /* bytes they restored */
+	uint64_t replayed;             /* records of committed transactions the last open replayed */
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
+	uint64_t pending_epoch;        /* ... and the epoch its confirm stores */
 	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
 };
 
