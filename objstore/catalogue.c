@@ -200,16 +200,6 @@ static struct os_cat_node *node_at(const struct objstore *os, uint64_t off)
 	return os_ptr(os, off);
 }
 
-/* os_cat_header_fields_ok -- whether a header's counts and bounds are possible */
-bool os_cat_header_fields_ok(const struct os_cat_node *n)
-{
-	return n->count >= 1 && n->count <= MAX_SLOTS &&
-	       n->heap_start >= HDR_SIZE + n->count * OS_CAT_SLOT_SIZE &&
-	       n->heap_start <= NODE_SIZE && n->dead <= NODE_SIZE - n->heap_start &&
-	       n->reserved0 == 0 && n->reserved1 == 0 &&
-	       (n->level == 0) == (n->first == 0);
-}
-
 /* node_header_ok -- magic, level and bounds of a node's header, and its
  * checksum if `verify` */
 static inline bool node_header_ok(const struct os_cat_node *n, unsigned level,
@@ -312,6 +302,7 @@ static inline void prefetch_entry(const struct os_cat_node *n, uint64_t s)
 static int hint_run(const struct os_cat_node *n, uint64_t kh, bool checked,
 		    unsigned *lo, unsigned *hi)
 {
+	uint64_t below = kh << 24; /* a slot is below it iff its hint (top 40 bits) is below kh */
 	unsigned base = 0, left = n->count, i;
 
 	for (; left > 1; left -= left / 2) {
@@ -319,11 +310,11 @@ static int hint_run(const struct os_cat_node *n, uint64_t kh, bool checked,
 
 		if (checked && !os_cat_slot_ok(s))
 			return -ERR_CORRUPT;
-		base = OS_CAT_SLOT_HINT(s) < kh ? base + left / 2 : base;
+		base = s < below ? base + left / 2 : base;
 	}
 	if (checked && !os_cat_slot_ok(n->slot[base]))
 		return -ERR_CORRUPT;
-	*lo = base + (OS_CAT_SLOT_HINT(n->slot[base]) < kh);
+	*lo = base + (n->slot[base] < below);
 	if (n->level && *lo > 0)
 		prefetch_entry(n, n->slot[*lo - 1]);
 	for (i = *lo; i < n->count; i++) {

@@ -9,8 +9,8 @@
  * its pieces: key order, slot hints and checks, entry and header
  * checksums, the bounds of an entry and of a header. catalogue.c trusts a
  * node through them and check_catalogue.c says through them what is wrong
- * with one, so both read a node the same way. The os_cat_* helpers live in
- * catalogue.c; the static inline ones are on every lookup's path.
+ * with one, so both read a node the same way. The other os_cat_* helpers
+ * live in catalogue.c; the static inline ones are on every lookup's path.
  */
 #ifndef OBJSTORE_CATALOGUE_INTERNAL_H
 #define OBJSTORE_CATALOGUE_INTERNAL_H
@@ -57,7 +57,14 @@ uint32_t os_cat_entry_crc(const struct os_cat_entry *e);
 uint32_t os_cat_node_crc(const struct os_cat_node *n);
 
 /* os_cat_header_fields_ok -- whether a header's counts and bounds are possible */
-bool os_cat_header_fields_ok(const struct os_cat_node *n);
+static inline bool os_cat_header_fields_ok(const struct os_cat_node *n)
+{
+	return n->count >= 1 && n->count <= MAX_SLOTS &&
+	       n->heap_start >= HDR_SIZE + n->count * OS_CAT_SLOT_SIZE &&
+	       n->heap_start <= NODE_SIZE && n->dead <= NODE_SIZE - n->heap_start &&
+	       n->reserved0 == 0 && n->reserved1 == 0 &&
+	       (n->level == 0) == (n->first == 0);
+}
 
 /* entry_of -- the entry slot `s` points at, bounds-checked, its crc
  * verified if `verify`; NULL if anything is wrong */
