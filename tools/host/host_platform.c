@@ -108,10 +108,10 @@ static struct os_platform platform = {
 /* host_platform -- the table */
 const struct os_platform *host_platform(void)
 {
-	if (!detected) {
+	/* Not under the detection: host_flush_name may have detected first. */
+	if (!detected)
 		detect();
-		platform.crc32c = has_crc32 ? host_crc32c : NULL;
-	}
+	platform.crc32c = has_crc32 ? host_crc32c : NULL;
 	return &platform;
 }
 
