@@ -403,6 +403,41 @@ CHECK_TEST(two_hundred_thousand_random_names)
 	free(base);
 }
 
+/* Names like paths in few directories share far more than the 5 hint
+ * bytes after any node's prefix, so every level searches long runs of
+ * tied hints: every name bound must be found, and every name between two
+ * of them (an odd number, one byte shorter or longer) must miss. */
+CHECK_TEST(long_runs_of_tied_hints)
+{
+	enum { N = 40000, DIRS = 50 };
+	struct objstore os;
+	void *base = test_create(&os, BIG_HEAP);
+	struct name *v = malloc(N * sizeof(*v));
+	uint64_t id;
+
+	for (unsigned i = 0; i < N; i++)
+		v[i].len = (uint8_t)snprintf(v[i].s, sizeof(v[i].s),
+					     "home/user%03u/notes/file-%07u.txt",
+					     i % DIRS, 2 * i);
+	bind_all(&os, v, NULL, N, NULL, 0, 1000);
+	CHECK(tree_height(&os) >= 3);
+	CHECK(all_bound(&os, v, N, NULL, 0));
+	for (unsigned i = 0; i < N; i++) {
+		char s[OS_NAME_MAX];
+		int len = snprintf(s, sizeof(s), "home/user%03u/notes/file-%07u.txt",
+				   i % DIRS, 2 * i + 1);
+
+		CHECK_EQ(os_cat_lookup(&os, s, (uint64_t)len, &id), -ERR_NOENT);
+		CHECK_EQ(os_cat_lookup(&os, v[i].s, v[i].len - 1u, &id), -ERR_NOENT);
+		memcpy(s, v[i].s, v[i].len);
+		s[v[i].len] = 'x';
+		CHECK_EQ(os_cat_lookup(&os, s, v[i].len + 1u, &id), -ERR_NOENT);
+	}
+	CHECK_EQ(tree_check(&os), 0);
+	free(v);
+	free(base);
+}
+
 CHECK_TEST(prefix_iteration)
 {
 	struct objstore os;
