@@ -188,16 +188,21 @@ struct chain {
 };
 
 /* walk_chain -- the intact records of `epoch` from log position `pos`,
- * each validated; `index` numbers the first for messages */
+ * each validated; `index` numbers the first for messages. With `done` (the
+ * chain's epoch store is durable), only as far as a chain committed by
+ * redo may reach (OS_LOG_REDO_MAX bytes of ranges): a longer one committed
+ * by the epoch store, nothing follows it, and reading it whole would make
+ * every open pay for the last large transaction. */
 static int walk_chain(const struct os_superblock *sb, const uint8_t *log,
-		      uint64_t pos, uint64_t epoch, uint64_t index,
+		      uint64_t pos, uint64_t epoch, uint64_t index, bool done,
 		      struct chain *c, char *why, size_t why_size)
 {
-	uint64_t size, prev = 0;
+	uint64_t size, prev = 0, ranges = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->start = pos;
-	while (!c->committed && record_intact(sb, log, pos, epoch, &size)) {
+	while (!c->committed && !(done && ranges > OS_LOG_REDO_MAX) &&
+	       record_intact(sb, log, pos, epoch, &size)) {
 		const struct os_log_entry *e = (const void *)(log + pos);
 		const char *problem = record_problem(sb, e, prev, c->redo_records > 0);
 
@@ -213,6 +218,8 @@ static int walk_chain(const struct os_superblock *sb, const uint8_t *log,
 		c->last = pos;
 		if (e->kind == OS_LOG_UNDO)
 			c->undo_bytes += e->length;
+		if (e->kind == OS_LOG_UNDO || e->kind == OS_LOG_FRESH)
+			ranges += e->length;
 		if (e->kind == OS_LOG_REDO) {
 			c->redo_records++;
 			c->redo_bytes += e->length;
@@ -238,7 +245,8 @@ int os_log_scan(const struct os_superblock *sb, const uint8_t *log,
 	if (epoch == 0 || epoch > durable + 1)
 		return 0; /* no chain of this heap's epochs: nothing to recover */
 	for (unsigned n = 0;; n++, epoch++) {
-		int err = walk_chain(sb, log, pos, epoch, walked, &c, why, why_size);
+		int err = walk_chain(sb, log, pos, epoch, walked, epoch <= durable, &c,
+				     why, why_size);
 
 		if (err)
 			return err;
@@ -311,12 +319,6 @@ static int append(struct objstore *os, unsigned kind, uint64_t off,
 		os->log_high_water = os->log_tail;
 	return 0;
 }
-
-/* Bytes of ranges a transaction may have to commit by redo: past about
- * this, copying, summing and writing them back a second time costs more
- * than the wait it saves (a 4 KiB update: 2.1 us by redo, 1.4 by the
- * epoch store, on the development machine). */
-#define REDO_COMMIT_MAX 1024u
 
 /* settle_epoch -- make the last epoch store of a commit by redo durable,
  * and with it every chain in the log (none is replayed any more) */
@@ -448,8 +450,11 @@ void os_commit_by_redo(struct objstore *os, bool on)
 
 /* redo_fits -- whether the running transaction may commit by redo: on,
  * no snapshot-area work (a capture's copies are recorded nowhere), at most
- * REDO_COMMIT_MAX bytes of ranges, and room for their REDO records and
- * the COMMIT record */
+ * OS_LOG_REDO_MAX bytes of ranges (past about that, copying, summing and
+ * writing them back a second time costs more than the wait it saves: a
+ * 4 KiB update took 2.1 us by redo, 1.4 by the epoch store, on the
+ * development machine), and room for their REDO records and the COMMIT
+ * record */
 static bool redo_fits(const struct objstore *os)
 {
 	uint64_t bytes = 0, need = os_log_record_size(OS_LOG_COMMIT, 0);
@@ -463,7 +468,7 @@ static bool redo_fits(const struct objstore *os)
 		need += os_log_record_size(OS_LOG_REDO, e->length);
 		pos += os_log_record_size(e->kind, e->length);
 	}
-	return bytes <= REDO_COMMIT_MAX && os_log_room(os, need) == 0;
+	return bytes <= OS_LOG_REDO_MAX && os_log_room(os, need) == 0;
 }
 
 /* commit_by_redo -- a REDO record of every range and the COMMIT record,

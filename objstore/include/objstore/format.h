@@ -203,6 +203,11 @@ enum os_log_kind {
  * epoch store durable first and starts the log over. */
 #define OS_LOG_MAX_CHAINS 16u
 
+/* Bytes of ranges a chain committed by redo logs at most (2.1): recovery
+ * stops reading a chain its epoch store made durable once its ranges pass
+ * this, for no chain can follow one that committed by the epoch store. */
+#define OS_LOG_REDO_MAX 1024u
+
 struct os_log_entry {
 	uint64_t offset;            /* heap offset of the range */
 	uint32_t length;            /* bytes in the range */
