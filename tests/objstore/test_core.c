@@ -592,6 +592,15 @@ static void update(struct objstore *os, uint64_t *p, uint64_t v)
 	CHECK_EQ(os_tx_commit(os), 0);
 }
 
+/* new_block -- a 64-byte block, committed; its offset in *off */
+static uint64_t *new_block(struct objstore *os, uint64_t *off)
+{
+	CHECK_EQ(os_tx_begin(os), 0);
+	CHECK_EQ(os_alloc(os, 64, off), 0);
+	CHECK_EQ(os_tx_commit(os), 0);
+	return os_ptr(os, *off);
+}
+
 /* lost_epoch_copy -- a copy of the heap of os as a cut may leave it after
  * commits by redo: the superblock's epoch store back at `epoch`, and the
  * 8 bytes at heap offset `off` back at `old` (a line never written back) */
@@ -614,16 +623,13 @@ CHECK_TEST(small_commits_by_redo_are_replayed_when_their_epoch_store_is_lost)
 	uint64_t off, *p, epoch0;
 	uint8_t *copy;
 
-	CHECK_EQ(os_tx_begin(&os), 0);
-	CHECK_EQ(os_alloc(&os, 64, &off), 0);
-	p = os_ptr(&os, off);
-	*p = 1;
-	CHECK_EQ(os_tx_commit(&os), 0);
+	p = new_block(&os, &off);
+	update(&os, p, 1);
 	epoch0 = os_epoch(&os);
 	for (uint64_t v = 2; v <= 11; v++)
 		update(&os, p, v);
-	/* Ten chains committed by redo follow each other in the log. */
-	CHECK_EQ(os.pending_chains, 11);
+	/* Twelve chains committed by redo follow each other in the log. */
+	CHECK_EQ(os.pending_chains, 12);
 	CHECK_EQ(os_epoch(&os), epoch0 + 10);
 	/* Cut: the last ten epoch stores and the value's line lost. */
 	copy = lost_epoch_copy(&os, epoch0, off, 1);
@@ -663,11 +669,8 @@ CHECK_TEST(recovery_replays_then_rolls_back_the_unfinished_transaction)
 	uint64_t off, *p, epoch0, fresh;
 	uint8_t *copy, *save, *before;
 
-	CHECK_EQ(os_tx_begin(&os), 0);
-	CHECK_EQ(os_alloc(&os, 64, &off), 0);
-	p = os_ptr(&os, off);
-	*p = 1;
-	CHECK_EQ(os_tx_commit(&os), 0);
+	p = new_block(&os, &off);
+	update(&os, p, 1);
 	epoch0 = os_epoch(&os);
 	update(&os, p, 2);
 	update(&os, p, 3);
@@ -743,10 +746,7 @@ CHECK_TEST(unsound_redo_and_commit_records_are_refused)
 	uint64_t off, *p, pos = 0, epoch0;
 	struct os_log_entry *redo = NULL, *commit = NULL;
 
-	CHECK_EQ(os_tx_begin(&os), 0);
-	CHECK_EQ(os_alloc(&os, 64, &off), 0);
-	p = os_ptr(&os, off);
-	CHECK_EQ(os_tx_commit(&os), 0);
+	p = new_block(&os, &off);
 	epoch0 = os_epoch(&os);
 	update(&os, p, 5);
 	/* The chain of the update: UNDO, REDO, COMMIT; its epoch store lost. */
@@ -787,10 +787,7 @@ CHECK_TEST(more_chains_than_the_format_allows_are_refused)
 	uint64_t off, *p, epoch0;
 	struct os_diagnosis d;
 
-	CHECK_EQ(os_tx_begin(&os), 0);
-	CHECK_EQ(os_alloc(&os, 64, &off), 0);
-	p = os_ptr(&os, off);
-	CHECK_EQ(os_tx_commit(&os), 0);
+	p = new_block(&os, &off);
 	epoch0 = os_epoch(&os);
 	/* Chains a correct heap never writes: the count that bounds them held
 	 * down, so that the log never starts over. */
