@@ -129,16 +129,24 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 	return *why ? -ERR_CORRUPT : 0;
 }
 
-/* overlay -- copy into out (the bytes of [off, off+len)) the part of
- * record e's data that falls inside that range */
-static void overlay(const struct os_log_entry *e, uint64_t off, uint64_t len, void *out)
+/* The bytes of [off, off+len) as recovery leaves them, being built. */
+struct overlay {
+	uint64_t off, len;
+	uint8_t *out;
+};
+
+/* overlay_one -- copy into the overlay the part of record e's data that
+ * falls inside its range */
+static void overlay_one(void *ctx, const struct os_log_entry *e)
 {
-	uint64_t from = e->offset > off ? e->offset : off;
-	uint64_t to = e->offset + e->length < off + len ? e->offset + e->length : off + len;
+	struct overlay *o = ctx;
+	uint64_t from = e->offset > o->off ? e->offset : o->off;
+	uint64_t to = e->offset + e->length < o->off + o->len ? e->offset + e->length
+							       : o->off + o->len;
 
 	if (from < to)
-		memcpy((uint8_t *)out + (from - off),
-		       (const uint8_t *)(e + 1) + (from - e->offset), to - from);
+		memcpy(o->out + (from - o->off), (const uint8_t *)(e + 1) + (from - e->offset),
+		       to - from);
 }
 
 /* os_after_rollback -- the `len` bytes at heap offset `off` as recovery
@@ -147,28 +155,11 @@ void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
 		       const struct os_log_scan *scan, uint64_t off, uint64_t len,
 		       void *out)
 {
-	const uint8_t *log = base + sb->log_offset;
-	uint64_t pos;
+	struct overlay o = { off, len, out };
 
 	memcpy(out, base + off, len);
-	/* The replay in log order, as recovery writes it ... */
-	for (pos = scan->replay_start; pos < scan->replay_end;) {
-		const struct os_log_entry *e = (const void *)(log + pos);
-
-		if (e->kind == OS_LOG_REDO)
-			overlay(e, off, len, out);
-		pos += os_log_record_size(e->kind, e->length);
-	}
-	/* ... then the rollback, newest record first: the oldest copy of a byte wins. */
-	for (pos = scan->last; scan->records;) {
-		const struct os_log_entry *e = (const void *)(log + pos);
-
-		if (e->kind == OS_LOG_UNDO)
-			overlay(e, off, len, out);
-		if (pos == scan->back_start)
-			break;
-		pos -= e->prev_size;
-	}
+	os_log_each_replayed(base + sb->log_offset, scan, overlay_one, &o);
+	os_log_each_undone(base + sb->log_offset, scan, overlay_one, &o);
 }
 
 /* os_root_problem -- the first thing wrong with a root block, NULL if none */

@@ -24,15 +24,6 @@ static inline bool os_all_zero(const void *p, size_t len)
 	return true;
 }
 
-/* os_formatted_pages -- data pages below the never-used tail: the only
- * ones whose descriptors and stack slots mean anything (format.h, root
- * block); the caller has checked free_top + pages_unformatted <= page_count */
-static inline uint64_t os_formatted_pages(const struct os_superblock *sb,
-					  const struct os_root *r)
-{
-	return sb->page_count - r->pages_unformatted;
-}
-
 /* os_pages_free -- free data pages: on the stack, and never used */
 static inline uint64_t os_pages_free(const struct os_root *r)
 {
@@ -230,6 +221,14 @@ static inline uint64_t os_log_scan_epoch(const struct os_log_scan *scan)
  * the record and its problem in why */
 int os_log_scan(const struct os_superblock *sb, const uint8_t *log,
 		struct os_log_scan *out, char *why, size_t why_size);
+
+/* os_log_each_replayed, os_log_each_undone -- fn(ctx, e) for the REDO
+ * records a scanned recovery replays (log order) and the UNDO records it
+ * rolls back (newest first): the records it writes, in its order */
+void os_log_each_replayed(const uint8_t *log, const struct os_log_scan *scan,
+			  void (*fn)(void *ctx, const struct os_log_entry *e), void *ctx);
+void os_log_each_undone(const uint8_t *log, const struct os_log_scan *scan,
+			void (*fn)(void *ctx, const struct os_log_entry *e), void *ctx);
 
 /* os_log_record_crc -- the checksum record `e` (header and data) must carry */
 uint32_t os_log_record_crc(const struct os_log_entry *e);

@@ -554,91 +554,105 @@ int os_tx_each_range(const struct objstore *os,
 	return 0;
 }
 
-/* restore -- replay the REDO records of `scan`'s committed chains in log
- * order (a later chain's bytes win), then copy back the old bytes of the
- * unfinished chain's UNDO records, newest first (the oldest copy of a byte
- * wins); flushed and fenced. Records undone. */
-static uint64_t restore(struct objstore *os, const struct os_log_scan *scan)
+/* os_log_each_replayed -- fn(ctx, e) for the REDO records of the chains
+ * `scan` replays, in log order: the order recovery writes them */
+void os_log_each_replayed(const uint8_t *log, const struct os_log_scan *scan,
+			  void (*fn)(void *ctx, const struct os_log_entry *e), void *ctx)
 {
-	uint64_t pos, undone = 0;
+	for (uint64_t pos = scan->replay_start; pos < scan->replay_end;) {
+		const struct os_log_entry *e = (const void *)(log + pos);
 
-	os->rolled_back_bytes = 0;
-	os->replayed = 0;
-	for (pos = scan->replay_start; pos < scan->replay_end;) {
-		const struct os_log_entry *e = (const void *)(os->log + pos);
-
-		if (e->kind == OS_LOG_REDO) {
-			memcpy(os->base + e->offset, e + 1, e->length);
-			os_flush(os, os->base + e->offset, e->length);
-			os->replayed++;
-		}
+		if (e->kind == OS_LOG_REDO)
+			fn(ctx, e);
 		pos += os_log_record_size(e->kind, e->length);
 	}
-	for (pos = scan->last; scan->records;) {
-		const struct os_log_entry *e = (const void *)(os->log + pos);
+}
 
-		if (e->kind == OS_LOG_UNDO) {
-			memcpy(os->base + e->offset, e + 1, e->length);
-			os_flush(os, os->base + e->offset, e->length);
-			os->rolled_back_bytes += e->length;
-			undone++;
-		}
+/* os_log_each_undone -- fn(ctx, e) for the UNDO records of the chain
+ * `scan` rolls back, newest first (the oldest copy of a byte wins): the
+ * order recovery writes them */
+void os_log_each_undone(const uint8_t *log, const struct os_log_scan *scan,
+			void (*fn)(void *ctx, const struct os_log_entry *e), void *ctx)
+{
+	for (uint64_t pos = scan->last; scan->records;) {
+		const struct os_log_entry *e = (const void *)(log + pos);
+
+		if (e->kind == OS_LOG_UNDO)
+			fn(ctx, e);
 		if (pos == scan->back_start)
 			break;
 		/* Invariant: os_log_scan proved each back link leads to the previous record. */
 		pos -= e->prev_size;
 	}
-	if (os_log_scan_epoch(scan))
-		os_fence(os);
-	return undone;
 }
 
-/* each_written -- fn(os, e, save) for every record whose range recovery
- * writes (the replayed REDO records, the unfinished chain's UNDO records),
- * in log order, with `save` advanced by each record's length */
-static void each_written(struct objstore *os, uint8_t *save,
-			 void (*fn)(struct objstore *os, const struct os_log_entry *e,
-				    uint8_t *save))
+/* replay_one -- copy a REDO record's bytes in place, flushed */
+static void replay_one(void *ctx, const struct os_log_entry *e)
 {
+	struct objstore *os = ctx;
+
+	memcpy(os->base + e->offset, e + 1, e->length);
+	os_flush(os, os->base + e->offset, e->length);
+	os->replayed++;
+}
+
+/* undo_one -- copy an UNDO record's old bytes back, flushed */
+static void undo_one(void *ctx, const struct os_log_entry *e)
+{
+	struct objstore *os = ctx;
+
+	memcpy(os->base + e->offset, e + 1, e->length);
+	os_flush(os, os->base + e->offset, e->length);
+	os->rolled_back_bytes += e->length;
+	os->rolled_back++;
+}
+
+/* restore -- the replay, then the rollback, of `scan`; fenced */
+static void restore(struct objstore *os, const struct os_log_scan *scan)
+{
+	os->rolled_back = os->rolled_back_bytes = os->replayed = 0;
+	os_log_each_replayed(os->log, scan, replay_one, os);
+	os_log_each_undone(os->log, scan, undo_one, os);
+	if (os_log_scan_epoch(scan))
+		os_fence(os);
+}
+
+/* A pass over the bytes recovery writes, each range's in turn in a buffer. */
+struct saving {
+	struct objstore *os;
+	uint8_t *save;
+	bool back;                     /* put the saved bytes back (else save them) */
+};
+
+/* save_one -- save a record's range as it is, or put it back as saved */
+static void save_one(void *ctx, const struct os_log_entry *e)
+{
+	struct saving *sv = ctx;
+	uint8_t *range = sv->os->base + e->offset;
+
+	if (sv->back) {
+		memcpy(range, sv->save, e->length);
+		os_flush(sv->os, range, e->length);
+	} else {
+		memcpy(sv->save, range, e->length);
+	}
+	sv->save += e->length;
+}
+
+/* each_written -- save (or, with `back`, put back) every range recovery
+ * writes, in the order recovery writes them; every saved copy is taken
+ * before recovery writes a byte, so putting them back in that order
+ * leaves each byte as it was */
+static void each_written(struct objstore *os, uint8_t *save, bool back)
+{
+	struct saving sv = { os, save, back };
 	struct os_log_scan scan;
 	char why[OS_WHY_MAX];
-	uint64_t pos;
 
 	if (os_log_scan(os->sb, os->log, &scan, why, sizeof(why)))
 		os->pf->fatal("objstore: the log changed under a pending recovery");
-	for (pos = scan.replay_start; pos < scan.replay_end;) {
-		const struct os_log_entry *e = (const void *)(os->log + pos);
-
-		if (e->kind == OS_LOG_REDO) {
-			fn(os, e, save);
-			save += e->length;
-		}
-		pos += os_log_record_size(e->kind, e->length);
-	}
-	for (pos = scan.back_start; scan.records && pos <= scan.last;) {
-		const struct os_log_entry *e = (const void *)(os->log + pos);
-
-		if (e->kind == OS_LOG_UNDO) {
-			fn(os, e, save);
-			save += e->length;
-		}
-		pos += os_log_record_size(e->kind, e->length);
-	}
-}
-
-/* save_range -- the current bytes of a record's range, into save */
-static void save_range(struct objstore *os, const struct os_log_entry *e,
-		       uint8_t *save)
-{
-	memcpy(save, os->base + e->offset, e->length);
-}
-
-/* unsave_range -- a record's range as save_range found it */
-static void unsave_range(struct objstore *os, const struct os_log_entry *e,
-			 uint8_t *save)
-{
-	memcpy(os->base + e->offset, save, e->length);
-	os_flush(os, os->base + e->offset, e->length);
+	os_log_each_replayed(os->log, &scan, save_one, &sv);
+	os_log_each_undone(os->log, &scan, save_one, &sv);
 }
 
 /* os_rollback -- recover the log: replay, then undo the running (or
@@ -653,8 +667,8 @@ int os_rollback(struct objstore *os, bool commit, uint8_t *save)
 		return -ERR_CORRUPT;
 	epoch = os_log_scan_epoch(&scan);
 	if (save)
-		each_written(os, save, save_range);
-	os->rolled_back = restore(os, &scan);
+		each_written(os, save, false);
+	restore(os, &scan);
 	os->pending = !commit && epoch;
 	os->pending_epoch = epoch;
 	os->pending_save = os->pending ? save : NULL;
@@ -680,7 +694,7 @@ int os_open_retract(struct objstore *os)
 		return 0;
 	if (!os->pending_save)
 		return -ERR_INVAL;
-	each_written(os, os->pending_save, unsave_range);
+	each_written(os, os->pending_save, true);
 	os_fence(os);
 	os->pending = false;
 	os->pending_save = NULL;

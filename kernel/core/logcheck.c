@@ -234,7 +234,7 @@ static const char *describe_page(const struct os_superblock *sb, uint64_t page)
 	const struct os_page_desc *d = os_ptr(&kheap, sb->desc_offset);
 	const struct os_root *r = os_ptr(&kheap, sb->root_offset);
 
-	if (page >= sb->page_count - r->pages_unformatted)
+	if (page >= os_formatted_pages(sb, r))
 		return "a page never handed out";
 	switch (d[page].kind) {
 	case OS_PAGE_FREE:

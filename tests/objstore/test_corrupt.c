@@ -278,7 +278,7 @@ static unsigned collect(const uint8_t *base)
 
 	add(K_SUPERBLOCK, 0, offsetof(struct os_superblock, committed_epoch));
 	add(K_ROOT, sb->root_offset, sizeof(*r));
-	for (uint64_t p = 0; p < sb->page_count - r->pages_unformatted; p++)
+	for (uint64_t p = 0; p < os_formatted_pages(sb, r); p++)
 		add(K_DESC, sb->desc_offset + p * sizeof(struct os_page_desc),
 		    sizeof(struct os_page_desc));
 	add(K_FREE_STACK, sb->stack_offset, r->free_top * sizeof(uint32_t));

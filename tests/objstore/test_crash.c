@@ -974,7 +974,7 @@ static void heap_extract(struct objstore *os, struct state *out, uint64_t *block
 
 	/* The never-used tail's descriptors mean nothing (after heap_create,
 	 * they are the old heap's). */
-	for (uint64_t p = 0; p < sb->page_count - r->pages_unformatted; p++) {
+	for (uint64_t p = 0; p < os_formatted_pages(sb, r); p++) {
 		uint64_t page = sb->data_offset + p * OS_PAGE_SIZE;
 		uint32_t size = 64u << desc[p].size_class;
 

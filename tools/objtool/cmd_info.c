@@ -113,7 +113,7 @@ static void walk_pages(const struct image *img, struct heap_stats *hs)
 	const struct os_root *r = (const void *)(img->base + sb->root_offset);
 	const struct os_page_desc *d = (const void *)(img->base + sb->desc_offset);
 	const uint8_t *log = img->base + sb->log_offset;
-	uint64_t run = 0, formatted = sb->page_count - r->pages_unformatted;
+	uint64_t run = 0, formatted = os_formatted_pages(sb, r);
 
 	for (uint64_t p = 0; p < formatted; p++) {
 		if (d[p].kind == OS_PAGE_FREE) {

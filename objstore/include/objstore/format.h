@@ -131,6 +131,15 @@ struct os_root {
 };
 _Static_assert(sizeof(struct os_root) == 256, "root block size");
 
+/* os_formatted_pages -- data pages below the never-used tail: the only
+ * ones whose descriptors and stack slots mean anything; the caller has
+ * checked free_top + pages_unformatted <= page_count (os_open does) */
+static inline uint64_t os_formatted_pages(const struct os_superblock *sb,
+					  const struct os_root *r)
+{
+	return sb->page_count - r->pages_unformatted;
+}
+
 /* What a data page is used for. */
 enum os_page_kind {
 	OS_PAGE_FREE = 0,           /* on the free-page stack (below the unformatted pages) */
