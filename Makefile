@@ -62,9 +62,10 @@ KERNEL_ASFLAGS := $(KERNEL_CFLAGS) -D__ASSEMBLY__
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 
-# The include rules (tools/check-layers, docs/architecture.md): only
-# kernel/arch/ includes kernel/arch/<arch>/ headers, and kernel includes point
-# down the layers, never up. Checked on every make.
+# The include rules (tools/check-layers, docs/architecture.md): kernel
+# includes point down the rooms (tools/layers.py), never up or across; only
+# kernel/arch/ includes kernel/arch/<arch>/ headers; objstore's private
+# headers stay objstore's. Checked on every make.
 LAYER_PROBLEMS := $(shell test -x $(PYTHON) && $(PYTHON) tools/check-layers)
 ifneq ($(LAYER_PROBLEMS),)
 $(error the include rules are broken (tools/check-layers): $(LAYER_PROBLEMS))
@@ -88,7 +89,10 @@ $(BUILD)/kernel-obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/ferrite.elf: $(KERNEL_OBJS) linker.ld
+# The call rules between the kernel's files and rooms (tools/check-calls,
+# docs/architecture.md), checked before every link.
+$(BUILD)/ferrite.elf: $(KERNEL_OBJS) linker.ld tools/check-calls tools/layers.py
+	@$(PYTHON) tools/check-calls $(KERNEL_OBJS)
 	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 
 # --- the GRUB rescue ISO (multiboot2) ----------------------------------------
@@ -124,7 +128,7 @@ include tools/nvmtrace/nvmtrace.mk
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool $(NVMTRACE_PLUGIN)
 
 # A kernel with a bug planted on purpose: one write of every commit skips
-# its log record (FERRITE_PLANT_UNLOGGED, kernel/proc/epoch.c), so the log
+# its log record (FERRITE_PLANT_UNLOGGED, kernel/epoch/epoch.c), so the log
 # checker's test (tests/system/test_logcheck.py) sees it fail. Built in a
 # build directory of its own, never in place of $(BUILD)/ferrite.elf.
 PLANT_BUILD := $(BUILD)/plant

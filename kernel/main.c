@@ -1,17 +1,21 @@
 /*
  * main.c -- kmain: from the first C instruction to a running system.
  *
- * The order matters: the console first (so everything after can speak),
- * then the loader's information and the command line, the CPU tables, DRAM
- * and the kernel's page tables, ACPI (interrupt controllers, power-off,
- * NVM), the NVM and the heap on it, the timer (after the heap, which
- * remembers the clock rates of the machine: no 30 ms calibration at every
- * power-on), the other CPUs (which wait for the boot CPU to leave the
- * kernel), interrupts, and then the processes: on a new heap the first
- * program starts, on an existing one every process carries on where it
- * was. A missing or refused NVM is reported where it is found but halts
- * only after the self-tests, which need no heap. Any failure that leaves
- * the machine unusable says what is wrong and halts; nothing is guessed.
+ * This file is the power-on order, read top to bottom in kmain and
+ * power_on; no step starts another behind its back. The order matters:
+ * the serial line first (so everything after can speak), then the
+ * loader's information and the command line, the CPU tables, DRAM and the
+ * kernel's page tables, ACPI (interrupt controllers, power-off, NVM), the
+ * NVM and the heap on it with the boot modules, the timer (after the heap,
+ * which remembers the clock rates of the machine: no 30 ms calibration at
+ * every power-on), the other CPUs (which wait for the boot CPU to leave
+ * the kernel), interrupts, and then the system (power_on): the kernel
+ * root, the console, the link, snapshots, a safe power-on's holding, the
+ * first shell on a new heap -- committed -- and then every process
+ * carries on where it was. A missing or refused NVM is reported where it
+ * is found but halts only after the self-tests, which need no heap. Any
+ * failure that leaves the machine unusable says what is wrong and halts;
+ * nothing is guessed.
  *
  * Every step is O(1) in the heap's size and object count: the heap is
  * opened, never scanned (objstore rolls back at most one epoch's log), and
@@ -20,13 +24,14 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "acpi/acpi.h"
 #include "arch/arch.h"
+#include "console/console.h"
 #include "core/bootinfo.h"
 #include "core/cmdline.h"
 #include "core/heap.h"
+#include "core/modules.h"
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/selftest.h"
@@ -34,12 +39,19 @@
 #include "core/time.h"
 #include "dev/nvm.h"
 #include "dev/uart.h"
+#include "entry/entry.h"
+#include "epoch/epoch.h"
+#include "epoch/rescue.h"
+#include "epoch/snapshot.h"
+#include "hostlink/hostlink.h"
 #include "mm/frame.h"
 #include "mm/vm.h"
-#include "proc/hostlink.h"
-#include "proc/modules.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
+#include "obj/kobj.h"
+#include "task/channel.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "uvm/pagecache.h"
+#include "uvm/uvm.h"
 
 #define FERRITE_VERSION "0.1-dev"
 
@@ -81,17 +93,13 @@ static void print_profile(void)
 /* apply_loglevel -- loglevel=N (0..7) from the command line */
 static void apply_loglevel(void)
 {
-	const char *text = cmdline_get("loglevel");
-	char *end;
-	unsigned long level;
+	uint64_t level;
 
-	if (!text)
-		return;
-	level = strtoul(text, &end, 10);
-	if (*text && !*end && level <= LOG_DEBUG)
+	if (cmdline_number("loglevel", 0, LOG_DEBUG, LOG_INFO, &level))
+		pr_warn("cmdline: loglevel=%s is not a number from 0 to 7\n",
+			cmdline_get("loglevel"));
+	else if (cmdline_has("loglevel"))
 		printk_set_level((enum log_level)level);
-	else
-		pr_warn("cmdline: loglevel=%s is not a number from 0 to 7\n", text);
 }
 
 /* platform_init -- ACPI tables, interrupt controllers and power-off */
@@ -106,6 +114,52 @@ static void platform_init(void)
 	arch_interrupts_init(&madt);
 	if (acpi_poweroff_prepare())
 		pr_warn("acpi: power-off through S5 is unavailable\n");
+}
+
+/* import_modules -- the boot modules as programs bin/NAME (at genesis, or
+ * with `import`), a commit each */
+static void import_modules(void)
+{
+	if (!modules_wanted()) {
+		modules_ignored(&boot_info);
+		return;
+	}
+	for (unsigned i = 0; i < boot_info.module_count; i++)
+		if (modules_import(&boot_info.modules[i]) == 0)
+			epoch_commit(NULL);
+}
+
+/* power_on -- the system: the kernel root (made at genesis), what each
+ * room keeps across power cuts made ready, a safe power-on's holding, the
+ * first shell on a new heap; the power-on's record committed, the state
+ * it starts from kept as a snapshot; then every process carries on */
+static __attribute__((noreturn)) void power_on(void)
+{
+	bool genesis = kobj_root_init();
+
+	kobj_on_delete(channel_deleted);
+	kobj_on_delete(pagecache_deleted);
+	console_init();
+	KLOG(&kroot->power_ons);
+	kroot->power_ons++;
+	pr_info("ferrite: power-on %llu, %u processes\n",
+		(unsigned long long)kroot->power_ons, ptable_count());
+	console_power_on();
+	hostlink_power_on();
+	snapshot_init(genesis);
+	rescue_power_on();
+	if (!ptable_count())
+		proc_start_shell(0);
+	epoch_commit(NULL);
+	if (snapshot_power_on(kroot->power_ons))
+		epoch_commit(NULL); /* power-on-N alone in its epoch */
+	stamp("proc");
+	print_profile();
+	time_check_start();
+	epoch_start();
+	uvm_init(epoch_user_logged());
+	time_mono_start(kroot->mono_ns);
+	sched_start(); /* the thread that ran at the last commit goes first */
 }
 
 /* kmain -- called by boot.S in the higher half with the loader's magic and information */
@@ -144,9 +198,9 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("nvm");
 	heap_ok = heap_ok && heap_init(&nvm) == 0;
 	if (heap_ok)
-		modules_import(&boot_info);
+		import_modules();
 	stamp("heap");
-	time_init(sched_tick);
+	time_init(entry_tick);
 	stamp("timer");
 	smp_start();
 	stamp("cpus");
@@ -164,9 +218,5 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		selftest_run(cmdline_get("selftest"));
 	if (!heap_ok)
 		halt_forever();
-	proc_init();
-	stamp("proc");
-	print_profile();
-	time_check_start();
-	sched_start();
+	power_on();
 }

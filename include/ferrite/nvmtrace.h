@@ -66,7 +66,7 @@ enum nvt_fence {
 
 /* The windows the kernel marks: each has a BEGIN (even) and an END (odd). */
 enum nvt_event {
-	NVT_EVENT_COMMIT_BEGIN = 0,   /* epoch_commit (kernel/proc/epoch.c) */
+	NVT_EVENT_COMMIT_BEGIN = 0,   /* epoch_commit (kernel/epoch/epoch.c) */
 	NVT_EVENT_COMMIT_END = 1,
 	NVT_EVENT_PAGE_LOG_BEGIN = 2, /* a write fault logs a user page (uvm.c) */
 	NVT_EVENT_PAGE_LOG_END = 3,

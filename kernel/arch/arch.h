@@ -425,6 +425,11 @@ void syscall_handler(struct trap_frame *tf);
  * double fault or machine check, which stay kernel panics) */
 void user_fault(const struct arch_fault *f);
 
+/* klock_held -- whether this CPU holds the kernel lock (core/smp.c): an
+ * interrupt that arrives in kernel mode is handled now if it does, else
+ * deferred until it takes the lock (arch_run_deferred_interrupts) */
+bool klock_held(void);
+
 /* kernel_exit_to_user -- the last step before ring 3: choose the thread to
  * run and, if it is not the one the frame holds, save the frame into the
  * old thread and arch_frame_load the new one; idles (interrupts enabled)

@@ -1,5 +1,5 @@
 /*
- * console_io.c -- the console for programs: persistent input and output
+ * console.c -- the console for programs: persistent input and output
  * queues, output commit, line editing.
  *
  * Both queues live in the heap (struct kconsole, kformat/kformat.h), so they are part
@@ -50,15 +50,13 @@
 #include "errstr.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
-#include "proc/channel.h"
-#include "proc/console_io.h"
-#include "proc/epoch.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/safe.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "task/channel.h"
+#include "console/console.h"
+#include "task/handle.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "uvm/uvm.h"
 
 #define CTRL_C 0x03
 #define CTRL_U 0x15
@@ -165,7 +163,7 @@ static int64_t queue_out(struct pctx *p, const void *src, uint64_t buf,
 		if (!p) {
 			memcpy(at, (const char *)src + done, span);
 		} else {
-			int err = uvm_copy_in(p, at, buf + done, span);
+			int err = uvm_copy_in(&p->mem, at, buf + done, span);
 
 			if (err && !done)
 				return err;
@@ -227,7 +225,7 @@ void console_release(void)
 /* wait_for_release -- block the caller until the next release, asking for it */
 static int64_t wait_for_release(struct trap_frame *tf)
 {
-	epoch_request();
+	heap_request_commit();
 	sched_block(tf, KWAIT_CONSOLE_OUT, 0, 0);
 	out_waiters = true;
 	return SYSCALL_BLOCKED;
@@ -305,7 +303,7 @@ static int64_t sink_write(struct trap_frame *tf, struct pctx *p,
 
 	if (len > sizeof(msg))
 		len = sizeof(msg);
-	err = uvm_copy_in(p, msg, buf, len);
+	err = uvm_copy_in(&p->mem, msg, buf, len);
 	if (!err)
 		err = channel_send(end->object, end->end, msg, (uint32_t)len, 0, 0, 0);
 	if (err == -ERR_NOSPC) {
@@ -326,7 +324,7 @@ int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		len = FE_IO_MAX;
 	if (!len)
 		return 0;
-	if (uvm_check(p, buf, len, UVM_READ))
+	if (uvm_check(&p->mem, buf, len, UVM_READ))
 		return -ERR_FAULT;
 	if (sink_of(p, &end))
 		return sink_write(tf, p, end, buf, len);
@@ -384,7 +382,7 @@ static void keep_typed(const char *bytes, uint64_t len)
 /* console_set_foreground -- SYS_CONSOLE_FG: Ctrl-C ends process `pid` (0: none) */
 void console_set_foreground(uint64_t pid)
 {
-	if (safe_holding()) {
+	if (sched_holding()) {
 		rescue_fg_pid = pid;
 		return;
 	}
@@ -395,9 +393,9 @@ void console_set_foreground(uint64_t pid)
 /* foreground -- the process that holds the console (SYS_CONSOLE_FG), or NULL */
 static struct pctx *foreground(void)
 {
-	uint64_t pid = safe_holding() ? rescue_fg_pid : kroot->console_fg_pid;
+	uint64_t pid = sched_holding() ? rescue_fg_pid : kroot->console_fg_pid;
 
-	return pid ? proc_by_pid(pid) : NULL;
+	return pid ? ptable_by_pid(pid) : NULL;
 }
 
 /* interrupt_foreground -- Ctrl-C: kill the foreground process; whether there was one */
@@ -507,7 +505,7 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	line[len++] = '\n';
 	if (len > cap)
 		len = cap; /* the rest of the line is dropped */
-	err = uvm_copy_out(p, buf, line, len);
+	err = uvm_copy_out(&p->mem, buf, line, len);
 	if (err)
 		return err; /* the line stays for the next read */
 	KLOG(&kroot->line_len);
@@ -534,7 +532,7 @@ static int64_t read_raw(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	if (n > cap)
 		n = cap;
 	copy_in_queue(bytes, n);
-	err = uvm_copy_out(p, buf, bytes, n);
+	err = uvm_copy_out(&p->mem, buf, bytes, n);
 	if (err)
 		return err; /* nothing consumed */
 	consume(n);
@@ -567,7 +565,7 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 
 	if (!cap || (mode & ~(uint64_t)(FE_CONSOLE_NONBLOCK | 0xff)))
 		return -ERR_INVAL;
-	if (uvm_check(p, buf, cap, UVM_WRITE))
+	if (uvm_check(&p->mem, buf, cap, UVM_WRITE))
 		return -ERR_FAULT;
 	if (console_has_sink(p))
 		return 0; /* the end of the input */

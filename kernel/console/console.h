@@ -1,9 +1,9 @@
 /*
- * console_io.h -- the console for programs: persistent input and output
- * queues, output commit, line editing (console_io.c).
+ * console.h -- the console for programs: persistent input and output
+ * queues, output commit, line editing (console.c).
  */
-#ifndef PROC_CONSOLE_IO_H
-#define PROC_CONSOLE_IO_H
+#ifndef CONSOLE_CONSOLE_H
+#define CONSOLE_CONSOLE_H
 
 #include <stddef.h>
 #include <stdbool.h>

@@ -5,7 +5,10 @@
  * lookups are linear (a handful of words, read a few times at boot).
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ferrite/errors.h"
 
 #include "core/cmdline.h"
 #include "core/printk.h"
@@ -83,6 +86,25 @@ bool cmdline_is(const char *key, const char *value)
 bool cmdline_has(const char *key)
 {
 	return cmdline_get(key) != NULL;
+}
+
+/* cmdline_number -- key=N, a decimal from min to max, in *out; `fallback`
+ * when the key is absent (0) or N is not such a number (-ERR_INVAL) */
+int cmdline_number(const char *key, uint64_t min, uint64_t max,
+		   uint64_t fallback, uint64_t *out)
+{
+	const char *value = cmdline_get(key);
+	unsigned long long n;
+	char *end;
+
+	*out = fallback;
+	if (!value)
+		return 0;
+	n = strtoull(value, &end, 10);
+	if (*value < '0' || *value > '9' || *end || n < min || n > max)
+		return -ERR_INVAL;
+	*out = n;
+	return 0;
 }
 
 /* cmdline_text -- the whole command line as given */

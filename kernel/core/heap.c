@@ -21,14 +21,15 @@
  * committed.
  *
  * Genesis is complete when the kernel's root object exists
- * (app_roots[OS_APP_ROOT_KERNEL]). The process code makes it (proc_init)
- * after the boot modules were imported (kernel/proc/modules.c). A heap
+ * (app_roots[OS_APP_ROOT_KERNEL]). kobj_root_init makes it (obj/kobj.c)
+ * after the boot modules were imported (kernel/core/modules.c), in the
+ * power-on's first record (kernel/main.c). A heap
  * without it -- made by objtool, or whose first power-on was cut short --
  * simply has genesis finished at the next power-on (heap_genesis).
  *
  * The kernel then runs one long transaction, the epoch: heap_init leaves
  * one begun, kernel code logs before writing (heap_log), and heap_commit,
- * called by the epoch module alone (kernel/proc/epoch.c), ends it and
+ * called by the epoch module alone (kernel/epoch/epoch.c), ends it and
  * begins the next. A power cut returns the heap to the last
  * commit. With `logcheck` on the command line, every commit and abort
  * first proves that the epoch changed no byte it did not log
@@ -69,6 +70,7 @@ static uint64_t nvm_phys;
 static uint64_t save_phys, save_frames; /* DRAM keeping what a pending rollback overwrote */
 static bool genesis;              /* genesis runs in this power-on */
 static bool ready;                /* heap_init succeeded */
+static bool commit_requested;     /* heap_request_commit since the last commit */
 
 /* heap_fatal -- objstore found one of its invariants broken */
 static __attribute__((noreturn)) void heap_fatal(const char *message)
@@ -490,6 +492,18 @@ void heap_abort(void)
 	KASSERT(err == 0);
 }
 
+/* heap_request_commit -- ask for a commit at the next safe point */
+void heap_request_commit(void)
+{
+	commit_requested = true;
+}
+
+/* heap_commit_requested -- whether a commit was asked for since the last */
+bool heap_commit_requested(void)
+{
+	return commit_requested;
+}
+
 /* heap_commit -- check the epoch's writes (logcheck), commit it, begin the next */
 int heap_commit(void)
 {
@@ -499,6 +513,7 @@ int heap_commit(void)
 	err = os_tx_commit(&kheap);
 	if (err)
 		return err;
+	commit_requested = false;
 	logcheck_update();
 	return os_tx_begin(&kheap);
 }

@@ -4,11 +4,11 @@
  * heap_init, at every power-on, opens the heap (rolling back the epoch
  * that did not commit) or formats a blank NVM (genesis) and begins the
  * kernel's one long transaction, the epoch. Genesis is complete once the
- * kernel's root object exists (app_roots[OS_APP_ROOT_KERNEL]), which the
- * process code (proc_init) creates and commits after the boot modules were
- * imported (kernel/proc/modules.c). From then on kernel code logs each
+ * kernel's root object exists (app_roots[OS_APP_ROOT_KERNEL]), which
+ * kobj_root_init (obj/kobj.c) creates, committed after the boot modules
+ * were imported (kernel/core/modules.c). From then on kernel code logs each
  * persistent range before its first write in the epoch (heap_log); the
- * epoch module (kernel/proc/epoch.c) decides when it ends with heap_commit,
+ * epoch module (kernel/epoch/epoch.c) decides when it ends with heap_commit,
  * which begins the next. docs/heap.md tells the whole story.
  */
 #ifndef CORE_HEAP_H
@@ -19,7 +19,13 @@
 #include <stdint.h>
 
 #include "dev/nvm.h"
+#include "ferrite/syscall.h"
 #include "objstore/objstore.h"
+
+/* The most one kernel entry (a system call or a fault) may log: FE_IO_MAX
+ * of data plus metadata. Every entry starts with at least this much log
+ * free (epoch_reserve_entry), so objstore never runs out of log half way. */
+#define HEAP_ENTRY_LOG_MAX (FE_IO_MAX * 2 + (64u << 10))
 
 /* The open heap, after heap_init. Volatile: rebuilt at every power-on. */
 extern struct objstore kheap;
@@ -52,8 +58,17 @@ __attribute__((noreturn, format(printf, 1, 2))) void heap_damaged(const char *fm
  * within budget (heap_log_free) */
 void heap_log(const void *p, size_t len);
 
+/* heap_request_commit -- ask for a commit at the next safe point: a full
+ * written set or DRAM cache, a writer waiting for output room, SYS_SYNC.
+ * When the commit comes is the epoch's (epoch/epoch.c); each commit
+ * answers every request made before it. */
+void heap_request_commit(void);
+
+/* heap_commit_requested -- whether a commit was asked for since the last */
+bool heap_commit_requested(void);
+
 /* heap_commit -- commit the running transaction, begin the next; 0 or an
- * error. Only the epoch calls it (epoch_commit, kernel/proc/epoch.c): every
+ * error. Only the epoch calls it (epoch_commit, kernel/epoch/epoch.c): every
  * commit of the kernel goes through there. */
 int heap_commit(void);
 

@@ -25,8 +25,7 @@
 #include "mm/phys.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
-#include "proc/epoch.h"
-#include "proc/modules.h"
+#include "core/modules.h"
 
 #define PROGRAM_DIR "bin/"
 #define PROGRAM_NAME_MAX 32       /* bytes of NAME in bin/NAME */
@@ -109,8 +108,8 @@ static int import_program(const char *path, const uint8_t *bytes, uint64_t size,
 	return err;
 }
 
-/* import_module -- one boot module as bin/NAME, in a transaction of its own */
-static void import_module(const struct boot_module *m)
+/* modules_import -- boot module m as bin/NAME in the running transaction */
+int modules_import(const struct boot_module *m)
 {
 	char path[sizeof(PROGRAM_DIR) + PROGRAM_NAME_MAX];
 	uint64_t size = m->end - m->start;
@@ -120,43 +119,38 @@ static void import_module(const struct boot_module *m)
 	if (m->end < m->start) {
 		pr_warn("heap: module '%s' ends before it starts; not imported\n",
 			m->cmdline);
-		return;
+		return -ERR_INVAL;
 	}
 	if (program_path(m->cmdline, path, sizeof(path))) {
 		pr_warn("heap: module '%s': no valid program name (the second word, or the file's name: 1 to %u bytes, no '/'); not imported\n",
 			m->cmdline, PROGRAM_NAME_MAX);
-		return;
+		return -ERR_INVAL;
 	}
 	err = import_program(path, phys_to_virt(m->start), size, &replaced);
 	if (err) {
 		heap_abort();
 		pr_warn("heap: %s: %llu bytes not imported: %s\n", path,
 			(unsigned long long)size, err_str(err));
-		return;
+		return err;
 	}
-	epoch_commit();
 	if (replaced)
 		pr_info("heap: import: %s replaced (%llu bytes)\n", path,
 			(unsigned long long)size);
 	else
 		pr_info("heap: %s: %llu bytes\n", path, (unsigned long long)size);
+	return 0;
 }
 
-/* import_modules -- every boot module, one transaction each */
-static void import_modules(const struct boot_info *bi)
+/* modules_wanted -- whether the boot modules are imported in this power-on */
+bool modules_wanted(void)
 {
-	for (unsigned i = 0; i < bi->module_count; i++)
-		import_module(&bi->modules[i]);
+	return heap_genesis() || cmdline_has("import");
 }
 
-/* modules_import -- the boot modules as bin/NAME at genesis, or when the
- * command line says `import`; otherwise say they are ignored */
-void modules_import(const struct boot_info *bi)
+/* modules_ignored -- say that the boot modules are ignored */
+void modules_ignored(const struct boot_info *bi)
 {
-	if (heap_genesis() || cmdline_has("import")) {
-		import_modules(bi);
-	} else if (bi->module_count) {
+	if (bi->module_count)
 		pr_info("heap: %u boot module%s ignored (`import` on the command line replaces bin/NAME)\n",
 			bi->module_count, bi->module_count == 1 ? "" : "s");
-	}
 }

@@ -11,7 +11,7 @@
 
 #include "acpi/acpi.h"
 #include "arch/arch.h"
-#include "core/console.h"
+#include "core/monitor.h"
 #include "core/printk.h"
 #include "core/time.h"
 #include "dev/uart.h"
@@ -76,8 +76,8 @@ static void run_command(const char *line)
 	}
 }
 
-/* console_run -- read commands from the serial line forever */
-void console_run(void)
+/* monitor_run -- read commands from the serial line forever */
+void monitor_run(void)
 {
 	char line[LINE_MAX];
 

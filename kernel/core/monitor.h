@@ -1,10 +1,10 @@
 /*
  * console.h -- the kernel's own console, until the object shell exists.
  */
-#ifndef CORE_CONSOLE_H
-#define CORE_CONSOLE_H
+#ifndef CORE_MONITOR_H
+#define CORE_MONITOR_H
 
-/* console_run -- read commands from the serial line forever */
-__attribute__((noreturn)) void console_run(void);
+/* monitor_run -- read commands from the serial line forever */
+__attribute__((noreturn)) void monitor_run(void);
 
 #endif

@@ -85,18 +85,11 @@ static void cpu_main(unsigned index)
 /* wanted -- cpus=N from the command line: run on at most N CPUs */
 static unsigned wanted(void)
 {
-	const char *text = cmdline_get("cpus");
-	unsigned long n;
-	char *end;
+	uint64_t n;
 
-	if (!text)
-		return ARCH_MAX_CPUS;
-	n = strtoul(text, &end, 10);
-	if (!*text || *end || n < 1 || n > ARCH_MAX_CPUS) {
+	if (cmdline_number("cpus", 1, ARCH_MAX_CPUS, ARCH_MAX_CPUS, &n))
 		pr_warn("cmdline: cpus=%s is not a number from 1 to %u; using every CPU\n",
-			text, ARCH_MAX_CPUS);
-		return ARCH_MAX_CPUS;
-	}
+			cmdline_get("cpus"), ARCH_MAX_CPUS);
 	return (unsigned)n;
 }
 

@@ -54,7 +54,8 @@ void klock_enter(struct trap_frame *tf);
 /* klock_leave -- give the kernel lock up */
 void klock_leave(void);
 
-/* klock_held -- whether this CPU holds the kernel lock */
+/* klock_held -- whether this CPU holds the kernel lock (declared for the
+ * architecture too: arch/arch.h) */
 bool klock_held(void);
 
 /* smp_stop_others -- with the lock held: bring every other CPU that is not

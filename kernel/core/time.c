@@ -56,6 +56,7 @@ static volatile uint64_t ticks;
 static bool checking;                /* the rates in force await the background check */
 static void (*tick_hook)(void);      /* the scheduler's part of each tick */
 static unsigned check_tries;
+static uint64_t mono_base;           /* time_mono_ns() - time_ns() */
 
 /* set_rate -- convert TSC deltas at `tsc_hz` from now on, time_ns going on */
 static void set_rate(uint64_t tsc_hz)
@@ -230,6 +231,18 @@ uint64_t time_cycles_to_ns(uint64_t cycles)
 uint64_t time_ns(void)
 {
 	return base_ns + time_cycles_to_ns(arch_cycles() - tsc_start);
+}
+
+/* time_mono_start -- FE_CLOCK_MONOTONIC goes on from `mono_ns` */
+void time_mono_start(uint64_t mono_ns)
+{
+	mono_base = mono_ns - time_ns();
+}
+
+/* time_mono_ns -- FE_CLOCK_MONOTONIC: running time since genesis */
+uint64_t time_mono_ns(void)
+{
+	return mono_base + time_ns();
 }
 
 /* time_ticks -- timer interrupts since time_init */

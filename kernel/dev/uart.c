@@ -6,7 +6,7 @@
  * it says the transmit FIFO is empty, 16 bytes fit without asking again
  * (uart_init turns the FIFOs on). The link transmits by interrupt from a
  * ring whose bytes are *held* until released (uart_link_release): the host
- * link's output commit (proc/hostlink.c) lets bytes out only once the epoch
+ * link's output commit (hostlink/hostlink.c) lets bytes out only once the epoch
  * that wrote them committed, and a host that stops reading stalls only the
  * link, never a CPU.
  *
@@ -15,7 +15,7 @@
  * serial backend offers bytes only as the receive FIFO has room; a real
  * line overruns the 16-byte FIFO, as it would with any driver), and the
  * reader takes those bytes itself once it has emptied the ring. Dropping
- * input is the console's policy (console_io.c), never the driver's
+ * input is the console's policy (console/console.c), never the driver's
  * accident: a host that writes a 4 KiB line in one go makes one interrupt
  * handler loop for all of it, and a ring that dropped what did not fit
  * lost the line's middle.

@@ -26,7 +26,7 @@ void uart_enable_receive_interrupt(void);
  * Called with interrupts off. */
 bool uart_read_byte(char *out);
 
-/* The host link (COM2; proc/hostlink.c). Output is held until released
+/* The host link (COM2; hostlink/hostlink.c). Output is held until released
  * and then sent by interrupt; input arrives by interrupt (IRQ 3). All of
  * these run with interrupts off; readable and room are hints, read
  * without the lock. */

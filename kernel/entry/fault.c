@@ -15,7 +15,7 @@
  * A fault (unlike a trap such as a breakpoint) runs its instruction again
  * when the thread returns. So when the undo log could not take one more
  * kernel entry, the fault is left unresolved: it happens again after the
- * commit that epoch_log_short asks for.
+ * commit that epoch_reserve_entry asks for.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,11 +24,11 @@
 #include "core/heap.h"
 #include "core/panic.h"
 #include "ferrite/errors.h"
-#include "proc/console_io.h"
-#include "proc/epoch.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "console/console.h"
+#include "epoch/epoch.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "uvm/uvm.h"
 
 /* uvm_access_of -- the address-space access of a decoded page fault */
 static unsigned uvm_access_of(enum arch_access access)
@@ -68,10 +68,10 @@ void user_fault(const struct arch_fault *f)
 	int n;
 
 	KASSERT(p != NULL);
-	if (f->restarts && epoch_log_short())
+	if (f->restarts && !epoch_reserve_entry())
 		return; /* the instruction faults again after the commit */
 	if (f->kind == FE_FAULT_PAGE) {
-		int err = uvm_fault(p, f->addr, uvm_access_of(f->access), &why);
+		int err = uvm_fault(&p->mem, f->addr, uvm_access_of(f->access), &why);
 
 		if (!err)
 			return;

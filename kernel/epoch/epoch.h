@@ -2,27 +2,25 @@
  * epoch.h -- the epoch: the kernel's one long transaction, when it
  * commits, and what every commit does (epoch.c).
  */
-#ifndef PROC_EPOCH_H
-#define PROC_EPOCH_H
+#ifndef EPOCH_EPOCH_H
+#define EPOCH_EPOCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ferrite/syscall.h"
 
-/* The most one kernel entry (a system call or a fault) may log: FE_IO_MAX
- * of data plus metadata. Every entry starts with at least this much log
- * free (epoch_log_short), so objstore never runs out of log half way. */
-#define EPOCH_ENTRY_LOG_MAX (FE_IO_MAX * 2 + (64u << 10))
+struct trap_frame;
 
 /* epoch_start -- the system starts running: the undo log must hold two
- * kernel entries, the periodic commit follows ckpt= */
+ * kernel entries, the periodic commit follows ckpt=, nopersist is read */
 void epoch_start(void);
 
-/* epoch_log_short -- at a kernel entry, before anything changes: whether
- * the log could not take one more entry; if so a commit is asked for, and
- * the caller backs out (a system call is restarted, a fault happens again) */
-bool epoch_log_short(void);
+/* epoch_reserve_entry -- at a kernel entry, before anything changes:
+ * whether the log can take one more entry (HEAP_ENTRY_LOG_MAX); if not, a
+ * commit is asked for, and the caller backs out (a system call is
+ * restarted, a fault happens again) */
+bool epoch_reserve_entry(void);
 
 /* epoch_user_logged -- whether user pages join the epoch: always, but
  * with `nopersist` on the command line, a mode for measuring what
@@ -36,24 +34,22 @@ bool epoch_user_logged(void);
  * work that may stop at any point (the reaper) leaves untouched */
 uint64_t epoch_log_keep(void);
 
-/* epoch_request -- commit at the next safe point (SYS_SYNC, a full written
- * set, a writer waiting for console room) */
-void epoch_request(void);
+/* epoch_safe_point -- at a safe point (tf: this CPU's thread, NULL if it
+ * runs none): commit if asked for, if the log is short, or if the
+ * periodic interval is over and anything changed (then link output made
+ * while nothing changed goes out: no commit will come for it); whether it
+ * committed */
+bool epoch_safe_point(struct trap_frame *tf);
 
-/* epoch_due -- at a safe point: whether the epoch should end now */
-bool epoch_due(void);
+/* epoch_idle_point -- this CPU found no thread to run: commit if anything
+ * changed and the whole system would idle (`others_run` false) or output
+ * waits to be seen; whether it committed */
+bool epoch_idle_point(bool others_run);
 
-/* epoch_dirty -- whether the running epoch logged anything */
-bool epoch_dirty(void);
-
-/* epoch_commit -- end the running epoch at a safe point, the running
- * thread's registers saved: the one way the kernel commits */
-void epoch_commit(void);
-
-/* epoch_commit_since -- epoch_commit, its pause (the figures, the cost
- * rule) counted from `start`: when the scheduler began to stop the other
- * CPUs for it */
-void epoch_commit_since(uint64_t start);
+/* epoch_commit -- end the running epoch at a safe point, every running
+ * thread's registers saved (this CPU's from tf; NULL: it runs none, as at
+ * power-on): the one way the kernel commits (the recipe: epoch.c) */
+void epoch_commit(struct trap_frame *tf);
 
 /* epoch_power_on_done -- the first thread of this power-on is loaded (or
  * every thread waits): say how long the power-on took, then send the

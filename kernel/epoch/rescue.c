@@ -1,13 +1,14 @@
 /*
- * safe.c -- the safe power-on: every saved process held, a rescue shell on
- * the console, and SYS_RESUME to let them all run on.
+ * rescue.c -- the safe power-on (`safe` on the command line): every saved
+ * process held, a rescue shell on the console, and SYS_RESUME to let them
+ * all run on.
  *
  * Every power-on carries on every process, so a state that misbehaves --
  * a program that fills the heap or the process table, a service in a
  * loop -- comes back at every power-on too. `safe` on the command line is
  * the way out. The heap is opened as always (rollback included), but no
  * thread of a process saved in it runs: each is *held*. The scheduler
- * passes held threads by (sched.c), so their registers, memory and
+ * passes held threads by (task/sched.c: sched_hold), so their registers, memory and
  * blocked calls stay as committed: nothing is killed, woken early or
  * re-issued. A fresh bin/osh,
  * the rescue shell, starts on the console, where `ps` shows the held
@@ -33,7 +34,7 @@
  *    (proc.c);
  *  - the console: held readers consume nothing, since they do not run;
  *    Ctrl-C goes to the rescue side's foreground, which is volatile too,
- *    so the saved foreground stays as committed (console_io.c).
+ *    so the saved foreground stays as committed (console/console.c).
  *
  * The rescue shell is a process like any other, persistent, so it is
  * marked (KPROC_RESCUE) for the moment its safe power-on is over: at
@@ -48,36 +49,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "console/console.h"
 #include "core/cmdline.h"
 #include "core/heap.h"
 #include "core/printk.h"
+#include "epoch/epoch.h"
+#include "epoch/rescue.h"
 #include "errstr.h"
 #include "ferrite/errors.h"
+#include "obj/kobj.h"
 #include "objstore/object.h"
-#include "proc/console_io.h"
-#include "proc/epoch.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/safe.h"
-#include "proc/sched.h"
+#include "task/proc.h"
+#include "task/sched.h"
 
 #define RESERVE_BYTES (KRESERVE_PAGES * (uint64_t)FE_PAGE_SIZE)
-
-/* Volatile: set by a safe power-on, cleared by SYS_RESUME. */
-static bool holding;
-static uint64_t held[KROOT_MAX_PROCS]; /* by slot: the process object held there, 0 none */
-
-/* safe_holding -- whether a safe power-on holds processes (until SYS_RESUME) */
-bool safe_holding(void)
-{
-	return holding;
-}
-
-/* safe_held -- whether p is held: the scheduler must not run it */
-bool safe_held(const struct pctx *p)
-{
-	return holding && held[p->proc->slot] == p->proc_id;
-}
 
 /* --- the rescue reserve ------------------------------------------------- */
 
@@ -135,7 +120,7 @@ static void reserve_spend(void)
 static struct pctx *rescue_shell(void)
 {
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
+		struct pctx *p = ptable_slot(i);
 
 		if (p && (p->proc->flags & KPROC_RESCUE))
 			return p;
@@ -147,7 +132,7 @@ static struct pctx *rescue_shell(void)
 static struct pctx *saved_shell(void)
 {
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
+		struct pctx *p = ptable_slot(i);
 
 		if (p && proc_is_shell(p) && !(p->proc->flags & KPROC_RESCUE))
 			return p;
@@ -192,26 +177,15 @@ static void dismiss_left_over(void)
 
 /* --- power-on and resume ------------------------------------------------ */
 
-/* hold_all -- hold every live process */
-static void hold_all(void)
-{
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
-
-		held[i] = p ? p->proc_id : 0;
-	}
-	holding = true;
-}
-
 /* plural -- "es" unless n is 1 */
 static const char *plural(unsigned n)
 {
 	return n == 1 ? "" : "es";
 }
 
-/* safe_power_on -- dismiss a rescue shell left over; then hold every saved
+/* rescue_power_on -- dismiss a rescue shell left over; then hold every saved
  * process and start a rescue shell (`safe`), or fill the reserve */
-void safe_power_on(void)
+void rescue_power_on(void)
 {
 	bool safe = cmdline_has("safe");
 	unsigned saved;
@@ -220,14 +194,14 @@ void safe_power_on(void)
 	/* The reserve and the rescue shell are made of free pages: what waits
 	 * in the reap queue (a dismissed rescue shell) is freed first. */
 	kobj_reap(epoch_log_keep());
-	saved = proc_count();
+	saved = ptable_count();
 	if (!safe || !saved) {
 		if (safe)
 			pr_info("ferrite: safe power-on: no saved process to hold\n");
 		reserve_fill();
 		return;
 	}
-	hold_all();
+	sched_hold();
 	reserve_spend();
 	if (!proc_start_shell(KPROC_RESCUE)) {
 		pr_err("ferrite: safe power-on: no rescue shell; %u saved process%s held (power on without `safe` to run them)\n",
@@ -236,20 +210,6 @@ void safe_power_on(void)
 	}
 	pr_info("ferrite: safe power-on: %u saved process%s held; `ps` lists them, `kill PID` ends one, `resume` lets them run\n",
 		saved, plural(saved));
-}
-
-/* release_all -- hold nothing any more; how many live processes were held */
-static unsigned release_all(void)
-{
-	unsigned released = 0;
-
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
-
-		released += p && safe_held(p);
-	}
-	holding = false;
-	return released;
 }
 
 /* say_resumed -- SYS_RESUME's line on the console: how many run on, and
@@ -273,17 +233,17 @@ static void say_resumed(unsigned released, unsigned long long rescue_pid,
 	console_emit(line, strlen(line));
 }
 
-/* safe_resume -- SYS_RESUME: release every held process, refill the
+/* rescue_resume -- SYS_RESUME: release every held process, refill the
  * reserve, dismiss the rescue shell, and say so on the console */
-int64_t safe_resume(struct pctx *caller)
+int64_t rescue_resume(struct pctx *caller)
 {
 	struct pctx *rescue, *saved = NULL;
 	unsigned long long rescue_pid = 0;
 	unsigned released;
 
-	if (!holding)
+	if (!sched_holding())
 		return -ERR_INVAL;
-	released = release_all();
+	released = sched_release();
 	reserve_fill();
 	rescue = rescue_shell();
 	if (rescue) {

@@ -1,30 +1,24 @@
 /*
- * safe.h -- the safe power-on: the saved processes held, a rescue shell on
- * the console, and SYS_RESUME (safe.c).
+ * rescue.h -- the safe power-on (`safe` on the command line): the saved
+ * processes held, a rescue shell on the console, and SYS_RESUME
+ * (rescue.c).
  */
-#ifndef PROC_SAFE_H
-#define PROC_SAFE_H
+#ifndef EPOCH_RESCUE_H
+#define EPOCH_RESCUE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 struct pctx;
 
-/* safe_power_on -- at power-on, once the kernel root is found: a rescue
+/* rescue_power_on -- at power-on, once the kernel root is found: a rescue
  * shell an earlier safe power-on left is dismissed; then with `safe` on
- * the command line every saved process is held and a rescue shell starts,
- * and without it the rescue reserve is filled */
-void safe_power_on(void);
+ * the command line every saved process is held (sched_hold) and a rescue
+ * shell starts, and without it the rescue reserve is filled */
+void rescue_power_on(void);
 
-/* safe_holding -- whether a safe power-on holds processes (until SYS_RESUME) */
-bool safe_holding(void);
-
-/* safe_held -- whether p is held: the scheduler must not run it */
-bool safe_held(const struct pctx *p);
-
-/* safe_resume -- SYS_RESUME: every held process runs on, and the rescue
+/* rescue_resume -- SYS_RESUME: every held process runs on, and the rescue
  * shell is dismissed; how many were released, -ERR_INVAL if nothing is
  * held, or SYSCALL_GONE if the caller was the rescue shell and ended */
-int64_t safe_resume(struct pctx *caller);
+int64_t rescue_resume(struct pctx *caller);
 
 #endif

@@ -9,8 +9,9 @@
  *  - SYS_SNAPSHOT's take is done by the commit that ends the caller's call
  *    (it returns, like SYS_SYNC, on the way back): the commit makes the
  *    state durable, then the snapshot is taken alone in the next epoch and
- *    committed at once, so it holds exactly the committed state, with the
- *    caller returned from its call;
+ *    committed at once (snapshot_take_pending, step 7 of epoch.c's
+ *    recipe), so it holds exactly the committed state, with the caller
+ *    returned from its call;
  *  - at every power-on, "power-on-N" (N the power-on count) holds the state
  *    the system powered on into; the `keep` newest are kept (the area
  *    header's, set by `snapshot keep`; SNAPSHOT_KEEP_DEFAULT at genesis);
@@ -22,30 +23,38 @@
  *    so after the commit that did it.
  * Power-on into a snapshot (resume=NAME, boot mode) is heap.c's: it
  * happens before anything reads the kernel's objects.
+ *
+ * This file never commits: the epoch does (epoch.c, kernel/main.c at
+ * power-on), and each function that leaves a snapshot to commit says so.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/heap.h"
 #include "core/printk.h"
-#include "core/time.h"
 #include "dev/rtc.h"
+#include "epoch/snapshot.h"
 #include "errstr.h"
 #include "ferrite/errors.h"
 #include "objstore/objstore.h"
-#include "proc/epoch.h"
-#include "proc/snapshot.h"
 
 /* Volatile: rebuilt at every power-on. */
 static char pending[OS_SNAP_NAME_MAX + 1];  /* a take asked for, "" if none */
 static bool reclaiming;                     /* removed snapshots' pages to give back */
 static uint64_t dropped_seen;               /* the area's drop count last reported */
 
-/* snapshot_init -- at power-on, the heap open: note the area's drops */
-void snapshot_init(void)
+/* snapshot_init -- at power-on, the heap open: note the area's drops; at
+ * genesis, set the default retention (in the running transaction) */
+void snapshot_init(bool genesis)
 {
 	struct os_snap_usage u;
+	int err;
 
+	if (genesis && os_snap_available(&kheap)) {
+		err = os_snap_set_keep(&kheap, SNAPSHOT_KEEP_DEFAULT);
+		if (err)
+			pr_warn("snapshot: cannot set the default retention: %s\n", err_str(err));
+	}
 	os_snap_usage(&kheap, &u);
 	dropped_seen = u.dropped;
 	reclaiming = true; /* whatever a cut left half given back */
@@ -69,18 +78,14 @@ int snapshot_request(const char *name)
 	if (u.nodes >= OS_SNAP_NODES)
 		return -ERR_NOSPC;
 	memcpy(pending, name, strlen(name) + 1);
-	epoch_request();
+	heap_request_commit();
 	return 0;
 }
 
-/* take -- a snapshot alone in the epoch that just began */
+/* take -- a snapshot alone in the epoch that just began (to be committed at once) */
 static int take(const char *name, unsigned flags)
 {
-	int err = os_snap_take(&kheap, name, rtc_wall_ns(), flags);
-
-	if (!err)
-		heap_commit();
-	return err;
+	return os_snap_take(&kheap, name, rtc_wall_ns(), flags);
 }
 
 /* prune -- remove the oldest snapshots named PREFIX-N beyond `keep` */
@@ -124,19 +129,29 @@ static void prune_boot_befores(unsigned keep)
 		}
 }
 
-/* snapshot_after_commit -- the epoch just committed (a safe point): take a
- * snapshot asked for, give back a step of removed ones, report drops */
+/* snapshot_take_pending -- the epoch just committed: take the snapshot
+ * asked for, alone in the epoch that just began; whether one was taken
+ * (the caller commits at once) */
+bool snapshot_take_pending(void)
+{
+	int err;
+
+	if (!pending[0])
+		return false;
+	err = take(pending, 0);
+	if (err)
+		pr_warn("snapshot: %s could not be taken: %s\n", pending, err_str(err));
+	pending[0] = 0;
+	return err == 0;
+}
+
+/* snapshot_after_commit -- after each commit (and its snapshot): give back
+ * a step of removed snapshots' pages, report drops */
 void snapshot_after_commit(void)
 {
 	struct os_snap_usage u;
 	int err;
 
-	if (pending[0]) {
-		err = take(pending, 0);
-		if (err)
-			pr_warn("snapshot: %s could not be taken: %s\n", pending, err_str(err));
-		pending[0] = 0;
-	}
 	if (reclaiming) {
 		err = os_snap_reclaim(&kheap);
 		reclaiming = err == 1;
@@ -151,32 +166,32 @@ void snapshot_after_commit(void)
 }
 
 /* snapshot_power_on -- keep the state this power-on starts from as
- * power-on-N, and only the `keep` newest of them; at genesis, set the
- * default retention */
-void snapshot_power_on(uint64_t power_on, bool genesis)
+ * power-on-N, and only the `keep` newest of them; whether power-on-N was
+ * taken (alone in the epoch that just began: the caller commits at once) */
+bool snapshot_power_on(uint64_t power_on)
 {
 	struct os_snap_usage u;
 	char name[OS_SNAP_NAME_MAX + 1];
 	int err;
 
 	if (!os_snap_available(&kheap))
-		return;
-	if (genesis && os_snap_set_keep(&kheap, SNAPSHOT_KEEP_DEFAULT) == 0)
-		heap_commit();
+		return false;
 	os_snap_usage(&kheap, &u);
 	if (u.restoring)
-		return;
+		return false;
 	prune_boot_befores(u.keep);
 	if (!u.keep)
-		return;
+		return false;
 	snprintf(name, sizeof(name), "%s%llu", SNAPSHOT_POWER_ON_PREFIX,
 		 (unsigned long long)power_on);
 	if (os_snap_find(&kheap, name) < 0 && u.nodes < OS_SNAP_NODES) {
 		prune(SNAPSHOT_POWER_ON_PREFIX, u.keep - 1);
 		err = take(name, OS_SNAP_AUTO);
-		if (err)
-			pr_warn("snapshot: %s could not be taken: %s\n", name, err_str(err));
+		if (!err)
+			return true;
+		pr_warn("snapshot: %s could not be taken: %s\n", name, err_str(err));
 	}
+	return false;
 }
 
 /* snapshot_set_keep -- keep the `keep` newest power-on snapshots */

@@ -22,7 +22,7 @@
  *    is never undone by a power cut, and bytes read from an object and
  *    sent are committed state. (Bytes written while nothing changed since
  *    the last commit -- no commit will come -- were made by committed state:
- *    the epoch's periodic check lets them go, epoch_due.) The held output
+ *    the epoch's periodic check lets them go, epoch_safe_point.) The held output
  *    is volatile: lost at a cut
  *    with the connection it was for. A writer finding the ring full
  *    blocks (KWAIT_LINK_OUT) and asks for a commit; the ring drains by
@@ -34,16 +34,15 @@
  * arrive and none is alive (it ended, or the heap predates the link);
  * never while a safe power-on holds processes.
  */
+#include "core/heap.h"
 #include "core/printk.h"
 #include "dev/uart.h"
 #include "ferrite/errors.h"
 #include "ferrite/syscall.h"
-#include "proc/epoch.h"
-#include "proc/hostlink.h"
-#include "proc/proc.h"
-#include "proc/safe.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "hostlink/hostlink.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "uvm/uvm.h"
 
 #define SERVICE_PROGRAM "bin/linkd"
 #define SERVICE_NAME "linkd"
@@ -83,10 +82,10 @@ static bool is_service(const struct pctx *p)
 /* service_alive -- whether a service process is alive */
 static bool service_alive(void)
 {
-	if (is_service(proc_slot(service_slot)))
+	if (is_service(ptable_slot(service_slot)))
 		return true;
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++)
-		if (is_service(proc_slot(i))) {
+		if (is_service(ptable_slot(i))) {
 			service_slot = i;
 			return true;
 		}
@@ -112,7 +111,7 @@ void hostlink_poll(void)
 			sched_wake(KWAIT_LINK, 0);
 			readers = false;
 		}
-		if (!safe_holding() && !service_alive() &&
+		if (!sched_holding() && !service_alive() &&
 		    !proc_start(SERVICE_PROGRAM, SERVICE_NAME, KPROC_LINK))
 			present = false; /* said why; no service, no link */
 	}
@@ -145,7 +144,7 @@ static int link_call(struct pctx *p, uint64_t buf, uint64_t *len, unsigned acces
 		return -ERR_PERM;
 	if (*len > CHUNK)
 		*len = CHUNK;
-	return uvm_check(p, buf, *len, access) ? -ERR_FAULT : 0;
+	return uvm_check(&p->mem, buf, *len, access) ? -ERR_FAULT : 0;
 }
 
 /* hostlink_read -- SYS_LINK_READ */
@@ -170,7 +169,7 @@ int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		readers = true;
 		return SYSCALL_BLOCKED;
 	}
-	err = uvm_copy_out(p, buf, bytes, n);
+	err = uvm_copy_out(&p->mem, buf, bytes, n);
 	return err ? err : (int64_t)n;
 }
 
@@ -186,14 +185,14 @@ int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return err;
 	room = uart_link_room();
 	if (!room) {
-		epoch_request(); /* the commit lets held bytes out, making room */
+		heap_request_commit(); /* the commit lets held bytes out, making room */
 		sched_block(tf, KWAIT_LINK_OUT, 0, 0);
 		writers = true;
 		return SYSCALL_BLOCKED;
 	}
 	if (len > room)
 		len = room;
-	err = uvm_copy_in(p, bytes, buf, len);
+	err = uvm_copy_in(&p->mem, bytes, buf, len);
 	if (err)
 		return err;
 	return (int64_t)uart_link_put(bytes, len);

@@ -3,8 +3,8 @@
  * link service, a user program (bin/linkd), with output commit
  * (hostlink.c; the protocol on top is docs/hostlink.md).
  */
-#ifndef PROC_HOSTLINK_H
-#define PROC_HOSTLINK_H
+#ifndef HOSTLINK_HOSTLINK_H
+#define HOSTLINK_HOSTLINK_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -122,7 +122,7 @@ KFORMAT_AT(kroot, reserved, 1876);
 _Static_assert(sizeof(struct kroot) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
- * The console's queues (console_io.c): two rings in anonymous objects,
+ * The console's queues (console/console.c): two rings in anonymous objects,
  * addressed by byte counts that only grow (position = count % ring size).
  *
  * Output commit: bytes written in epoch E are appended at out_queued and
@@ -191,7 +191,7 @@ _Static_assert(sizeof(struct kclock) <= KFORMAT_SMALL_MAX, "a small object");
  * queues at most 2 * FE_CHAN_QUEUE + 2, so this never fills. */
 #define KREAP_CAPACITY 4096u
 
-/* The rescue reserve (proc/safe.c): an anonymous object of this many
+/* The rescue reserve (epoch/rescue.c): an anonymous object of this many
  * pages, app root OS_APP_ROOT_RESERVE, filled from free pages at power-on
  * and given back to the heap only by a safe power-on, so that its rescue
  * shell starts even in a heap a runaway program filled. */
@@ -204,8 +204,8 @@ enum kproc_state {
 
 /* kproc.flags. Zero in every process made before the field had a use (it
  * was reserved, and objects are made zeroed), so no layout version. */
-#define KPROC_RESCUE 0x1u              /* a safe power-on's rescue shell (proc/safe.c) */
-#define KPROC_LINK 0x2u                /* the host link's service (proc/hostlink.c) */
+#define KPROC_RESCUE 0x1u              /* a safe power-on's rescue shell (epoch/rescue.c) */
+#define KPROC_LINK 0x2u                /* the host link's service (hostlink/hostlink.c) */
 #define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK)
 
 struct kproc {

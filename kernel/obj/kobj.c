@@ -1,5 +1,11 @@
 /*
- * kobj.c -- typed access to the kernel's objects in the heap.
+ * kobj.c -- the kernel root, typed access to the kernel's objects in the
+ * heap, their references, and the reap queue.
+ *
+ * The kernel root (struct kroot, app root 0 of the heap) is where every
+ * other kernel object is reached from: the process table, the console,
+ * the reap queue. kobj_root_init finds it at every power-on, or makes it
+ * at genesis; its existence is what makes genesis complete (heap.c).
  *
  * Every kernel object is a small objstore object whose bytes start with a
  * magic (kformat/kformat.h). kobj_data hands out a pointer only when the id exists,
@@ -14,7 +20,9 @@
  * points, a channel after releasing what it alone holds (its queues and
  * the objects its queued messages carry, which join the queue: no
  * recursion). Processes are torn down by proc_exit before their last
- * reference goes, so here they are just freed. Deleting a large object
+ * reference goes, so here they are just freed. What the rooms above keep
+ * about an object (a channel's queues, the DRAM cache's pages) they drop
+ * in the hooks kobj_on_delete registers, run just before it goes. Deleting a large object
  * may need more log than is left: objstore then leaves it cut part way
  * and the reaper finishes it after the next commit.
  *
@@ -29,10 +37,55 @@
 #include "errstr.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
-#include "proc/channel.h"
-#include "proc/kobj.h"
-#include "proc/pagecache.h"
-#include "proc/proc.h"
+#include "obj/kobj.h"
+
+#define DELETE_HOOKS 4
+
+static int kobj_reap_init(void);
+
+struct kroot *kroot;
+
+/* Volatile: registered at every power-on (kernel/main.c). */
+static kobj_delete_hook delete_hooks[DELETE_HOOKS];
+static unsigned delete_hook_count;
+
+/* kobj_root_init -- find the kernel root, or make it (genesis); whether it was made */
+bool kobj_root_init(void)
+{
+	uint64_t id = os_app_root(&kheap, 0);
+	void *data;
+	int err;
+
+	if (id) {
+		kroot = kobj_data(id, OS_TYPE_KERNEL, KROOT_MAGIC);
+		if (!kroot)
+			panic("kobj: the heap's kernel root (object %llu) is missing or damaged",
+			      (unsigned long long)id);
+		if (kroot->version != KROOT_VERSION)
+			panic("kobj: the heap's kernel objects are version %u; this kernel knows version %u (make a new image, or boot the kernel that made it)",
+			      kroot->version, KROOT_VERSION);
+		return false;
+	}
+	err = kobj_new(OS_TYPE_KERNEL, sizeof(*kroot), KROOT_MAGIC, &id, &data);
+	if (!err)
+		err = os_app_root_set(&kheap, 0, id);
+	if (err)
+		panic("kobj: cannot create the kernel root: %s", err_str(err));
+	kroot = data;
+	kroot->version = KROOT_VERSION;
+	kroot->next_pid = 1;
+	if (kobj_reap_init())
+		panic("kobj: no room in the heap for the kernel's reap queue");
+	return true;
+}
+
+/* kobj_on_delete -- `hook` runs for every object the reaper deletes */
+void kobj_on_delete(kobj_delete_hook hook)
+{
+	/* Invariant: registered once each, at power-on. */
+	KASSERT(delete_hook_count < DELETE_HOOKS);
+	delete_hooks[delete_hook_count++] = hook;
+}
 
 /* kobj_new -- a zeroed small object of `type` with `magic` first; refcount 1 */
 int kobj_new(uint16_t type, uint64_t size, uint32_t magic, uint64_t *id,
@@ -129,7 +182,7 @@ bool kobj_dying(uint64_t id)
 }
 
 /* kobj_reap_init -- the reap queue of a new kernel root, every page made */
-int kobj_reap_init(void)
+static int kobj_reap_init(void)
 {
 	static const uint8_t zero[FE_PAGE_SIZE];
 	uint64_t size = KREAP_CAPACITY * 8ull;
@@ -153,14 +206,8 @@ bool kobj_reap(uint64_t keep)
 				&id, 8) != 8)
 			heap_damaged("the reap queue #%llu is unreadable",
 				     (unsigned long long)kroot->reap_queue);
-		if (kobj_type(id) == OS_TYPE_CHANNEL) {
-			struct kchannel *c = kobj_data(id, OS_TYPE_CHANNEL,
-						       KCHANNEL_MAGIC);
-
-			if (c)
-				channel_destroy(c);
-		}
-		pagecache_resized(id, 0);
+		for (unsigned i = 0; i < delete_hook_count; i++)
+			delete_hooks[i](id, kobj_type(id));
 		err = os_obj_delete_keep(&kheap, id, keep);
 		if (err == -ERR_NOSPC)
 			return true; /* cut part way: the rest after a commit */

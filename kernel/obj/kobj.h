@@ -1,16 +1,31 @@
 /*
- * kobj.h -- typed access to the kernel's objects in the heap, their
- * references, and the reap queue (kobj.c). The layouts themselves are the
+ * kobj.h -- the kernel root, typed access to the kernel's objects in the
+ * heap, their references, and the reap queue (kobj.c). The layouts themselves are the
  * kernel's persistent format (kformat/kformat.h).
  */
-#ifndef PROC_KOBJ_H
-#define PROC_KOBJ_H
+#ifndef OBJ_KOBJ_H
+#define OBJ_KOBJ_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/heap.h"
 #include "kformat/kformat.h"
+
+/* The kernel root, after kobj_root_init. */
+extern struct kroot *kroot;
+
+/* kobj_root_init -- at power-on: find the kernel root, or make it with
+ * its reap queue (genesis); whether it was made */
+bool kobj_root_init(void);
+
+/* kobj_delete_hook -- what a room above drops of object `id` (of `type`)
+ * just before the reaper deletes it */
+typedef void (*kobj_delete_hook)(uint64_t id, uint16_t type);
+
+/* kobj_on_delete -- at power-on: `hook` runs for every object the reaper
+ * deletes, before it goes (and again if the deletion is cut part way) */
+void kobj_on_delete(kobj_delete_hook hook);
 
 /* kobj_new -- a zeroed small object of `type` with `magic` first; refcount 1 */
 int kobj_new(uint16_t type, uint64_t size, uint32_t magic, uint64_t *id,
@@ -32,9 +47,6 @@ void kobj_release(uint64_t id);
 
 /* kobj_dying -- whether object `id` waits in the reap queue */
 bool kobj_dying(uint64_t id);
-
-/* kobj_reap_init -- the reap queue of a new kernel root */
-int kobj_reap_init(void);
 
 /* kobj_reap -- delete queued objects, always leaving `keep` bytes of log
  * free; whether some remain (then commit and call again) */

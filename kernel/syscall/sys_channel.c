@@ -7,12 +7,12 @@
  * while the queue is empty, unless FE_CHAN_NONBLOCK.
  */
 #include "ferrite/errors.h"
-#include "proc/channel.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "task/channel.h"
+#include "task/handle.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 #define CHANNEL_RIGHTS (FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_GRANT)
@@ -28,7 +28,7 @@ int64_t sys_chan_create(struct syscall *call)
 
 	if (handle_full(p, 2))
 		return -ERR_NOSPC;
-	err = uvm_copy_out(p, ends_ptr, ends, sizeof(ends)); /* check before creating */
+	err = uvm_copy_out(&p->mem, ends_ptr, ends, sizeof(ends)); /* check before creating */
 	if (err)
 		return err;
 	err = channel_create(&id);
@@ -39,7 +39,7 @@ int64_t sys_chan_create(struct syscall *call)
 		ends[e] = handle_install(p, id, CHANNEL_RIGHTS, (uint8_t)e);
 	}
 	kobj_release(id); /* the handles hold it now */
-	return uvm_copy_out(p, ends_ptr, ends, sizeof(ends));
+	return uvm_copy_out(&p->mem, ends_ptr, ends, sizeof(ends));
 }
 
 /* SYS_CHAN_SEND (handle, msg, len, passed handle or -1) -> 0 */
@@ -65,7 +65,7 @@ int64_t sys_chan_send(struct syscall *call)
 		if (pass->object == e->object)
 			return -ERR_INVAL; /* a channel holding itself could never be freed */
 	}
-	err = uvm_copy_in(p, msg, msg_ptr, len);
+	err = uvm_copy_in(&p->mem, msg, msg_ptr, len);
 	if (err)
 		return err;
 	return channel_send(e->object, e->end, msg, (uint32_t)len,
@@ -105,16 +105,16 @@ int64_t sys_chan_recv(struct syscall *call)
 	info.len = h.len;
 	if (cap > h.len)
 		cap = h.len;
-	err = uvm_copy_out(p, buf, msg, cap);
+	err = uvm_copy_out(&p->mem, buf, msg, cap);
 	if (!err)
-		err = uvm_copy_out(p, info_ptr, &info, sizeof(info));
+		err = uvm_copy_out(&p->mem, info_ptr, &info, sizeof(info));
 	if (err)
 		return err; /* the message stays queued */
 	channel_pop(e->object, e->end);
 	if (h.object) {
 		info.handle = (int32_t)install_new(p, h.object, h.rights, h.end);
 		channel_carried_dropped(&h); /* after install: never seen closed */
-		uvm_copy_out(p, info_ptr, &info, sizeof(info)); /* checked above */
+		uvm_copy_out(&p->mem, info_ptr, &info, sizeof(info)); /* checked above */
 	}
 	return (int64_t)cap;
 }

@@ -9,9 +9,9 @@
 #include "core/heap.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
-#include "proc/handle.h"
-#include "proc/proc.h"
-#include "proc/uvm.h"
+#include "task/handle.h"
+#include "task/proc.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 #define MAP_FLAGS (FE_PROT_MASK | FE_MAP_SHARED | FE_MAP_PRIVATE | FE_MAP_FIXED)
@@ -69,7 +69,7 @@ int64_t sys_map(struct syscall *call)
 	err = os_obj_stat(&kheap, h->object, &info);
 	if (err)
 		return err;
-	err = uvm_map(p, h->object, offset, len, prot, (unsigned)flags,
+	err = uvm_map(&p->mem, h->object, offset, len, prot, (unsigned)flags,
 		      map_maxprot(h->rights, sharing), info.size, hint, &addr);
 	return err ? err : (int64_t)addr;
 }
@@ -79,7 +79,7 @@ int64_t sys_unmap(struct syscall *call)
 {
 	const uint64_t addr = call->arg[0], len = call->arg[1];
 
-	return uvm_unmap(call->caller, addr, len);
+	return uvm_unmap(&call->caller->mem, addr, len);
 }
 
 /* SYS_PROTECT (addr, len, prot) -> 0 */
@@ -88,5 +88,5 @@ int64_t sys_protect(struct syscall *call)
 	const uint64_t addr = call->arg[0], len = call->arg[1];
 	const uint64_t prot = call->arg[2];
 
-	return uvm_protect(call->caller, addr, len, (unsigned)prot);
+	return uvm_protect(&call->caller->mem, addr, len, (unsigned)prot);
 }

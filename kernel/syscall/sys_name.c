@@ -14,10 +14,10 @@
 #include "ferrite/errors.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/uvm.h"
+#include "task/handle.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 #define LIST_MAX 64u                   /* entries one SYS_NAME_LIST returns at most */
@@ -123,7 +123,7 @@ static int read_cursor(struct pctx *p, uint64_t cursor_ptr, const char *prefix,
 		       uint64_t prefix_len, struct os_cat_cursor *c)
 {
 	struct fe_cursor uc;
-	int err = uvm_copy_in(p, &uc, cursor_ptr, sizeof(uc));
+	int err = uvm_copy_in(&p->mem, &uc, cursor_ptr, sizeof(uc));
 
 	if (err)
 		return err;
@@ -149,7 +149,7 @@ static int write_cursor(struct pctx *p, uint64_t cursor_ptr,
 	uc.len = c->len;
 	uc.started = c->started;
 	memcpy(uc.name, c->name, c->len);
-	return uvm_copy_out(p, cursor_ptr, &uc, sizeof(uc));
+	return uvm_copy_out(&p->mem, cursor_ptr, &uc, sizeof(uc));
 }
 
 /* SYS_NAME_LIST (prefix, prefix_len, cursor, entries, max) -> entries
@@ -169,7 +169,7 @@ int64_t sys_name_list(struct syscall *call)
 	if (prefix_len > FE_NAME_MAX || !max)
 		return -ERR_INVAL;
 	if (prefix_len) {
-		err = uvm_copy_in(p, prefix, prefix_ptr, prefix_len);
+		err = uvm_copy_in(&p->mem, prefix, prefix_ptr, prefix_len);
 		if (err)
 			return err;
 	}
@@ -193,7 +193,7 @@ int64_t sys_name_list(struct syscall *call)
 		}
 		entry.len = c.len;
 		memcpy(entry.name, c.name, c.len);
-		err = uvm_copy_out(p, entries + n * sizeof(entry), &entry,
+		err = uvm_copy_out(&p->mem, entries + n * sizeof(entry), &entry,
 				   sizeof(entry));
 		if (err)
 			return err;

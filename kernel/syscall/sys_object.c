@@ -13,11 +13,11 @@
 #include "ferrite/errors.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/pagecache.h"
-#include "proc/proc.h"
-#include "proc/uvm.h"
+#include "task/handle.h"
+#include "obj/kobj.h"
+#include "uvm/pagecache.h"
+#include "task/proc.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 #define IO_CHUNK 4096u
@@ -161,7 +161,7 @@ int64_t sys_obj_stat(struct syscall *call)
 	st.type = info.type;
 	st.refcount = info.refcount;
 	st.rights = h->rights;
-	return uvm_copy_out(p, stat_ptr, &st, sizeof(st));
+	return uvm_copy_out(&p->mem, stat_ptr, &st, sizeof(st));
 }
 
 /* SYS_OBJ_READ (handle, offset, buf, len) -> bytes read (up to FE_IO_MAX) */
@@ -185,7 +185,7 @@ int64_t sys_obj_read(struct syscall *call)
 
 		if (got <= 0)
 			return got < 0 && !done ? got : (int64_t)done;
-		err = uvm_copy_out(p, buf + done, io_buffer, (uint64_t)got);
+		err = uvm_copy_out(&p->mem, buf + done, io_buffer, (uint64_t)got);
 		if (err)
 			return done ? (int64_t)done : err;
 		done += (uint64_t)got;
@@ -211,7 +211,7 @@ int64_t sys_obj_write(struct syscall *call)
 	err = handle_lookup(p, handle, handle_types(USE_BYTES), FE_RIGHT_WRITE, &h);
 	if (err)
 		return err;
-	err = uvm_check(p, buf, len, UVM_READ);
+	err = uvm_check(&p->mem, buf, len, UVM_READ);
 	if (err)
 		return err;
 	err = os_obj_stat(&kheap, h->object, &info);
@@ -223,7 +223,7 @@ int64_t sys_obj_write(struct syscall *call)
 		uint64_t want = len - done < IO_CHUNK ? len - done : IO_CHUNK;
 		int64_t wrote;
 
-		err = uvm_copy_in(p, io_buffer, buf + done, want);
+		err = uvm_copy_in(&p->mem, io_buffer, buf + done, want);
 		if (err)
 			return done ? (int64_t)done : err;
 		wrote = pagecache_write(h->object, offset + done, io_buffer,

@@ -6,21 +6,23 @@
  * (spawn returns one; wait and console_fg take one) and to everyone by its
  * pid, which is never reused. Only an ancestor may kill a process -- or,
  * in a safe power-on, anyone may kill a held one, until resume releases
- * them all (proc/safe.c). Waiting and sleeping block in the kernel as
+ * them all (epoch/rescue.c). Waiting and sleeping block in the kernel as
  * "blocked, restart this call": the call is re-issued when the thread
  * wakes, after a power cut too.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "console/console.h"
 #include "core/heap.h"
+#include "core/time.h"
 #include "ferrite/errors.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/safe.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "task/handle.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
+#include "epoch/rescue.h"
+#include "task/sched.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 /* copy_grants -- the handles SYS_SPAWN passes, each checked against the
@@ -32,7 +34,7 @@ static int copy_grants(struct pctx *p, const struct fe_spawn *sp,
 	int err;
 
 	if (sp->handle_count) {
-		err = uvm_copy_in(p, grants, (uint64_t)(uintptr_t)sp->handles,
+		err = uvm_copy_in(&p->mem, grants, (uint64_t)(uintptr_t)sp->handles,
 				  sp->handle_count * sizeof(grants[0]));
 		if (err)
 			return err;
@@ -59,20 +61,20 @@ static int copy_spawn_args(struct pctx *p, uint64_t user, struct spawn_args *s)
 {
 	uint64_t argv[FE_SPAWN_MAX_ARGS];
 	struct fe_spawn sp;
-	int err = uvm_copy_in(p, &sp, user, sizeof(sp));
+	int err = uvm_copy_in(&p->mem, &sp, user, sizeof(sp));
 
 	if (err)
 		return err;
 	if (!sp.argc || sp.argc > FE_SPAWN_MAX_ARGS ||
 	    sp.handle_count > FE_SPAWN_MAX_HANDLES)
 		return -ERR_INVAL;
-	err = uvm_copy_in(p, argv, (uint64_t)(uintptr_t)sp.argv, sp.argc * 8ull);
+	err = uvm_copy_in(&p->mem, argv, (uint64_t)(uintptr_t)sp.argv, sp.argc * 8ull);
 	if (err)
 		return err;
 	s->argc = sp.argc;
 	s->argv_bytes = 0;
 	for (unsigned i = 0; i < sp.argc; i++) {
-		int len = uvm_copy_string(p, s->argv + s->argv_bytes, argv[i],
+		int len = uvm_copy_string(&p->mem, s->argv + s->argv_bytes, argv[i],
 					  sizeof(s->argv) - s->argv_bytes);
 
 		if (len < 0)
@@ -108,7 +110,12 @@ int64_t sys_spawn(struct syscall *call)
 	err = proc_spawn(p, h->object, &args, &slot);
 	if (err)
 		return err;
-	child = proc_slot(slot)->proc_id;
+	err = console_inherit_sink(p, ptable_slot(slot));
+	if (err) {
+		proc_end(ptable_slot(slot), FE_EXIT_KILLED, 0, "spawn failed");
+		return err;
+	}
+	child = ptable_slot(slot)->proc_id;
 	kobj_hold(child);
 	return install_new(p, child, FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_GRANT, 0);
 }
@@ -156,14 +163,14 @@ int64_t sys_wait(struct syscall *call)
 	if (err)
 		return err;
 	if (proc->state == KPROC_EXITED) {
-		err = uvm_copy_out(p, info_ptr, &proc->exit, sizeof(proc->exit));
+		err = uvm_copy_out(&p->mem, info_ptr, &proc->exit, sizeof(proc->exit));
 		return err ? err : (int64_t)proc->pid;
 	}
 	if (flags & FE_WAIT_NOHANG) {
 		memset(&running, 0, sizeof(running));
 		running.pid = proc->pid;
 		running.reason = FE_EXIT_RUNNING;
-		err = uvm_copy_out(p, info_ptr, &running, sizeof(running));
+		err = uvm_copy_out(&p->mem, info_ptr, &running, sizeof(running));
 		return err ? err : 0;
 	}
 	sched_block(call->tf, KWAIT_PROCESS, id, 0);
@@ -176,12 +183,12 @@ int64_t sys_kill(struct syscall *call)
 {
 	struct pctx *p = call->caller;
 	const uint64_t pid = call->arg[0];
-	struct pctx *target = proc_by_pid(pid);
+	struct pctx *target = ptable_by_pid(pid);
 	char detail[40];
 
 	if (!target)
 		return -ERR_NOENT;
-	if (!proc_is_ancestor(p, target) && !safe_held(target))
+	if (!proc_is_ancestor(p, target) && !sched_held(target))
 		return -ERR_PERM;
 	snprintf(detail, sizeof(detail), "killed by pid %llu",
 		 (unsigned long long)p->proc->pid);
@@ -199,7 +206,7 @@ static void proc_info(struct pctx *q, struct fe_proc_info *info)
 	info->pid = q->proc->pid;
 	info->parent_pid = q->proc->parent_pid;
 	info->cpu_ns = q->proc->cpu_ns;
-	info->pages = uvm_pages(q);
+	info->pages = uvm_pages(&q->mem);
 	info->state = FE_PROC_BLOCKED;
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
 		const struct kthread *t = q->thread[tid];
@@ -210,7 +217,7 @@ static void proc_info(struct pctx *q, struct fe_proc_info *info)
 			blocked = t;
 	}
 	info->blocked_on = info->state == FE_PROC_BLOCKED && blocked ? blocked->blocked_call : 0;
-	if (safe_held(q))
+	if (sched_held(q))
 		info->state |= FE_PROC_HELD;
 	memcpy(info->name, q->proc->name, sizeof(info->name));
 }
@@ -225,7 +232,7 @@ int64_t sys_proc_list(struct syscall *call)
 	int err;
 
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *q = proc_slot(i);
+		struct pctx *q = ptable_slot(i);
 		struct fe_proc_info info;
 		unsigned at;
 
@@ -239,15 +246,15 @@ int64_t sys_proc_list(struct syscall *call)
 	}
 	if (n > max)
 		n = (unsigned)max;
-	err = n ? uvm_copy_out(call->caller, list_ptr, list, n * sizeof(list[0])) : 0;
+	err = n ? uvm_copy_out(&call->caller->mem, list_ptr, list, n * sizeof(list[0])) : 0;
 	return err ? (int64_t)err : (int64_t)n;
 }
 
 /* SYS_RESUME () -> how many held processes run on; the rescue shell calling
- * it may end (safe.c) */
+ * it may end (epoch/rescue.c) */
 int64_t sys_resume(struct syscall *call)
 {
-	return safe_resume(call->caller);
+	return rescue_resume(call->caller);
 }
 
 /* SYS_YIELD () -> 0, after the others had their turn */
@@ -263,7 +270,7 @@ int64_t sys_sleep_until(struct syscall *call)
 {
 	const uint64_t deadline = call->arg[0];
 
-	if (mono_ns() >= deadline)
+	if (time_mono_ns() >= deadline)
 		return 0;
 	sched_block(call->tf, KWAIT_SLEEP, 0, deadline);
 	return SYSCALL_BLOCKED;

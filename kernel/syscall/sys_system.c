@@ -4,28 +4,30 @@
  * time, sysinfo, sync, poweroff, and the null call.
  *
  * Console output is committed output: what a program writes reaches the
- * UART only after the epoch that queued it committed (console_io.c). sync
+ * UART only after the epoch that queued it committed (console/console.c). sync
  * returns once the caller's state is durable: it asks the epoch to commit
  * at the next safe point, which is on the way back to the caller.
  */
 #include <string.h>
 
+#include "acpi/acpi.h"
 #include "arch/arch.h"
 #include "core/heap.h"
+#include "core/printk.h"
 #include "core/time.h"
 #include "dev/rtc.h"
 #include "ferrite/errors.h"
 #include "objstore/objstore.h"
-#include "proc/console_io.h"
-#include "proc/epoch.h"
-#include "proc/handle.h"
-#include "proc/hostlink.h"
-#include "proc/kobj.h"
-#include "proc/pagecache.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
-#include "proc/snapshot.h"
-#include "proc/uvm.h"
+#include "console/console.h"
+#include "epoch/epoch.h"
+#include "task/handle.h"
+#include "hostlink/hostlink.h"
+#include "obj/kobj.h"
+#include "uvm/pagecache.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "epoch/snapshot.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 /* SYS_NULL () -> 0: the cheapest call, for benchmarks */
@@ -79,7 +81,7 @@ int64_t sys_console_fg(struct syscall *call)
 }
 
 /* SYS_CONSOLE_SINK (channel handle, or -1) -> 0: the caller's console
- * output goes to that channel end (console_io.c) */
+ * output goes to that channel end (console/console.c) */
 int64_t sys_console_sink(struct syscall *call)
 {
 	return console_set_sink(call->caller, (int64_t)call->arg[0]);
@@ -105,7 +107,7 @@ int64_t sys_time(struct syscall *call)
 	const uint64_t clock = call->arg[0];
 
 	if (clock == FE_CLOCK_MONOTONIC)
-		return (int64_t)mono_ns();
+		return (int64_t)time_mono_ns();
 	if (clock != FE_CLOCK_WALL)
 		return -ERR_INVAL;
 	if (!wall_at_power_on) {
@@ -148,8 +150,8 @@ int64_t sys_sysinfo(struct syscall *call)
 	info.power_ons = kroot->power_ons;
 	info.epoch = s.epoch;
 	info.commits = kroot->commits;
-	info.processes = proc_count();
-	info.uptime_ns = mono_ns();
+	info.processes = ptable_count();
+	info.uptime_ns = time_mono_ns();
 	info.log_size = s.log_size;
 	info.log_used = s.log_used;
 	info.log_high_water = s.log_high_water;
@@ -158,14 +160,14 @@ int64_t sys_sysinfo(struct syscall *call)
 	epoch_figures(&info);
 	sched_cpu_figures(&info);
 	pagecache_figures(&info);
-	return uvm_copy_out(call->caller, info_ptr, &info, size);
+	return uvm_copy_out(&call->caller->mem, info_ptr, &info, size);
 }
 
 /* SYS_SYNC () -> 0, once the caller's state is durable */
 int64_t sys_sync(struct syscall *call)
 {
 	(void)call;
-	epoch_request(); /* at the safe point on the way back */
+	heap_request_commit(); /* at the safe point on the way back */
 	return 0;
 }
 
@@ -199,7 +201,7 @@ static int64_t snapshot_list(struct pctx *caller, uint64_t ptr)
 			      (list[i].flags & OS_SNAP_AUTO ? FE_SNAP_AUTO : 0) |
 			      (list[i].flags & OS_SNAP_HIDDEN ? FE_SNAP_HIDDEN : 0);
 	}
-	err = uvm_copy_out(caller, ptr, &out, sizeof(out));
+	err = uvm_copy_out(&caller->mem, ptr, &out, sizeof(out));
 	return err ? err : (int64_t)count;
 }
 
@@ -241,6 +243,9 @@ int64_t sys_snapshot(struct syscall *call)
 int64_t sys_poweroff(struct syscall *call)
 {
 	arch_syscall_set_result(call->tf, 0);
-	sched_power_off(call->tf);
+	epoch_commit(call->tf);
+	pr_info("ferrite: powering off\n");
+	acpi_poweroff();
+	pr_err("acpi: power-off did not happen\n");
 	return -ERR_IO;
 }

@@ -18,10 +18,10 @@
 
 #include "arch/arch.h"
 #include "ferrite/errors.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
+#include "task/sched.h"
+#include "uvm/uvm.h"
 #include "syscall/syscall.h"
 
 #define FUTEX_WORD 4
@@ -87,7 +87,7 @@ int64_t sys_thread_join(struct syscall *call)
 		sched_block(call->tf, KWAIT_THREAD, p->thread_id[tid], 0);
 		return SYSCALL_BLOCKED;
 	}
-	err = uvm_copy_out(p, status_ptr, &t->exit_status, sizeof(t->exit_status));
+	err = uvm_copy_out(&p->mem, status_ptr, &t->exit_status, sizeof(t->exit_status));
 	if (err)
 		return err;
 	proc_thread_forget(p, (unsigned)tid);
@@ -105,7 +105,7 @@ int64_t sys_futex_wait(struct syscall *call)
 
 	if (addr % FUTEX_WORD)
 		return -ERR_INVAL;
-	err = uvm_copy_in(call->caller, &word, addr, sizeof(word));
+	err = uvm_copy_in(&call->caller->mem, &word, addr, sizeof(word));
 	if (err)
 		return err;
 	if (word != expected)
@@ -139,7 +139,7 @@ int64_t sys_thread_list(struct syscall *call)
 {
 	static struct fe_thread_info list[KPROC_MAX_THREADS];
 	const uint64_t pid = call->arg[0], list_ptr = call->arg[1], max = call->arg[2];
-	struct pctx *q = proc_by_pid(pid);
+	struct pctx *q = ptable_by_pid(pid);
 	unsigned n = 0;
 	int err;
 
@@ -161,6 +161,6 @@ int64_t sys_thread_list(struct syscall *call)
 		};
 		n++;
 	}
-	err = n ? uvm_copy_out(call->caller, list_ptr, list, n * sizeof(list[0])) : 0;
+	err = n ? uvm_copy_out(&call->caller->mem, list_ptr, list, n * sizeof(list[0])) : 0;
 	return err ? (int64_t)err : (int64_t)n;
 }

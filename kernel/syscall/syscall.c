@@ -8,8 +8,8 @@
  * each decodes its arguments, checks all of them, then acts (syscall.h).
  * docs/syscalls.md is the reference.
  *
- * Before a call runs, epoch_log_short checks that the undo log has room for
- * everything one call may log (EPOCH_ENTRY_LOG_MAX); if not, the call is
+ * Before a call runs, epoch_reserve_entry checks that the undo log has room for
+ * everything one call may log (HEAP_ENTRY_LOG_MAX); if not, the call is
  * restarted after a commit, so objstore never runs out of log half way
  * through a call and a commit never records a thread in the middle of one.
  * A call that meets a damaged heap structure (objstore's -ERR_CORRUPT)
@@ -19,11 +19,8 @@
 #include "core/heap.h"
 #include "core/panic.h"
 #include "ferrite/errors.h"
-#include "proc/epoch.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/uvm.h"
+#include "epoch/epoch.h"
+#include "task/proc.h"
 #include "syscall/syscall.h"
 
 static const syscall_fn syscalls[SYS__COUNT] = {
@@ -77,25 +74,6 @@ static const syscall_fn syscalls[SYS__COUNT] = {
 	[SYS_LINK_WRITE] = sys_link_write,
 };
 
-/* copy_name -- a catalogue name from user memory */
-int copy_name(struct pctx *p, char *name, uint64_t ptr, uint64_t len)
-{
-	if (!len || len > FE_NAME_MAX)
-		return -ERR_INVAL;
-	return uvm_copy_in(p, name, ptr, len);
-}
-
-/* install_new -- a handle for a reference we hold; released if no slot */
-int64_t install_new(struct pctx *p, uint64_t object, uint32_t rights,
-		    uint8_t end)
-{
-	int h = handle_install(p, object, rights, end);
-
-	if (h < 0)
-		kobj_release(object);
-	return h;
-}
-
 /* syscall_handler -- a SYSCALL from user mode */
 void syscall_handler(struct trap_frame *tf)
 {
@@ -104,7 +82,7 @@ void syscall_handler(struct trap_frame *tf)
 	int64_t result;
 
 	KASSERT(call.caller != NULL);
-	if (epoch_log_short()) {
+	if (!epoch_reserve_entry()) {
 		arch_syscall_restart(tf); /* re-issued after the commit */
 		return;
 	}

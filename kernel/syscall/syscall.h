@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "proc/sched.h"
+#include "task/sched.h"
 
 struct pctx;
 struct trap_frame;

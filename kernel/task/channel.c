@@ -26,10 +26,10 @@
 #include "core/panic.h"
 #include "ferrite/errors.h"
 #include "objstore/object.h"
-#include "proc/channel.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
+#include "task/channel.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
+#include "task/sched.h"
 
 #define SLOT_BYTES FE_PAGE_SIZE
 
@@ -90,7 +90,7 @@ void channel_carried_dropped(const struct kmsg_header *h)
 }
 
 /* channel_destroy -- release the queues and what queued messages carry */
-void channel_destroy(struct kchannel *c)
+static void channel_destroy(struct kchannel *c)
 {
 	for (int e = 0; e < 2; e++) {
 		struct kchan_queue *q = &c->queue[e];
@@ -111,6 +111,19 @@ void channel_destroy(struct kchannel *c)
 		q->object = 0; /* done: destroying again releases nothing */
 		q->count = 0;
 	}
+}
+
+/* channel_deleted -- kobj_on_delete's hook: a channel about to go releases
+ * what it holds (again, harmlessly, if an earlier deletion was cut) */
+void channel_deleted(uint64_t id, uint16_t type)
+{
+	struct kchannel *c;
+
+	if (type != OS_TYPE_CHANNEL)
+		return;
+	c = kobj_data(id, OS_TYPE_CHANNEL, KCHANNEL_MAGIC);
+	if (c)
+		channel_destroy(c);
 }
 
 /* channel_send -- queue a message from end `end`; passes `object` if non-zero */

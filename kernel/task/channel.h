@@ -1,8 +1,8 @@
 /*
  * channel.h -- sending and receiving on channels (channel.c).
  */
-#ifndef PROC_CHANNEL_H
-#define PROC_CHANNEL_H
+#ifndef TASK_CHANNEL_H
+#define TASK_CHANNEL_H
 
 #include <stdint.h>
 
@@ -14,9 +14,10 @@ void channel_end_closed(uint64_t id, uint8_t end);
 /* channel_carried_dropped -- the message h no longer carries its channel end
  * (received: the new handle counts it now; or destroyed unreceived) */
 void channel_carried_dropped(const struct kmsg_header *h);
-/* channel_destroy -- release the queues and what queued messages carry
- * (idempotent: the reaper may call it again after a partial delete) */
-void channel_destroy(struct kchannel *c);
+/* channel_deleted -- kobj_on_delete's hook: a channel about to be deleted
+ * releases its queues and what queued messages carry (idempotent: the
+ * reaper may call it again after a partial delete) */
+void channel_deleted(uint64_t id, uint16_t type);
 
 int channel_send(uint64_t id, uint8_t end, const void *buf, uint32_t len,
 		 uint64_t object, uint32_t rights, uint8_t object_end);

@@ -28,7 +28,7 @@
 #include <ferrite/errors.h>
 #include <ferrite/syscall.h>
 
-#include "proc/elf.h"
+#include "task/elf.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "ELF structures are read in place: little-endian CPUs only");

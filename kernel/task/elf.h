@@ -14,8 +14,8 @@
  * file. The image is reached only through a read callback, and only within
  * [0, file_size).
  */
-#ifndef PROC_ELF_H
-#define PROC_ELF_H
+#ifndef TASK_ELF_H
+#define TASK_ELF_H
 
 #include <stdint.h>
 

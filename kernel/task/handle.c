@@ -17,10 +17,10 @@
  */
 #include "core/panic.h"
 #include "ferrite/errors.h"
-#include "proc/channel.h"
-#include "proc/handle.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
+#include "task/channel.h"
+#include "task/handle.h"
+#include "obj/kobj.h"
+#include "task/proc.h"
 
 /* What programs may do with each type of object; a type not listed gets
  * no handle (kernel objects, threads, address spaces, handle tables). */

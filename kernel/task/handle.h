@@ -2,8 +2,8 @@
  * handle.h -- a process's handle table, and what a handle to each type of
  * object may do (handle.c).
  */
-#ifndef PROC_HANDLE_H
-#define PROC_HANDLE_H
+#ifndef TASK_HANDLE_H
+#define TASK_HANDLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /*
  * proc.c -- the process table: genesis of the first process, spawn, exit.
  *
- * The kernel root (kroot, app root 0 of the heap) lists the live processes
- * by slot. A process is five objects created in one epoch: the process,
+ * The kernel root lists the live processes by slot (the process table,
+ * ptable.c). A process is five objects created in one epoch: the process,
  * its first thread, address space and handle table, and an anonymous
  * stack; its program text is the code object itself, mapped in place.
  * More threads (SYS_THREAD_CREATE) join the list that starts at
@@ -24,18 +24,14 @@
 #include "ferrite/errors.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
-#include "proc/console_io.h"
-#include "proc/elf.h"
-#include "proc/epoch.h"
-#include "proc/handle.h"
-#include "proc/hostlink.h"
-#include "proc/kobj.h"
-#include "proc/pagecache.h"
-#include "proc/proc.h"
-#include "proc/safe.h"
-#include "proc/sched.h"
-#include "proc/snapshot.h"
-#include "proc/uvm.h"
+#include "obj/kobj.h"
+#include "task/elf.h"
+#include "task/handle.h"
+#include "task/proc.h"
+#include "task/ptable.h"
+#include "task/sched.h"
+#include "uvm/pagecache.h"
+#include "uvm/uvm.h"
 
 #define STACK_TOP 0x00007fff00000000ull
 #define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
@@ -45,82 +41,6 @@
  * shell the kernel starts, a safe power-on's rescue shell above all (a
  * runaway program may have filled the rest). */
 #define SPAWN_MAX_PROCS (KROOT_MAX_PROCS - 1)
-
-struct kroot *kroot;
-static struct pctx ctx[KROOT_MAX_PROCS];
-
-/* load_threads -- the cache of p's threads, from its thread list (which
- * the power-on check, kcheck.c, proved well formed); false if it is not */
-static bool load_threads(struct pctx *p)
-{
-	uint64_t id = p->proc->thread;
-	unsigned n = 0;
-
-	memset(p->thread, 0, sizeof(p->thread));
-	for (; id && n < KPROC_MAX_THREADS; n++) {
-		struct kthread *t = kobj_data(id, OS_TYPE_THREAD, KTHREAD_MAGIC);
-
-		if (!t || t->tid >= KPROC_MAX_THREADS || p->thread[t->tid])
-			return false;
-		p->thread[t->tid] = t;
-		p->thread_id[t->tid] = id;
-		id = t->next;
-	}
-	return n > 0 && !id;
-}
-
-/* load_ctx -- fill the cache of slot `slot` from process object `id` */
-static struct pctx *load_ctx(unsigned slot, uint64_t id)
-{
-	struct pctx *p = &ctx[slot];
-	struct kproc *proc = kobj_data(id, OS_TYPE_PROCESS, KPROC_MAGIC);
-
-	if (!proc || proc->state != KPROC_ALIVE)
-		panic("proc: slot %u names object %llu, which is not a live process",
-		      slot, (unsigned long long)id);
-	p->proc = proc;
-	p->as = kobj_data(proc->aspace, OS_TYPE_ASPACE, KASPACE_MAGIC);
-	p->ht = kobj_data(proc->handles, OS_TYPE_HANDLES, KHANDLES_MAGIC);
-	if (!load_threads(p) || !p->as || !p->ht)
-		panic("proc: process %llu (pid %llu) has a damaged thread list, address space or handle table",
-		      (unsigned long long)id, (unsigned long long)proc->pid);
-	p->proc_id = id;
-	return p;
-}
-
-/* proc_slot -- the context of slot `slot`, NULL if free */
-struct pctx *proc_slot(unsigned slot)
-{
-	uint64_t id = kroot->procs[slot];
-
-	if (!id)
-		return NULL;
-	if (ctx[slot].proc_id == id)
-		return &ctx[slot];
-	return load_ctx(slot, id);
-}
-
-/* proc_by_pid -- a live process, NULL if none */
-struct pctx *proc_by_pid(uint64_t pid)
-{
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
-
-		if (p && p->proc->pid == pid)
-			return p;
-	}
-	return NULL;
-}
-
-/* proc_count -- live processes */
-unsigned proc_count(void)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++)
-		n += kroot->procs[i] != 0;
-	return n;
-}
 
 /* proc_is_ancestor -- whether `a` is `p` or one of its ancestors */
 bool proc_is_ancestor(const struct pctx *a, const struct pctx *p)
@@ -133,7 +53,7 @@ bool proc_is_ancestor(const struct pctx *a, const struct pctx *p)
 
 		if (pid == a->proc->pid)
 			return true;
-		q = proc_by_pid(pid);
+		q = ptable_by_pid(pid);
 		if (!q)
 			return false;
 		pid = q->proc->parent_pid;
@@ -227,8 +147,8 @@ static void teardown(struct pctx *p)
 	sched_forget(slot); /* first: no CPU may run on the tables uvm_destroy frees */
 	if (p->ht)
 		handle_close_all(p);
-	if (p->as)
-		uvm_destroy(p);
+	if (p->mem.as)
+		uvm_destroy(&p->mem);
 	KLOG(proc);
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
 		if (p->thread[tid] && p->thread_id[tid] != proc->thread)
@@ -241,16 +161,14 @@ static void teardown(struct pctx *p)
 		KLOG(&kroot->console_fg_pid);
 		kroot->console_fg_pid = 0;
 	}
-	KLOG(&kroot->procs[slot]);
-	kroot->procs[slot] = 0;
-	memset(&ctx[slot], 0, sizeof(ctx[slot]));
+	ptable_free(slot);
 }
 
 /* adopt_orphans -- p's children become its parent's, so kill still reaches them */
 static void adopt_orphans(struct pctx *p)
 {
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *q = proc_slot(i);
+		struct pctx *q = ptable_slot(i);
 
 		if (q && q->proc->parent_pid == p->proc->pid) {
 			KLOG(&q->proc->parent_pid);
@@ -293,15 +211,6 @@ static int64_t code_read(void *ctx_id, uint64_t off, void *buf, uint64_t len)
 	return pagecache_read(*(uint64_t *)ctx_id, off, buf, len);
 }
 
-/* free_slot -- a free process-table slot, -1 if none */
-static int free_slot(void)
-{
-	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++)
-		if (!kroot->procs[i])
-			return (int)i;
-	return -1;
-}
-
 /* new_process -- the process, thread, address space and handle table objects */
 static int new_process(unsigned slot, struct pctx *parent, uint64_t code,
 		       const char *name, struct pctx **out)
@@ -324,10 +233,7 @@ static int new_process(unsigned slot, struct pctx *parent, uint64_t code,
 	snprintf(proc->name, sizeof(proc->name), "%s", name);
 	kobj_hold(code);
 	proc->code = code;
-	KLOG(&kroot->procs[slot]);
-	kroot->procs[slot] = id;
-	ctx[slot] = (struct pctx){.proc_id = id, .proc = proc};
-	*out = &ctx[slot];
+	*out = ptable_claim(slot, id, proc);
 
 	err = kobj_new(OS_TYPE_THREAD, sizeof(struct kthread), KTHREAD_MAGIC,
 		       &proc->thread, &data);
@@ -340,7 +246,7 @@ static int new_process(unsigned slot, struct pctx *parent, uint64_t code,
 		       &proc->aspace, &data);
 	if (err)
 		return err;
-	(*out)->as = data;
+	(*out)->mem.as = data;
 	err = kobj_new(OS_TYPE_HANDLES, sizeof(struct khandles), KHANDLES_MAGIC,
 		       &proc->handles, &data);
 	if (err)
@@ -363,11 +269,11 @@ static int map_program(struct pctx *p, uint64_t code, const struct elf_image *im
 		int err;
 
 		if (in_place)
-			err = uvm_map(p, code, offset, end - start, s->prot,
+			err = uvm_map(&p->mem, code, offset, end - start, s->prot,
 				      FE_MAP_SHARED | FE_MAP_FIXED, s->prot, 0,
 				      start, &addr);
 		else
-			err = uvm_map(p, code, offset, end - start, s->prot,
+			err = uvm_map(&p->mem, code, offset, end - start, s->prot,
 				      FE_MAP_PRIVATE | FE_MAP_FIXED,
 				      s->prot | FE_PROT_READ, /* W^X stays */
 				      s->offset + s->filesz, start, &addr);
@@ -392,9 +298,9 @@ static int push_arguments(struct pctx *p, const struct spawn_args *a,
 		pos += strlen(&a->argv[pos]) + 1;
 	}
 	pointers[a->argc] = 0;
-	err = uvm_copy_out(p, strings, a->argv, a->argv_bytes);
+	err = uvm_copy_out(&p->mem, strings, a->argv, a->argv_bytes);
 	if (!err)
-		err = uvm_copy_out(p, table, pointers, (a->argc + 1) * 8);
+		err = uvm_copy_out(&p->mem, table, pointers, (a->argc + 1) * 8);
 	*sp = table;
 	*argv = table;
 	return err;
@@ -412,7 +318,7 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	err = os_obj_create(&kheap, OS_TYPE_ANON, STACK_SIZE, &stack);
 	if (err)
 		return err;
-	err = uvm_map(p, stack, 0, STACK_SIZE, FE_PROT_READ | FE_PROT_WRITE,
+	err = uvm_map(&p->mem, stack, 0, STACK_SIZE, FE_PROT_READ | FE_PROT_WRITE,
 		      FE_MAP_SHARED | FE_MAP_FIXED, FE_PROT_READ | FE_PROT_WRITE,
 		      0, STACK_TOP - STACK_SIZE, &addr);
 	kobj_release(stack); /* the mapping holds it now, or nothing does */
@@ -447,10 +353,10 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	struct elf_image img;
 	const char *why = NULL;
 	struct pctx *p = NULL;
-	int free = free_slot();
+	int free = ptable_free_slot();
 	int err;
 
-	if (free < 0 || (parent && proc_count() >= SPAWN_MAX_PROCS))
+	if (free < 0 || (parent && ptable_count() >= SPAWN_MAX_PROCS))
 		return -ERR_NOSPC;
 	err = os_obj_stat(&kheap, code, &info);
 	if (err)
@@ -465,8 +371,6 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	err = new_process((unsigned)free, parent, code, a->argv, &p);
 	if (!err)
 		err = build(p, code, &img, a);
-	if (!err)
-		err = console_inherit_sink(parent, p);
 	if (err) {
 		if (p)
 			proc_end(p, FE_EXIT_KILLED, 0, "spawn failed");
@@ -499,7 +403,7 @@ struct pctx *proc_start(const char *program, const char *name, uint32_t flags)
 		pr_err("ferrite: cannot start %s: %s\n", program, err_str(err));
 		return NULL;
 	}
-	p = proc_slot(slot);
+	p = ptable_slot(slot);
 	KLOG(&p->proc->flags);
 	p->proc->flags = flags;
 	return p;
@@ -516,49 +420,4 @@ struct pctx *proc_start_shell(uint32_t flags)
 bool proc_is_shell(const struct pctx *p)
 {
 	return strcmp(p->proc->name, SHELL_NAME) == 0;
-}
-
-/* proc_init -- find or create the kernel root; hold the saved processes
- * for a safe power-on; start bin/osh if nothing runs */
-void proc_init(void)
-{
-	uint64_t id = os_app_root(&kheap, 0);
-	bool genesis = !id;
-	void *data;
-
-	if (!id) {
-		int err = kobj_new(OS_TYPE_KERNEL, sizeof(*kroot), KROOT_MAGIC,
-				   &id, &data);
-
-		if (!err)
-			err = os_app_root_set(&kheap, 0, id);
-		if (err)
-			panic("proc: cannot create the kernel root: %s", err_str(err));
-		kroot = data;
-		kroot->version = KROOT_VERSION;
-		kroot->next_pid = 1;
-		if (kobj_reap_init())
-			panic("proc: no room in the heap for the kernel's reap queue");
-	} else {
-		kroot = kobj_data(id, OS_TYPE_KERNEL, KROOT_MAGIC);
-		if (!kroot)
-			panic("proc: the heap's kernel root (object %llu) is missing or damaged",
-			      (unsigned long long)id);
-		if (kroot->version != KROOT_VERSION)
-			panic("proc: the heap's kernel objects are version %u; this kernel knows version %u (make a new image, or boot the kernel that made it)",
-			      kroot->version, KROOT_VERSION);
-	}
-	console_init();
-	KLOG(&kroot->power_ons);
-	kroot->power_ons++;
-	pr_info("ferrite: power-on %llu, %u processes\n",
-		(unsigned long long)kroot->power_ons, proc_count());
-	console_power_on();
-	hostlink_power_on();
-	snapshot_init();
-	safe_power_on();
-	if (!proc_count())
-		proc_start_shell(0);
-	epoch_commit();
-	snapshot_power_on(kroot->power_ons, genesis);
 }

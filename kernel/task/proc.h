@@ -12,8 +12,8 @@
  * in its thread (sched_block) and returning. So none of these functions is
  * ever re-entered.
  */
-#ifndef PROC_PROC_H
-#define PROC_PROC_H
+#ifndef TASK_PROC_H
+#define TASK_PROC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,23 +21,8 @@
 
 #include "ferrite/syscall.h"
 #include "kformat/kformat.h"
+#include "task/ptable.h"
 
-/* Volatile: one per process-table slot that is in use. */
-struct pctx {
-	uint64_t proc_id;
-	struct kproc *proc;
-	struct kthread *thread[KPROC_MAX_THREADS]; /* by tid; NULL: no such thread */
-	uint64_t thread_id[KPROC_MAX_THREADS];     /* their objects */
-	struct kaspace *as;
-	struct khandles *ht;
-	uint64_t pt_root;              /* page tables (a cache of `as`); 0 none yet */
-};
-
-extern struct kroot *kroot;
-
-/* proc_init -- find or create the kernel root; hold the saved processes
- * for a safe power-on (proc/safe.c); start bin/osh if nothing runs */
-void proc_init(void);
 /* proc_start -- start `program` (a catalogue name) as `name` with no
  * parent and kproc.flags `flags`; NULL, after saying why, if it cannot */
 struct pctx *proc_start(const char *program, const char *name, uint32_t flags);
@@ -46,10 +31,6 @@ struct pctx *proc_start(const char *program, const char *name, uint32_t flags);
 struct pctx *proc_start_shell(uint32_t flags);
 /* proc_is_shell -- whether p is a shell: a process named as bin/osh's are */
 bool proc_is_shell(const struct pctx *p);
-/* proc_slot -- the context of slot `slot`, NULL if free */
-struct pctx *proc_slot(unsigned slot);
-/* proc_by_pid -- a live process, NULL if none */
-struct pctx *proc_by_pid(uint64_t pid);
 /* proc_spawn -- start `code` (a code object) with argv and handles; the
  * new process's slot in *slot */
 struct spawn_args;
@@ -63,8 +44,6 @@ void proc_end(struct pctx *p, uint32_t reason, int64_t status,
 	      const char *detail);
 /* proc_is_ancestor -- whether `a` is `p` or one of its ancestors */
 bool proc_is_ancestor(const struct pctx *a, const struct pctx *p);
-/* proc_count -- live processes */
-unsigned proc_count(void);
 /* proc_thread_new -- a new runnable thread of p at `entry` with stack
  * pointer `sp` and argument `arg`; its tid in *tid. -ERR_NOSPC when p has
  * KPROC_MAX_THREADS threads (exited ones not yet joined included) */

@@ -1,56 +1,46 @@
 /*
- * sched.c -- running threads: round-robin, blocking, waking, safe points.
+ * sched.c -- running threads: round-robin, blocking, waking, holding.
  *
  * Event-driven, one kernel stack per CPU: the kernel is entered from user
  * mode (system call, exception, interrupt), takes the kernel lock
- * (core/smp.c), does its work with interrupts off and leaves through
- * kernel_exit_to_user(), which decides which thread's registers the frame
- * on the CPU's kernel stack holds when it returns, and gives the lock up.
- * Nothing of a thread lives on a kernel stack between two entries.
+ * (core/smp.c), does its work with interrupts off and leaves through the
+ * safe point (entry/entry.c), which asks this file which thread's
+ * registers the frame on the CPU's kernel stack holds when it returns:
+ * the one that ran (sched_goes_on), or the next runnable one
+ * (sched_run_next). Nothing of a thread lives on a kernel stack between
+ * two entries.
  *
  * The unit is the thread: a process's threads share its address space and
  * handles and are scheduled each on its own. A thread is named here by
  * its place, slot * KPROC_MAX_THREADS + tid (a "thread index").
  *
  * Persistent: each thread's state (runnable, blocked in call N on X until
- * T, or exited) and, whenever it is not running, its registers. Volatile:
- * which thread each CPU runs now (cpu.running, a thread index: its
- * registers are live in that CPU's frame and FPU; thread_cpu says the
- * reverse), the round-robin cursor (shared: CPUs take runnable threads in
- * turn), and flags. A thread that
- * blocks has its frame rewound to the SYSCALL instruction
- * (arch_syscall_restart), so waking it simply re-issues the call: no
- * kernel continuation exists. A thread woken while a CPU idles is taken by
- * that CPU (a kick ends its halt); with none idle the waker's CPU picks
- * again at its exit.
+ * T, or exited) and, whenever it is not running, its registers (saved at
+ * every switch and at every commit: sched_save_running). Volatile: which
+ * thread each CPU runs now (cpu.running, a thread index: its registers are
+ * live in that CPU's frame and FPU; thread_cpu says the reverse), the
+ * round-robin cursor (shared: CPUs take runnable threads in turn), the
+ * held processes, and flags. A thread that blocks has its frame rewound to
+ * the SYSCALL instruction (arch_syscall_restart), so waking it simply
+ * re-issues the call: no kernel continuation exists. A thread woken while
+ * a CPU idles is taken by that CPU (a kick ends its halt); with none idle
+ * the waker's CPU picks again at its exit.
  *
- * Safe points: every exit to user mode and every scheduling pass is one
- * (no thread is inside the kernel). There the scheduler lets the epoch
- * commit when it is due (epoch.c) -- the other CPUs stopped and every
- * running thread's registers saved first (commit) -- and lets the reaper
- * delete what waits in the reap queue (kobj.c).
- *
- * A safe power-on's held processes (safe.c) are never picked to run; they
- * are woken by their events as usual, and run once SYS_RESUME lets them.
+ * Held processes (a safe power-on's: epoch/rescue.c) are never picked to
+ * run; they are woken by their events as usual, and run once released.
+ * Holding is volatile like the rest: a power cut releases them.
  */
 #include <string.h>
 
-#include "acpi/acpi.h"
 #include "arch/arch.h"
-#include "core/console.h"
 #include "core/heap.h"
 #include "core/panic.h"
-#include "core/printk.h"
 #include "core/smp.h"
 #include "core/time.h"
-#include "proc/console_io.h"
-#include "proc/epoch.h"
-#include "proc/hostlink.h"
-#include "proc/kobj.h"
-#include "proc/proc.h"
-#include "proc/safe.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "obj/kobj.h"
+#include "task/ptable.h"
+#include "task/sched.h"
+#include "uvm/upt.h"
 
 #define QUANTUM_NS 10000000ull         /* 10 ms */
 
@@ -59,22 +49,16 @@
 /* Volatile: rebuilt at every power-on (and struct cpu, core/smp.h). */
 static int8_t thread_cpu[THREADS] = { [0 ... THREADS - 1] = -1 };
 static unsigned rr_cursor;             /* the thread index picked last */
-static uint64_t mono_base;             /* mono_ns() - time_ns() */
 static uint64_t next_wake_ns = UINT64_MAX; /* earliest sleeper's deadline (a hint) */
-static uint64_t stop_last_ns, stop_max_ns; /* the other CPUs' stop at the last commit, the longest */
+static bool holding;                   /* some processes are held (sched_hold) */
+static uint64_t held[KROOT_MAX_PROCS]; /* by slot: the process object held there, 0 none */
 
 _Static_assert(ARCH_MAX_CPUS <= INT8_MAX, "a CPU number fits thread_cpu");
-
-/* mono_ns -- FE_CLOCK_MONOTONIC: running time since genesis */
-uint64_t mono_ns(void)
-{
-	return mono_base + time_ns();
-}
 
 /* thread_at -- the thread at thread index `ti`, NULL if none */
 static struct kthread *thread_at(unsigned ti)
 {
-	struct pctx *p = proc_slot(ti / KPROC_MAX_THREADS);
+	struct pctx *p = ptable_slot(ti / KPROC_MAX_THREADS);
 
 	return p ? p->thread[ti % KPROC_MAX_THREADS] : NULL;
 }
@@ -89,7 +73,7 @@ static struct kthread *running_thread(const struct cpu *c)
  * is its frame, on a CPU parked by smp_stop_others unless c is this one */
 static void save_thread(struct cpu *c, const struct trap_frame *tf)
 {
-	struct pctx *p = c->running >= 0 ? proc_slot((unsigned)c->running / KPROC_MAX_THREADS) : NULL;
+	struct pctx *p = c->running >= 0 ? ptable_slot((unsigned)c->running / KPROC_MAX_THREADS) : NULL;
 	struct kthread *t = running_thread(c);
 	uint64_t now = time_ns();
 
@@ -106,24 +90,19 @@ static void save_thread(struct cpu *c, const struct trap_frame *tf)
 	c->run_start_ns = now;
 }
 
-/* commit -- at a safe point: stop the other CPUs, save every running
- * thread's registers (this CPU's from tf), and commit the epoch */
-static void commit(struct trap_frame *tf)
+/* sched_save_running -- every running thread's registers and CPU time
+ * into the heap, this CPU's from tf (NULL: it runs none), the other CPUs
+ * stopped by the caller (smp_stop_others) */
+void sched_save_running(struct trap_frame *tf)
 {
-	uint64_t start = time_ns(), stop = smp_stop_others();
-
 	save_thread(cpu_self(), tf);
 	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
 		if (&cpus[i] != cpu_self() && cpus[i].online && !cpus[i].idle)
 			save_thread(&cpus[i], cpus[i].entry_frame);
-	stop_last_ns = stop;
-	if (stop > stop_max_ns)
-		stop_max_ns = stop;
-	epoch_commit_since(start);
 }
 
-/* others_run -- whether another CPU runs a thread */
-static bool others_run(void)
+/* sched_others_run -- whether another CPU runs a thread */
+bool sched_others_run(void)
 {
 	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++)
 		if (&cpus[i] != cpu_self() && cpus[i].online && cpus[i].running >= 0)
@@ -145,11 +124,11 @@ static void release(struct cpu *c)
 /* wake_sleepers -- make threads whose deadline passed runnable */
 static void wake_sleepers(void)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = time_mono_ns();
 
 	next_wake_ns = UINT64_MAX;
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
-		struct pctx *p = proc_slot(slot);
+		struct pctx *p = ptable_slot(slot);
 
 		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
 			struct kthread *t = p->thread[tid];
@@ -166,14 +145,13 @@ static void wake_sleepers(void)
 	}
 }
 
-/* pick_next -- the next runnable thread after the cursor that no CPU runs,
- * as a thread index, -1 if none; a safe power-on's held processes are
- * passed by (safe.c) */
+/* pick_next -- the next runnable thread after the cursor that no CPU runs
+ * and whose process is not held, as a thread index, -1 if none */
 static int pick_next(void)
 {
 	for (unsigned n = 0; n < THREADS; n++) {
 		unsigned ti = (rr_cursor + 1 + n) % THREADS;
-		struct pctx *p = proc_slot(ti / KPROC_MAX_THREADS);
+		struct pctx *p = ptable_slot(ti / KPROC_MAX_THREADS);
 		struct kthread *t;
 
 		if (!p) { /* on to the next slot */
@@ -182,7 +160,7 @@ static int pick_next(void)
 		}
 		t = p->thread[ti % KPROC_MAX_THREADS];
 		if (t && t->state == KTHREAD_RUNNABLE && thread_cpu[ti] < 0 &&
-		    !safe_held(p)) {
+		    !sched_held(p)) {
 			rr_cursor = ti;
 			return (int)ti;
 		}
@@ -190,11 +168,62 @@ static int pick_next(void)
 	return -1;
 }
 
-/* idle -- halt until an interrupt, the kernel left to the other CPUs */
-static void idle(struct cpu *c)
+/* sched_goes_on -- whether this CPU's thread runs on when the kernel
+ * leaves: it is runnable, no other was asked to run, and its tables are
+ * loaded (a stop may have moved this CPU to the kernel's tables, or
+ * another CPU dropped them: uvm_drop_all_tables) */
+bool sched_goes_on(void)
 {
+	struct cpu *c = cpu_self();
+	struct kthread *t = running_thread(c);
+
+	return t && t->state == KTHREAD_RUNNABLE && !c->need_resched &&
+	       !upt_activate(&sched_current()->mem);
+}
+
+/* sched_put -- this CPU's thread stops running here: saved from tf, released */
+void sched_put(struct trap_frame *tf)
+{
+	struct cpu *c = cpu_self();
+
+	save_thread(c, tf);
+	release(c);
+}
+
+/* sched_run_next -- load the next runnable thread into tf */
+enum sched_next sched_run_next(struct trap_frame *tf, struct pctx **starved)
+{
+	struct cpu *c = cpu_self();
+	struct pctx *p;
+	int ti;
+
+	wake_sleepers();
+	ti = pick_next();
+	if (ti < 0)
+		return SCHED_NONE;
+	p = ptable_slot((unsigned)ti / KPROC_MAX_THREADS);
+	if (upt_activate(&p->mem)) {
+		*starved = p;
+		return SCHED_NO_TABLES;
+	}
+	/* Invariant: a thread runs on one CPU at most (pick_next). */
+	KASSERT(thread_cpu[ti] < 0);
+	arch_frame_load(tf, &thread_at((unsigned)ti)->regs);
+	c->running = ti;
+	thread_cpu[ti] = (int8_t)c->index;
+	c->run_start_ns = time_ns();
+	c->quantum_end_ns = c->run_start_ns + QUANTUM_NS;
+	c->need_resched = false;
+	return SCHED_LOADED;
+}
+
+/* sched_idle -- halt until an interrupt, the kernel left to the other CPUs */
+void sched_idle(void)
+{
+	struct cpu *c = cpu_self();
+
 	c->idle = true;
-	arch_pt_leave_user(); /* the tables it ran on may be freed meanwhile */
+	upt_leave(); /* the tables it ran on may be freed meanwhile */
 	klock_leave();
 	arch_wait_for_interrupt();
 	arch_interrupts_disable();
@@ -202,101 +231,12 @@ static void idle(struct cpu *c)
 	c->idle = false;
 }
 
-/* switch_to_next -- load the next runnable thread into the frame, idling until one is */
-static void switch_to_next(struct cpu *c, struct trap_frame *tf)
-{
-	for (;;) {
-		struct pctx *p;
-		int slot;
-
-		if (epoch_due())
-			commit(NULL);
-		if (kroot->reap_count && kobj_reap(epoch_log_keep())) {
-			epoch_request(); /* commit, then reap on */
-			continue;
-		}
-		wake_sleepers();
-		slot = pick_next();
-		if (slot < 0 && epoch_dirty() &&
-		    (!others_run() || console_output_waiting() ||
-		     hostlink_output_waiting())) {
-			/* The whole system would idle, or output waits to be seen:
-			 * make the epoch durable, send its output. (A CPU idling
-			 * beside a busy one otherwise leaves the epoch to the
-			 * periodic rule: waking at every tick, it must not commit
-			 * at every tick.) */
-			commit(NULL);
-			continue;
-		}
-		if (slot < 0) {
-			epoch_power_on_done(); /* everything waits: resumed all the same */
-			if (!proc_count()) {
-				pr_info("ferrite: no processes to run\n");
-				commit(NULL);
-				console_run();
-			}
-			idle(c);
-			console_input_poll();
-			hostlink_poll();
-			continue;
-		}
-		p = proc_slot((unsigned)slot / KPROC_MAX_THREADS);
-		if (uvm_activate(p)) {
-			proc_end(p, FE_EXIT_KILLED, 0, "out of DRAM for page tables");
-			continue;
-		}
-		/* Invariant: a thread runs on one CPU at most (pick_next). */
-		KASSERT(thread_cpu[slot] < 0);
-		arch_frame_load(tf, &thread_at((unsigned)slot)->regs);
-		c->running = slot;
-		thread_cpu[slot] = (int8_t)c->index;
-		c->run_start_ns = time_ns();
-		c->quantum_end_ns = c->run_start_ns + QUANTUM_NS;
-		c->need_resched = false;
-		return;
-	}
-}
-
-/* kernel_enter_from_user -- take the kernel; whether the frame's thread still runs here */
-bool kernel_enter_from_user(struct trap_frame *tf)
-{
-	klock_enter(tf);
-	return cpu_self()->running >= 0;
-}
-
-/* kernel_exit_to_user -- choose the thread the frame returns to */
-void kernel_exit_to_user(struct trap_frame *tf)
-{
-	struct cpu *c = cpu_self();
-	struct kthread *t;
-
-	if (epoch_due())
-		commit(tf);
-	if (kroot->reap_count && kobj_reap(epoch_log_keep()))
-		commit(tf); /* the reaper left EPOCH_ENTRY_LOG_MAX for this */
-	console_input_poll();
-	hostlink_poll();
-	t = running_thread(c);
-	/* A stop may have moved this CPU to the kernel's tables, or another
-	 * CPU dropped its process's tables (uvm_drop_all_tables): load them. */
-	if (t && t->state == KTHREAD_RUNNABLE && !c->need_resched &&
-	    !uvm_activate(sched_current())) {
-		klock_leave();
-		return;
-	}
-	save_thread(c, tf);
-	release(c);
-	switch_to_next(c, tf);
-	epoch_power_on_done();
-	klock_leave();
-}
-
 /* sched_current -- the process this CPU runs, NULL when none */
 struct pctx *sched_current(void)
 {
 	struct cpu *c = cpu_self();
 
-	return c->running >= 0 ? proc_slot((unsigned)c->running / KPROC_MAX_THREADS) : NULL;
+	return c->running >= 0 ? ptable_slot((unsigned)c->running / KPROC_MAX_THREADS) : NULL;
 }
 
 /* sched_current_tid -- the tid of the thread this CPU runs (it runs one) */
@@ -372,7 +312,7 @@ static void made_runnable(void)
 void sched_wake(enum kwait wait, uint64_t obj)
 {
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
-		struct pctx *p = proc_slot(slot);
+		struct pctx *p = ptable_slot(slot);
 
 		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
 			struct kthread *t = p->thread[tid];
@@ -416,7 +356,7 @@ unsigned sched_complete_waiting(enum kwait wait, bool (*pick)(const struct kthre
 	unsigned n = 0;
 
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++) {
-		struct pctx *p = proc_slot(slot);
+		struct pctx *p = ptable_slot(slot);
 
 		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
 			struct kthread *t = p->thread[tid];
@@ -445,15 +385,6 @@ void sched_thread_new(void)
 	made_runnable();
 }
 
-/* sched_shootdown -- p's page tables lost a right or changed a frame:
- * no other CPU that runs one of its threads may keep the old translation
- * (the stop moves them off user tables; they load them again) */
-void sched_shootdown(const struct pctx *p)
-{
-	if (runs_elsewhere(p->proc->slot))
-		smp_stop_others();
-}
-
 /* sched_yield -- let others run before the current thread goes on */
 void sched_yield(void)
 {
@@ -475,25 +406,52 @@ void sched_forget(unsigned slot)
 	}
 }
 
-/* sched_power_off -- save the caller, commit, and power off */
-void sched_power_off(struct trap_frame *tf)
+/* sched_hold -- hold every live process: none of its threads runs until
+ * sched_release */
+void sched_hold(void)
 {
-	commit(tf);
-	pr_info("ferrite: powering off\n");
-	acpi_poweroff();
-	pr_err("acpi: power-off did not happen\n");
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *p = ptable_slot(i);
+
+		held[i] = p ? p->proc_id : 0;
+	}
+	holding = true;
 }
 
-/* sched_tick -- the timer interrupt of this CPU: end the quantum, or let a sleeper in */
+/* sched_release -- hold nothing any more; how many live processes were held */
+unsigned sched_release(void)
+{
+	unsigned released = 0;
+
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *p = ptable_slot(i);
+
+		released += p && sched_held(p);
+	}
+	holding = false;
+	return released;
+}
+
+/* sched_holding -- whether processes are held (until sched_release) */
+bool sched_holding(void)
+{
+	return holding;
+}
+
+/* sched_held -- whether p is held: none of its threads may run */
+bool sched_held(const struct pctx *p)
+{
+	return holding && held[p->proc->slot] == p->proc_id;
+}
+
+/* sched_tick -- this CPU's timer tick: end the quantum, or let a sleeper in */
 void sched_tick(void)
 {
 	struct cpu *c = cpu_self();
 
 	if (c->running >= 0 &&
-	    (time_ns() >= c->quantum_end_ns || mono_ns() >= next_wake_ns))
+	    (time_ns() >= c->quantum_end_ns || time_mono_ns() >= next_wake_ns))
 		c->need_resched = true;
-	if (c->index == 0)
-		hostlink_tick();
 }
 
 /* sched_cpu_figures -- the CPU figures of sysinfo */
@@ -503,8 +461,6 @@ void sched_cpu_figures(struct fe_sysinfo *info)
 
 	info->cpus = smp_online();
 	info->power_on_ns = now;
-	info->stop_last_ns = stop_last_ns;
-	info->stop_max_ns = stop_max_ns;
 	for (unsigned i = 0; i < ARCH_MAX_CPUS; i++) {
 		const struct cpu *c = &cpus[i];
 
@@ -514,12 +470,9 @@ void sched_cpu_figures(struct fe_sysinfo *info)
 }
 
 /* sched_start -- enter user mode for good: the thread that ran at the last
- * commit goes first (epoch_power_on_done sends the output committed but
- * not yet sent before it runs) */
+ * commit goes first */
 void sched_start(void)
 {
-	epoch_start();
-	mono_base = kroot->mono_ns - time_ns();
 	rr_cursor = (kroot->running_slot * KPROC_MAX_THREADS + THREADS - 1) % THREADS;
 	arch_user_start();
 }

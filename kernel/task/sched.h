@@ -1,10 +1,11 @@
 /*
- * sched.h -- running threads: round-robin, blocking, waking, and the
- * monotonic clock (sched.c).
+ * sched.h -- running threads: round-robin, blocking, waking, holding
+ * (sched.c).
  */
-#ifndef PROC_SCHED_H
-#define PROC_SCHED_H
+#ifndef TASK_SCHED_H
+#define TASK_SCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kformat/kformat.h"
@@ -51,10 +52,6 @@ void sched_thread_exit(void);
 /* sched_thread_new -- a thread was made runnable (SYS_THREAD_CREATE) */
 void sched_thread_new(void);
 
-/* sched_shootdown -- p's page tables lost a right or changed a frame:
- * stop the other CPUs if one runs a thread of p */
-void sched_shootdown(const struct pctx *p);
-
 /* sched_yield -- let others run before the current thread goes on */
 void sched_yield(void);
 
@@ -62,21 +59,54 @@ void sched_yield(void);
  * (one that did is stopped first: its page tables are about to go) */
 void sched_forget(unsigned slot);
 
-/* sched_power_off -- save the caller, commit, and power off (returns only
- * on failure) */
-void sched_power_off(struct trap_frame *tf);
-
-/* sched_tick -- the timer interrupt of this CPU */
+/* sched_tick -- this CPU's timer tick: end the quantum, or let a sleeper in */
 void sched_tick(void);
 
-/* sched_cpu_figures -- the CPU figures of sysinfo: CPUs, time each ran
- * threads, and how long stopping the others took at commits */
+/* sched_cpu_figures -- the CPU figures of sysinfo: CPUs, and the time each ran threads */
 struct fe_sysinfo;
 void sched_cpu_figures(struct fe_sysinfo *info);
 
-/* mono_ns -- FE_CLOCK_MONOTONIC: running time since genesis (each commit
- * keeps it in the kernel root, so it goes on across power cuts) */
-uint64_t mono_ns(void);
+/* The safe point's half (entry/entry.c): on every way out of the kernel,
+ * the thread this CPU runs goes on, or is put down and the next loaded. */
+
+/* sched_goes_on -- whether this CPU's thread runs on: runnable, no other
+ * asked to run, its tables loaded */
+bool sched_goes_on(void);
+
+/* sched_put -- this CPU's thread stops running here: its registers saved
+ * from tf, the CPU released */
+void sched_put(struct trap_frame *tf);
+
+/* sched_run_next -- load the next runnable thread (round robin, held
+ * processes passed by) into tf: SCHED_LOADED; SCHED_NONE if there is
+ * none; SCHED_NO_TABLES if its process's page tables found no DRAM, that
+ * process in *starved (the caller ends it) */
+enum sched_next { SCHED_LOADED, SCHED_NONE, SCHED_NO_TABLES };
+enum sched_next sched_run_next(struct trap_frame *tf, struct pctx **starved);
+
+/* sched_idle -- halt until an interrupt, the kernel left to the other CPUs */
+void sched_idle(void);
+
+/* sched_others_run -- whether another CPU runs a thread */
+bool sched_others_run(void);
+
+/* sched_save_running -- at a commit, the other CPUs stopped: every
+ * running thread's registers and CPU time into the heap, this CPU's from
+ * tf (NULL: it runs none) */
+void sched_save_running(struct trap_frame *tf);
+
+/* sched_hold -- hold every live process: none of its threads runs (a safe
+ * power-on, epoch/rescue.c); their events still wake them */
+void sched_hold(void);
+
+/* sched_release -- hold nothing any more; how many live processes were held */
+unsigned sched_release(void);
+
+/* sched_holding -- whether processes are held */
+bool sched_holding(void);
+
+/* sched_held -- whether p is held: none of its threads may run */
+bool sched_held(const struct pctx *p);
 
 /* sched_start -- enter user mode for good (does not return) */
 __attribute__((noreturn)) void sched_start(void);

@@ -51,7 +51,7 @@
  * the write-back runs. A user write opens an entry only while the log can take one
  * more (else it asks for a commit and faults again after it); a kernel
  * write opens entries within the log a kernel entry may use anyway
- * (EPOCH_ENTRY_LOG_MAX: writing those bytes through the log would cost as
+ * (HEAP_ENTRY_LOG_MAX: writing those bytes through the log would cost as
  * much). Cold entries cost no log: the cache's size is a share of the
  * DRAM (cache=). A fill with every page open asks for a commit and waits
  * for it; a clean, unreferenced page is evicted (a clock over the
@@ -72,10 +72,8 @@
 #include "mm/phys.h"
 #include "mm/vm.h"
 #include "objstore/object.h"
-#include "proc/epoch.h"
-#include "proc/pagecache.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
+#include "uvm/pagecache.h"
+#include "uvm/upt.h"
 
 #define PAGE FE_PAGE_SIZE
 #define MAPPERS 4
@@ -112,7 +110,7 @@ struct cache_entry {
 static struct cache_entry *entries;
 static uint32_t *buckets;
 static uint32_t *open_list;            /* the open entries, open_count of them */
-static uint32_t *scratch;              /* pagecache_pending's cooled entries */
+static uint32_t *scratch;              /* pagecache_sweep's cooled entries */
 static uint32_t capacity, bucket_mask, count, free_list, hand;
 static uint32_t open_count, dirty_count; /* entries open, and dirty */
 static uint64_t move_need;             /* os_obj_move_log_need() */
@@ -157,9 +155,9 @@ static void set_state(struct cache_entry *e, bool dirty, bool writable)
  * asked for (it closes them all) */
 static bool room_to_open(void)
 {
-	if (heap_log_free() >= EPOCH_ENTRY_LOG_MAX + (open_count + 1ull) * move_need)
+	if (heap_log_free() >= HEAP_ENTRY_LOG_MAX + (open_count + 1ull) * move_need)
 		return true;
-	epoch_request();
+	heap_request_commit();
 	return false;
 }
 
@@ -189,9 +187,9 @@ static uint8_t *frame_bytes(const struct cache_entry *e)
 /* mapper_tables -- the tables mapper m names, 0 if they are gone */
 static uint64_t mapper_tables(const struct cache_mapper *m)
 {
-	struct pctx *p = m->pt_root ? proc_slot(m->slot) : NULL;
+	struct uspace *us = m->pt_root ? upt_space(m->slot) : NULL;
 
-	return p && p->pt_root == m->pt_root ? m->pt_root : 0;
+	return us && us->pt_root == m->pt_root ? m->pt_root : 0;
 }
 
 /* set_dirty -- e is known written since the last write-back */
@@ -223,7 +221,7 @@ static void unmap_all(struct cache_entry *e)
 		unsigned slot = e->map[i].slot;
 
 		if (unmap_mapper(e, &e->map[i]))
-			sched_shootdown(proc_slot(slot));
+			upt_shootdown(upt_space(slot));
 	}
 	set_state(e, e->dirty, false);
 }
@@ -316,7 +314,7 @@ static int take_frame(uint64_t *frame)
 	if (evict_one() && frame_alloc(frame) == 0)
 		return 0;
 	figures.full++;
-	epoch_request(); /* the commit cleans every page */
+	heap_request_commit(); /* the commit cleans every page */
 	return -ERR_NOMEM;
 }
 
@@ -367,8 +365,8 @@ int pagecache_frame(uint64_t object, uint64_t index, bool write, uint64_t *frame
 	return 0;
 }
 
-/* pagecache_mapped -- p's tables map the frame of (object, index) at va */
-void pagecache_mapped(struct pctx *p, uint64_t object, uint64_t index,
+/* pagecache_mapped -- us's tables map the frame of (object, index) at va */
+void pagecache_mapped(struct uspace *us, uint64_t object, uint64_t index,
 		      uint64_t va, bool writable)
 {
 	struct cache_entry *e = find(object, index);
@@ -380,7 +378,7 @@ void pagecache_mapped(struct pctx *p, uint64_t object, uint64_t index,
 	for (unsigned i = 0; i < MAPPERS; i++) {
 		struct cache_mapper *m = &e->map[i];
 
-		if (m->pt_root == p->pt_root && m->va == va && m->slot == p->proc->slot)
+		if (m->pt_root == us->pt_root && m->va == va && m->slot == us->slot)
 			return;
 		if (!free && !mapper_tables(m))
 			free = m;
@@ -390,17 +388,17 @@ void pagecache_mapped(struct pctx *p, uint64_t object, uint64_t index,
 		unsigned slot = e->map[0].slot;
 
 		if (unmap_mapper(e, &e->map[0]))
-			sched_shootdown(proc_slot(slot));
+			upt_shootdown(upt_space(slot));
 		memmove(&e->map[0], &e->map[1], sizeof(e->map[0]) * (MAPPERS - 1));
 		free = &e->map[MAPPERS - 1];
 	}
-	*free = (struct cache_mapper){ .pt_root = p->pt_root, .va = va, .slot = p->proc->slot };
+	*free = (struct cache_mapper){ .pt_root = us->pt_root, .va = va, .slot = us->slot };
 }
 
-/* pagecache_unmap -- remove p's mappings of cached frames in [va, va+len) */
-void pagecache_unmap(struct pctx *p, uint64_t va, uint64_t len)
+/* pagecache_unmap -- remove us's mappings of cached frames in [va, va+len) */
+void pagecache_unmap(struct uspace *us, uint64_t va, uint64_t len)
 {
-	for (uint32_t i = 0; i < capacity && p->pt_root; i++) {
+	for (uint32_t i = 0; i < capacity && us->pt_root; i++) {
 		struct cache_entry *e = &entries[i];
 
 		if (!e->object)
@@ -408,7 +406,7 @@ void pagecache_unmap(struct pctx *p, uint64_t va, uint64_t len)
 		for (unsigned k = 0; k < MAPPERS; k++) {
 			struct cache_mapper *m = &e->map[k];
 
-			if (m->pt_root == p->pt_root && m->slot == p->proc->slot &&
+			if (m->pt_root == us->pt_root && m->slot == us->slot &&
 			    m->va >= va && m->va - va < len)
 				unmap_mapper(e, m);
 		}
@@ -467,6 +465,13 @@ int64_t pagecache_write(uint64_t object, uint64_t off, const void *buf,
 			break;
 	}
 	return (int64_t)done;
+}
+
+/* pagecache_deleted -- kobj_on_delete's hook: the object's cached pages go */
+void pagecache_deleted(uint64_t id, uint16_t type)
+{
+	(void)type;
+	pagecache_resized(id, 0);
 }
 
 /* pagecache_resized -- drop object's cached pages past `size` */
@@ -690,15 +695,22 @@ uint64_t pagecache_log_need(void)
 	return open_count * move_need;
 }
 
-/* pagecache_pending -- whether a page was written since the last commit;
- * the writable pages that were not become cold (see the top) */
-bool pagecache_pending(void)
+/* pagecache_written -- whether a page is known written since the last commit */
+bool pagecache_written(void)
+{
+	return dirty_count != 0;
+}
+
+/* pagecache_sweep -- collect the CPU's dirty marks of the writable pages
+ * (unless one is known written already); those not written become cold
+ * (see the top) */
+void pagecache_sweep(void)
 {
 	bool changed[KROOT_MAX_PROCS] = { false };
 	uint32_t cooled = 0;
 
 	if (dirty_count || !open_count)
-		return dirty_count != 0;
+		return;
 	/* Every open entry is writable and clean here (none is dirty). */
 	for (uint32_t i = open_count; i-- > 0;) {
 		uint32_t at = open_list[i];
@@ -709,15 +721,14 @@ bool pagecache_pending(void)
 	/* A CPU still holding a writable translation may have set a dirty
 	 * mark after cool read it: once those CPUs let go, read them again. */
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++)
-		if (changed[slot] && proc_slot(slot))
-			sched_shootdown(proc_slot(slot));
+		if (changed[slot])
+			upt_shootdown(upt_space(slot));
 	for (uint32_t i = 0; i < cooled; i++) {
 		struct cache_entry *e = &entries[scratch[i]];
 
 		if (!e->dirty && dirty_marked(e))
 			set_dirty(e);
 	}
-	return dirty_count != 0;
 }
 
 /* pagecache_on -- whether user pages are cached */
@@ -732,8 +743,6 @@ static uint64_t wanted_pages(void)
 	const char *text = cmdline_get("cache");
 	uint64_t bytes;
 
-	if (!epoch_user_logged())
-		return 0;
 	if (text && parse_size(text, &bytes) == 0)
 		return bytes / PAGE;
 	if (text)
@@ -743,17 +752,22 @@ static uint64_t wanted_pages(void)
 }
 
 /* pagecache_init -- size the cache and take the DRAM for its entries */
-void pagecache_init(void)
+void pagecache_init(bool wanted)
 {
-	uint64_t pages = wanted_pages(), meta, buckets_n = 1, at;
+	uint64_t pages = wanted ? wanted_pages() : 0, meta, buckets_n = 1, at;
 	struct os_stats st;
 
 	os_stats(&kheap, &st);
 	move_need = os_obj_move_log_need();
 	/* epoch_start made sure the log holds two kernel entries */
-	open_most = (st.log_size - 2 * EPOCH_ENTRY_LOG_MAX) / 2 / move_need;
-	if (pages > frame_free_count() / 2)
+	open_most = (st.log_size - 2 * HEAP_ENTRY_LOG_MAX) / 2 / move_need;
+	if (pages > frame_free_count() / 2) {
+		if (cmdline_has("cache"))
+			pr_warn("cmdline: cache=%s is more than half the free DRAM; using %llu KiB\n",
+				cmdline_get("cache"),
+				(unsigned long long)(frame_free_count() / 2 * PAGE >> 10));
 		pages = frame_free_count() / 2;
+	}
 	if (pages > NONE / 2)
 		pages = NONE / 2;
 	while (buckets_n < pages)

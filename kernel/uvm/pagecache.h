@@ -3,19 +3,20 @@
  * live in DRAM frames, and each commit writes the changed ones back to the
  * heap (pagecache.c; docs/dram-cache.md).
  */
-#ifndef PROC_PAGECACHE_H
-#define PROC_PAGECACHE_H
+#ifndef UVM_PAGECACHE_H
+#define UVM_PAGECACHE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ferrite/syscall.h"
 
-struct pctx;
+struct uspace;
 
 /* pagecache_init -- size the cache (cache= on the command line, the DRAM
- * and the undo log) and say so; before the first user page is mapped */
-void pagecache_init(void);
+ * and the undo log; none unless `wanted`) and say so; before the first
+ * user page is mapped */
+void pagecache_init(bool wanted);
 
 /* pagecache_on -- whether user pages are cached (else they are mapped
  * onto the NVM and logged by their first write, as without a cache) */
@@ -39,15 +40,15 @@ int pagecache_frame(uint64_t object, uint64_t index, bool write, uint64_t *frame
 int pagecache_fill(uint64_t object, uint64_t index, uint64_t home, bool fresh,
 		   uint64_t *frame);
 
-/* pagecache_mapped -- p's tables now map the frame of page `index` of
+/* pagecache_mapped -- us's tables now map the frame of page `index` of
  * `object` at va, writable or not */
-void pagecache_mapped(struct pctx *p, uint64_t object, uint64_t index,
+void pagecache_mapped(struct uspace *us, uint64_t object, uint64_t index,
 		      uint64_t va, bool writable);
 
-/* pagecache_unmap -- remove from p's tables every cached frame mapped in
+/* pagecache_unmap -- remove from us's tables every cached frame mapped in
  * [va, va+len), keeping what the CPU marked written; the caller removes
- * the rest and stops the CPUs that run p's threads */
-void pagecache_unmap(struct pctx *p, uint64_t va, uint64_t len);
+ * the rest and stops the CPUs that run us's threads */
+void pagecache_unmap(struct uspace *us, uint64_t va, uint64_t len);
 
 /* pagecache_read, pagecache_write -- os_obj_read and os_obj_write that
  * see cached pages: the kernel's reads and writes of object bytes */
@@ -58,6 +59,10 @@ int64_t pagecache_write(uint64_t object, uint64_t off, const void *buf,
 /* pagecache_resized -- `object` now has `size` bytes (0: it is being
  * deleted): its cached pages past the end are dropped, unwritten */
 void pagecache_resized(uint64_t object, uint64_t size);
+
+/* pagecache_deleted -- kobj_on_delete's hook (obj/kobj.h): an object
+ * about to be deleted loses its cached pages, unwritten */
+void pagecache_deleted(uint64_t id, uint16_t type);
 
 /* What the write-back of one commit did. */
 struct pagecache_commit {
@@ -77,8 +82,14 @@ void pagecache_committed(void);
 /* pagecache_log_need -- undo-log bytes the next write-back may need */
 uint64_t pagecache_log_need(void);
 
-/* pagecache_pending -- whether the next commit may have pages to write back */
-bool pagecache_pending(void);
+/* pagecache_written -- whether a cached page is known written since the
+ * last commit (its dirty mark collected) */
+bool pagecache_written(void);
+
+/* pagecache_sweep -- collect the CPU's dirty marks of the writable cached
+ * pages, unless one is known written already; those found unwritten lose
+ * the write bit (cold), which may stop the CPUs that run on their tables */
+void pagecache_sweep(void);
 
 /* pagecache_figures -- the cache's part of sysinfo */
 void pagecache_figures(struct fe_sysinfo *info);

@@ -43,7 +43,7 @@
  * another CPU may hold a translation in its TLB. Adding a right needs
  * nothing (a stale entry only faults once more); taking one away or moving
  * a page to another frame (unmap, protect, a private copy replacing its
- * source) stops the CPUs that run its threads (sched_shootdown): they
+ * source) stops the CPUs that run on its tables (upt_shootdown, upt.c): they
  * leave the tables and load them again, their TLB emptied. The end of an
  * epoch happens with every other CPU stopped (docs/checkpoints.md).
  *
@@ -66,12 +66,10 @@
 #include "mm/vm.h"
 #include "mm/phys.h"
 #include "objstore/object.h"
-#include "proc/epoch.h"
-#include "proc/kobj.h"
-#include "proc/pagecache.h"
-#include "proc/proc.h"
-#include "proc/sched.h"
-#include "proc/uvm.h"
+#include "obj/kobj.h"
+#include "uvm/pagecache.h"
+#include "uvm/upt.h"
+#include "uvm/uvm.h"
 
 #define PAGE FE_PAGE_SIZE
 #define MAP_SEARCH_BASE 0x0000100000000000ull /* where hint-less maps go */
@@ -93,6 +91,7 @@ struct written_page {
 static struct written_page written[WRITTEN_MAX];
 static unsigned written_count;
 static uint64_t written_fault_ns;      /* time the epoch's logging faults took */
+static bool user_logged;               /* user pages join the epoch (all but nopersist) */
 
 static uint64_t page_down(uint64_t v)
 {
@@ -195,23 +194,31 @@ static int split_at(struct kaspace *as, uint64_t x)
 	return 0;
 }
 
+/* uvm_init -- at power-on, before the first user page is mapped: whether
+ * user pages join the epoch, and the DRAM cache in front of them */
+void uvm_init(bool logged)
+{
+	user_logged = logged;
+	pagecache_init(logged);
+}
+
 /* unmap_ptes -- forget cached translations of [addr, addr+len), on every
  * CPU that runs a thread of p */
-static void unmap_ptes(struct pctx *p, uint64_t addr, uint64_t len)
+static void unmap_ptes(struct uspace *us, uint64_t addr, uint64_t len)
 {
-	if (!p->pt_root)
+	if (!us->pt_root)
 		return;
-	pagecache_unmap(p, addr, len);
-	arch_pt_unmap_user(p->pt_root, addr, len);
-	sched_shootdown(p);
+	pagecache_unmap(us, addr, len);
+	arch_pt_unmap_user(us->pt_root, addr, len);
+	upt_shootdown(us);
 }
 
 /* uvm_map -- show `object` from `offset` at [addr, addr+len) */
-int uvm_map(struct pctx *p, uint64_t object, uint64_t offset, uint64_t len,
+int uvm_map(struct uspace *us, uint64_t object, uint64_t offset, uint64_t len,
 	    unsigned prot, unsigned flags, unsigned maxprot, uint64_t limit,
 	    uint64_t addr, uint64_t *out)
 {
-	struct kaspace *as = p->as;
+	struct kaspace *as = us->as;
 	struct kmapping m;
 
 	if (!len || len > FE_USER_TOP || offset % PAGE ||
@@ -249,9 +256,9 @@ int uvm_map(struct pctx *p, uint64_t object, uint64_t offset, uint64_t len,
 }
 
 /* uvm_unmap -- remove every mapping in [addr, addr+len) (splitting at the ends) */
-int uvm_unmap(struct pctx *p, uint64_t addr, uint64_t len)
+int uvm_unmap(struct uspace *us, uint64_t addr, uint64_t len)
 {
-	struct kaspace *as = p->as;
+	struct kaspace *as = us->as;
 	uint64_t end;
 	int err;
 
@@ -271,14 +278,14 @@ int uvm_unmap(struct pctx *p, uint64_t addr, uint64_t len)
 		else
 			i++;
 	}
-	unmap_ptes(p, addr, end - addr);
+	unmap_ptes(us, addr, end - addr);
 	return 0;
 }
 
 /* uvm_protect -- change the protection of [addr, addr+len), all mapped */
-int uvm_protect(struct pctx *p, uint64_t addr, uint64_t len, unsigned prot)
+int uvm_protect(struct uspace *us, uint64_t addr, uint64_t len, unsigned prot)
 {
-	struct kaspace *as = p->as;
+	struct kaspace *as = us->as;
 	uint64_t end, va;
 	int err;
 
@@ -310,26 +317,25 @@ int uvm_protect(struct pctx *p, uint64_t addr, uint64_t len, unsigned prot)
 			m->prot = prot;
 		}
 	}
-	unmap_ptes(p, addr, end - addr);
+	unmap_ptes(us, addr, end - addr);
 	return 0;
 }
 
 /* uvm_destroy -- release every mapping and the page tables */
-void uvm_destroy(struct pctx *p)
+void uvm_destroy(struct uspace *us)
 {
-	while (p->as->count)
-		remove_at(p->as, p->as->count - 1);
-	uvm_drop_tables(p);
+	while (us->as->count)
+		remove_at(us->as, us->as->count - 1);
+	uvm_drop_tables(us);
 }
 
-/* uvm_drop_tables -- free p's page tables (they are only a cache) */
-void uvm_drop_tables(struct pctx *p)
+/* uvm_drop_tables -- free us's page tables (they are only a cache) */
+void uvm_drop_tables(struct uspace *us)
 {
-	if (!p->pt_root)
+	if (!us->pt_root)
 		return;
-	pagecache_unmap(p, 0, FE_USER_TOP);
-	arch_pt_destroy_user(p->pt_root); /* leaves them first if they are current */
-	p->pt_root = 0;
+	pagecache_unmap(us, 0, FE_USER_TOP);
+	upt_destroy(us);
 }
 
 /* uvm_drop_all_tables -- free every process's page tables (the other
@@ -339,24 +345,11 @@ void uvm_drop_all_tables(void)
 {
 	smp_stop_others();
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
+		struct uspace *us = upt_space(i);
 
-		if (p)
-			uvm_drop_tables(p);
+		if (us)
+			uvm_drop_tables(us);
 	}
-}
-
-/* uvm_activate -- switch to p's page tables (made on first use) */
-int uvm_activate(struct pctx *p)
-{
-	if (!p->pt_root) {
-		int err = arch_pt_create_user(&p->pt_root);
-
-		if (err)
-			return err;
-	}
-	arch_user_pt_switch(p->pt_root);
-	return 0;
 }
 
 /* object_size -- the size of a live object (os_obj_head: what a fault
@@ -482,21 +475,21 @@ static void unmap_home(const struct upage *pg)
 	uint64_t phys = heap_phys(pg->home);
 
 	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
-		struct pctx *p = proc_slot(i);
+		struct uspace *us = upt_space(i);
 		bool removed = false;
 
-		for (unsigned k = 0; p && p->pt_root && k < p->as->count; k++) {
-			uint64_t va = shows(&p->as->map[k], pg->object, pg->index), old;
+		for (unsigned k = 0; us && k < us->as->count; k++) {
+			uint64_t va = shows(&us->as->map[k], pg->object, pg->index), old;
 			unsigned prot;
 
-			if (va && !arch_pt_lookup_user(p->pt_root, va, &old, &prot) &&
+			if (va && !arch_pt_lookup_user(us->pt_root, va, &old, &prot) &&
 			    old == phys) {
-				arch_pt_unmap_user(p->pt_root, va, PAGE);
+				arch_pt_unmap_user(us->pt_root, va, PAGE);
 				removed = true;
 			}
 		}
 		if (removed)
-			sched_shootdown(p);
+			upt_shootdown(us);
 	}
 }
 
@@ -540,11 +533,11 @@ static const char *access_denied(const struct kmapping *m, unsigned access)
  * commit, freed by a rollback) covers it, and a rollback never reads its
  * bytes. It joins the written set all the same, to be write-protected at
  * the commit like any other, so the next epoch's first write logs it. */
-static bool log_written(struct pctx *p, uint64_t page, const struct upage *pg,
+static bool log_written(struct uspace *us, uint64_t page, const struct upage *pg,
 			unsigned prot)
 {
 	if (written_count == WRITTEN_MAX) {
-		epoch_request(); /* the write faults again after it */
+		heap_request_commit(); /* the write faults again after it */
 		return false;
 	}
 	if (!pg->fresh) {
@@ -553,14 +546,14 @@ static bool log_written(struct pctx *p, uint64_t page, const struct upage *pg,
 		arch_trace_event(NVT_EVENT_PAGE_LOG_END);
 	}
 	written[written_count++] = (struct written_page){
-		.slot = p->proc->slot, .pt_root = p->pt_root, .va = page,
+		.slot = us->slot, .pt_root = us->pt_root, .va = page,
 		.phys = heap_phys(pg->home), .prot = prot,
 	};
 	return true;
 }
 
 /* uvm_fault -- resolve a user access at va; 0, or an error with *why set */
-int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
+int uvm_fault(struct uspace *us, uint64_t va, unsigned access, const char **why)
 {
 	struct kmapping *m;
 	struct upage pg;
@@ -573,7 +566,7 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		*why = "kernel address";
 		return -ERR_FAULT;
 	}
-	m = find(p->as, va);
+	m = find(us->as, va);
 	if (!m) {
 		*why = "not mapped";
 		return -ERR_FAULT;
@@ -589,7 +582,7 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 	}
 	if (m->prot & FE_PROT_EXEC)
 		prot |= VM_EXEC;
-	err = uvm_activate(p);
+	err = upt_activate(us);
 	if (err) {
 		*why = "no DRAM for page tables";
 		return err;
@@ -602,7 +595,7 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		prot |= VM_WRITE;
 	if (!phys)
 		phys = heap_phys(pg.home);
-	mapped = !arch_pt_lookup_user(p->pt_root, page, &old_phys, &old_prot);
+	mapped = !arch_pt_lookup_user(us->pt_root, page, &old_phys, &old_prot);
 	if (mapped && old_phys == phys &&
 	    (!(access & UVM_WRITE) || (old_prot & VM_WRITE)) &&
 	    (!(access & UVM_EXEC) || (old_prot & VM_EXEC))) {
@@ -610,19 +603,19 @@ int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why)
 		arch_tlb_flush_page(page);
 		return 0;
 	}
-	if (write && phys == heap_phys(pg.home) && epoch_user_logged() &&
-	    !log_written(p, page, &pg, prot))
+	if (write && phys == heap_phys(pg.home) && user_logged &&
+	    !log_written(us, page, &pg, prot))
 		return 0;
-	err = arch_pt_map_user_page(p->pt_root, page, phys, prot);
+	err = arch_pt_map_user_page(us->pt_root, page, phys, prot);
 	if (err) {
 		*why = "no DRAM for page tables";
 		return err;
 	}
 	if (phys != heap_phys(pg.home))
-		pagecache_mapped(p, pg.object, pg.index, page, write);
+		pagecache_mapped(us, pg.object, pg.index, page, write);
 	arch_tlb_flush_page(page);
 	if (mapped && old_phys != phys) /* a private copy replaced its source */
-		sched_shootdown(p);
+		upt_shootdown(us);
 	if (write)
 		written_fault_ns += time_ns() - start;
 	return 0;
@@ -637,14 +630,13 @@ void uvm_epoch_end(struct uvm_epoch *done)
 	written_fault_ns = 0;
 	for (unsigned i = 0; i < written_count; i++) {
 		const struct written_page *w = &written[i];
-		struct pctx *p = proc_slot(w->slot);
-
+		struct uspace *us = upt_space(w->slot);
 		uint64_t phys;
 		unsigned prot;
 
 		/* Tables dropped or remade since, or the entry unmapped or
 		 * replaced: nothing of this write is left to protect. */
-		if (!p || p->pt_root != w->pt_root ||
+		if (!us || us->pt_root != w->pt_root ||
 		    arch_pt_lookup_user(w->pt_root, w->va, &phys, &prot) ||
 		    phys != w->phys)
 			continue;
@@ -657,16 +649,16 @@ void uvm_epoch_end(struct uvm_epoch *done)
 }
 
 /*
- * user_bytes -- the kernel address of p's byte at va, checked for `access`,
+ * user_bytes -- the kernel address of us's byte at va, checked for `access`,
  * and how many bytes of the same page follow it (at most len); *logged
  * when they are heap bytes the caller must log before writing them (a
  * write goes to the DRAM cache when there is one)
  */
-static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
+static int user_bytes(struct uspace *us, uint64_t va, uint64_t len,
 		      unsigned access, uint8_t **kva, uint64_t *chunk,
 		      bool *logged)
 {
-	struct kmapping *m = find(p->as, va);
+	struct kmapping *m = find(us->as, va);
 	struct upage pg;
 	uint64_t frame;
 	bool retry;
@@ -678,7 +670,7 @@ static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
 	if (err)
 		return err == -ERR_NOMEM ? err : -ERR_FAULT;
 	if (pg.copied)
-		unmap_ptes(p, page_down(va), PAGE);
+		unmap_ptes(us, page_down(va), PAGE);
 	frame = cached_frame(&pg, access & UVM_WRITE, &retry);
 	*logged = !frame;
 	*kva = (uint8_t *)(frame ? phys_to_virt(frame) : os_ptr(&kheap, pg.home)) +
@@ -688,7 +680,7 @@ static int user_bytes(struct pctx *p, uint64_t va, uint64_t len,
 }
 
 /* uvm_check -- whether [addr, addr+len) is all mapped with `access` (no page is made) */
-int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access)
+int uvm_check(struct uspace *us, uint64_t addr, uint64_t len, unsigned access)
 {
 	uint64_t end;
 
@@ -698,7 +690,7 @@ int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access)
 		return -ERR_FAULT;
 	end = addr + len;
 	while (addr < end) {
-		struct kmapping *m = find(p->as, addr);
+		struct kmapping *m = find(us->as, addr);
 
 		if (!m || access_denied(m, access))
 			return -ERR_FAULT;
@@ -707,8 +699,8 @@ int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access)
 	return 0;
 }
 
-/* uvm_copy_in -- copy len bytes from p's memory at src */
-int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len)
+/* uvm_copy_in -- copy len bytes from us's memory at src */
+int uvm_copy_in(struct uspace *us, void *dst, uint64_t src, uint64_t len)
 {
 	uint8_t *to = dst;
 
@@ -718,7 +710,7 @@ int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len)
 		uint8_t *kva;
 		uint64_t chunk;
 		bool logged;
-		int err = user_bytes(p, src, len, UVM_READ, &kva, &chunk, &logged);
+		int err = user_bytes(us, src, len, UVM_READ, &kva, &chunk, &logged);
 
 		if (err)
 			return err;
@@ -730,8 +722,8 @@ int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len)
 	return 0;
 }
 
-/* uvm_copy_out -- copy len bytes to p's memory at dst (logged) */
-int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len)
+/* uvm_copy_out -- copy len bytes to us's memory at dst (logged) */
+int uvm_copy_out(struct uspace *us, uint64_t dst, const void *src, uint64_t len)
 {
 	const uint8_t *from = src;
 
@@ -741,7 +733,7 @@ int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len)
 		uint8_t *kva;
 		uint64_t chunk;
 		bool logged;
-		int err = user_bytes(p, dst, len, UVM_WRITE, &kva, &chunk, &logged);
+		int err = user_bytes(us, dst, len, UVM_WRITE, &kva, &chunk, &logged);
 
 		if (err)
 			return err;
@@ -756,7 +748,7 @@ int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len)
 }
 
 /* uvm_copy_string -- a NUL-terminated string of at most max-1 bytes; its length */
-int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max)
+int uvm_copy_string(struct uspace *us, char *dst, uint64_t src, size_t max)
 {
 	size_t len = 0;
 
@@ -768,7 +760,7 @@ int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max)
 
 		if (!range_ok(src, 1))
 			return -ERR_FAULT;
-		err = user_bytes(p, src, max - len, UVM_READ, &kva, &chunk, &logged);
+		err = user_bytes(us, src, max - len, UVM_READ, &kva, &chunk, &logged);
 		if (err)
 			return err;
 		for (uint64_t i = 0; i < chunk; i++) {
@@ -796,15 +788,15 @@ static uint64_t add_pages(uint64_t id, uint64_t *seen, unsigned *n)
 	return info.pages;
 }
 
-/* uvm_pages -- pages of memory p has made (anonymous and copied pages),
+/* uvm_pages -- pages of memory us has made (anonymous and copied pages),
  * each object counted once however many mappings show it */
-uint64_t uvm_pages(struct pctx *p)
+uint64_t uvm_pages(struct uspace *us)
 {
 	uint64_t seen[2 * KASPACE_MAX_MAPS], pages = 0;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < p->as->count; i++) {
-		const struct kmapping *m = &p->as->map[i];
+	for (unsigned i = 0; i < us->as->count; i++) {
+		const struct kmapping *m = &us->as->map[i];
 
 		if (m->shadow)
 			pages += add_pages(m->shadow, seen, &n);

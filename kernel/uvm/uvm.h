@@ -3,37 +3,40 @@
  * cache, which heap page or DRAM frame an address shows, and (without the
  * DRAM cache) the epoch's written pages (uvm.c).
  */
-#ifndef PROC_UVM_H
-#define PROC_UVM_H
+#ifndef UVM_UVM_H
+#define UVM_UVM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct pctx;
+struct uspace;
 
 enum uvm_access { UVM_READ = 1, UVM_WRITE = 2, UVM_EXEC = 4 };
 
+/* uvm_init -- at power-on, before the first user page is mapped: whether
+ * user pages join the epoch (`logged`: all but nopersist, epoch.c), and
+ * the DRAM cache in front of them (pagecache.c) */
+void uvm_init(bool logged);
+
 /* uvm_map -- show `object` from `offset` at [addr, addr+len) (hint unless
  * FE_MAP_FIXED); takes a reference on the object. The address in *out. */
-int uvm_map(struct pctx *p, uint64_t object, uint64_t offset, uint64_t len,
+int uvm_map(struct uspace *us, uint64_t object, uint64_t offset, uint64_t len,
 	    unsigned prot, unsigned flags, unsigned maxprot, uint64_t limit,
 	    uint64_t addr, uint64_t *out);
 
 /* uvm_unmap -- remove every mapping of [addr, addr+len), splitting those it cuts */
-int uvm_unmap(struct pctx *p, uint64_t addr, uint64_t len);
+int uvm_unmap(struct uspace *us, uint64_t addr, uint64_t len);
 
 /* uvm_protect -- change the protection of [addr, addr+len) within each
  * mapping's maxprot */
-int uvm_protect(struct pctx *p, uint64_t addr, uint64_t len, unsigned prot);
+int uvm_protect(struct uspace *us, uint64_t addr, uint64_t len, unsigned prot);
 
 /* uvm_destroy -- release every mapping and the page tables */
-void uvm_destroy(struct pctx *p);
+void uvm_destroy(struct uspace *us);
 
 /* uvm_fault -- resolve a user access at va; 0, or an error with *why set */
-int uvm_fault(struct pctx *p, uint64_t va, unsigned access, const char **why);
-
-/* uvm_activate -- switch to p's page tables (made on first use) */
-int uvm_activate(struct pctx *p);
+int uvm_fault(struct uspace *us, uint64_t va, unsigned access, const char **why);
 
 /* What user memory cost the epoch that just committed (without the DRAM
  * cache: pagecache.h says what the write-back did). */
@@ -46,26 +49,26 @@ struct uvm_epoch {
  * written in the epoch, so its next write is logged in the new one */
 void uvm_epoch_end(struct uvm_epoch *done);
 
-/* uvm_drop_tables -- free p's page tables (they are only a cache) */
-void uvm_drop_tables(struct pctx *p);
+/* uvm_drop_tables -- free us's page tables (they are only a cache) */
+void uvm_drop_tables(struct uspace *us);
 
 /* uvm_drop_all_tables -- free every process's page tables (after pages
  * they may map were freed) */
 void uvm_drop_all_tables(void);
 
-/* uvm_pages -- pages of memory p has made (anonymous and copied pages) */
-uint64_t uvm_pages(struct pctx *p);
+/* uvm_pages -- pages of memory us has made (anonymous and copied pages) */
+uint64_t uvm_pages(struct uspace *us);
 
-/* Copies between kernel buffers and p's memory, with p's access rights:
- * -ERR_FAULT for anything outside p's mappings or the user half. */
-int uvm_copy_in(struct pctx *p, void *dst, uint64_t src, uint64_t len);
-int uvm_copy_out(struct pctx *p, uint64_t dst, const void *src, uint64_t len);
+/* Copies between kernel buffers and us's memory, with us's access rights:
+ * -ERR_FAULT for anything outside us's mappings or the user half. */
+int uvm_copy_in(struct uspace *us, void *dst, uint64_t src, uint64_t len);
+int uvm_copy_out(struct uspace *us, uint64_t dst, const void *src, uint64_t len);
 
 /* uvm_check -- -ERR_FAULT unless [addr, addr+len) is mapped with `access`
  * (for checking a buffer before anything changes) */
-int uvm_check(struct pctx *p, uint64_t addr, uint64_t len, unsigned access);
+int uvm_check(struct uspace *us, uint64_t addr, uint64_t len, unsigned access);
 
 /* uvm_copy_string -- a NUL-terminated string of at most max-1 bytes; its length */
-int uvm_copy_string(struct pctx *p, char *dst, uint64_t src, size_t max);
+int uvm_copy_string(struct uspace *us, char *dst, uint64_t src, size_t max);
 
 #endif

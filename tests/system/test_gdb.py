@@ -299,7 +299,7 @@ def test_fe_heap_agrees_with_objtool_info_stats(machines, image):
 
 
 def test_fe_ps_shows_held_processes(machines, image):
-    # A safe power-on holds the saved processes (volatile, in safe.c): fe-ps
+    # A safe power-on holds the saved processes (volatile, in sched.c): fe-ps
     # shows them held as osh's ps does, and the rescue shell not.
     m = machines(image=image, size=HEAP, boot="kernel")
     m.expect(PROMPT, timeout=LONG)

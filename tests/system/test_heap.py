@@ -91,7 +91,7 @@ def test_genesis_imports_the_modules(machines, image, tmp_path):
     assert b"type:      code" in objtool(image, "stat", "bin/tool")
     info = objtool(image, "info").decode()
     # [0] the kernel's root object, [1] the machine's clock rates (time.c),
-    # [2] the rescue reserve (safe.c)
+    # [2] the rescue reserve (epoch/rescue.c)
     root = re.search(r"app roots: +\[0\] #(\d+) kernel, \[1\] #\d+ kernel, "
                      r"\[2\] #\d+ anon\n", info)
     assert root, info

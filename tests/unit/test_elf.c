@@ -1,5 +1,5 @@
 /*
- * test_elf.c -- host unit tests of the ELF checker (kernel/proc/elf.c, the
+ * test_elf.c -- host unit tests of the ELF checker (kernel/task/elf.c, the
  * same source the kernel compiles, linked with Ferrite's libc).
  *
  * A valid minimal executable is built in memory -- an R+X text segment and an
@@ -25,7 +25,7 @@
 #include <ferrite/errors.h>
 #include <ferrite/syscall.h>
 
-#include "kernel/proc/elf.h"
+#include "kernel/task/elf.h"
 #include "tests/objstore/test_rand.h"
 
 /* The valid image: file layout and addresses. */

@@ -88,7 +88,7 @@ $(UNIT_DIR)/test_rtc: $(UNIT_DIR)/kernel/dev/rtc_calendar.o
 
 # test_elf: the ELF checker, and a real static executable from the host's
 # gcc for it to accept (elf_sample: not named test_*, so never run).
-$(UNIT_DIR)/test_elf: $(UNIT_DIR)/kernel/proc/elf.o
+$(UNIT_DIR)/test_elf: $(UNIT_DIR)/kernel/task/elf.o
 
 $(UNIT_DIR)/elf_sample: tests/unit/elf_sample.c
 	@mkdir -p $(dir $@)

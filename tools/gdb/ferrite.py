@@ -47,7 +47,7 @@ persistent address space (the kaspace mappings, the objects they show and
 their copy-on-write shadows, as uvm.c resolves a fault), never through page
 tables, which are a volatile cache that may not exist: so any process can
 be read at any time, current or not. A page the DRAM cache holds
-(kernel/proc/pagecache.c) is read from its frame: that is the process's
+(kernel/uvm/pagecache.c) is read from its frame: that is the process's
 memory now; the heap page holds it as of the last commit.
 
 What DWARF cannot say. Preprocessor constants of the on-NVM format are not
@@ -452,7 +452,7 @@ class Kernel:
         kroot_ptr = int(symbol("kroot"))
         if not root_id or not kroot_ptr:
             raise FeError("no kernel root yet: genesis is not complete "
-                          "(proc_init has not made or found it in this power-on)")
+                          "(kobj_root_init has not made or found it in this power-on)")
         self.root_id = root_id
         self.kroot = heap.small(root_id, "struct kroot")
 
@@ -528,9 +528,9 @@ def on_cpu(cpu, read):
 
 
 def held(slot, oid):
-    """Whether a safe power-on holds process `oid` in `slot` (safe.c, volatile)."""
-    return (int(symbol("'safe.c'::holding")) != 0
-            and int(symbol("'safe.c'::held")[slot]) == oid)
+    """Whether a safe power-on holds process `oid` in `slot` (sched.c, volatile)."""
+    return (int(symbol("'sched.c'::holding")) != 0
+            and int(symbol("'sched.c'::held")[slot]) == oid)
 
 
 def in_user_mode():
@@ -966,7 +966,7 @@ class FeInfo(FeCommand):
                   f"({size_text(int(kh['rolled_back_bytes']))})\n")
 
     def dram_cache(self):
-        """The DRAM cache in front of the NVM (kernel/proc/pagecache.c)."""
+        """The DRAM cache in front of the NVM (kernel/uvm/pagecache.c)."""
         capacity = int(symbol("'pagecache.c'::capacity"))
         if not capacity:
             gdb.write("dram cache:       off (user pages mapped onto the NVM)\n")
@@ -1471,8 +1471,8 @@ class FePid(gdb.Function):
         """The running process's pid, read from its process object."""
         try:
             slot = running_slot()
-            # proc.c's cache of the running slot is always loaded (switch_to_next).
-            return int(gdb.parse_and_eval(f"'proc.c'::ctx[{slot}].proc->pid")) if slot >= 0 else 0
+            # ptable.c's cache of the running slot is always loaded (sched_run_next).
+            return int(gdb.parse_and_eval(f"'ptable.c'::ctx[{slot}].proc->pid")) if slot >= 0 else 0
         except (FeError, gdb.error):
             return 0
 
@@ -1670,7 +1670,7 @@ class FePt(FeCommand):
 
     def walk(self, heap, slot, va):
         """The four levels from the process's page-table root."""
-        table = int(symbol(f"'proc.c'::ctx[{slot}].pt_root"))
+        table = int(symbol(f"'ptable.c'::ctx[{slot}].mem.pt_root"))
         if not table:
             gdb.write("page tables: none yet (built at the process's first fault "
                       "after power-on: a cache of its address space)\n")

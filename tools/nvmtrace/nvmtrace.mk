@@ -28,7 +28,7 @@ trace-kernel:
 #   unfenced-commit  no fence between the commit's write-backs and the
 #                    epoch store (objstore/tx.c)
 #   early-console    the epoch's console output is sent before the commit
-#                    (kernel/proc/epoch.c)
+#                    (kernel/epoch/epoch.c)
 MUTANTS := unflushed-undo unflushed-pages unfenced-commit early-console
 
 .PHONY: mutants

@@ -33,7 +33,6 @@
 #include "arch/x86_64/user.h"
 #include "core/panic.h"
 #include "core/printk.h"
-#include "core/smp.h"
 #include "ferrite/syscall.h"
 
 _Static_assert(offsetof(struct trap_frame, vector) == TF_VECTOR, "TF_ offsets");

@@ -95,7 +95,7 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * of an OS_TYPE_KERNEL object remembering the machine the heap last ran
  * on (its clock rates: kernel/core/time.c); app_roots[OS_APP_ROOT_RESERVE]
  * the id of an OS_TYPE_ANON object whose pages only a safe power-on gives
- * back (kernel/proc/safe.c). Invariant: a non-zero app root names a live
+ * back (kernel/epoch/rescue.c). Invariant: a non-zero app root names a live
  * object (os_app_root_set and os_check).
  *
  * pages_unformatted (layout 2.1; zero in every older heap, whose pages were

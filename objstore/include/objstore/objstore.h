@@ -46,6 +46,11 @@ struct os_platform {
 	uint32_t (*crc32c)(uint32_t crc, const void *p, size_t len);
 };
 
+/* os_crc32c_reference -- objstore's portable CRC-32C of `len` bytes,
+ * continuing from `crc`: what every checksum in a heap is, and what a
+ * platform's crc32c must equal (the kernel's self-test checks its CPU's) */
+uint32_t os_crc32c_reference(uint32_t crc, const void *p, size_t len);
+
 /*
  * An open heap. Volatile: it lives in the caller's memory and is rebuilt
  * by os_open() at every power-on. Fields are private to objstore.
