@@ -66,7 +66,7 @@ def test_a_forged_back_link_in_the_log_is_refused(bases):
 
     def forge(img):
         r = last_record(img)
-        H.put(img, r["pos"] + 24, "I", r["prev_size"] + 64)
+        H.LOG.put(img, r["pos"], "prev_size", r["prev_size"] + H.CACHE_LINE)
         H.fix_record(img, r["pos"])
     refused(workdir, cut, forge, "back link does not lead to the previous record")
 
@@ -80,7 +80,7 @@ def test_a_process_naming_a_foreign_thread_is_refused(bases):
             view = H.rolled_back(img)
             proc = [o for o in H.kernel_objects(view) if o[0] == "process"][-1][1]
             aspace = H.get(view, proc, H.KPROC, "aspace")
-            H.put(img, proc + H.KPROC["thread"][0], "Q", aspace)
+            H.KPROC.put(img, proc, "thread", aspace)
         refused(workdir, base, forge, "thread 0: #")
 
 
@@ -90,7 +90,7 @@ def test_a_kernel_root_of_another_version_is_refused(bases):
 
     def forge(img):
         root = H.kernel_objects(H.rolled_back(img))[0][1]
-        H.put(img, root + H.KROOT["version"][0], "I", 7)
+        H.KROOT.put(img, root, "version", 7)
     refused(workdir, cut, forge, "version 7; this kernel knows version 2")
 
 
