@@ -6,11 +6,11 @@ the Linux kernel's scripts/gdb (lx-ps, lx-dmesg):
 
   fe-info          the heap: layout, size and use, epochs, the undo log, the
                    DRAM cache, power-ons                          info.py
-  fe-heap          objtool's info --stats from live memory: by type, slabs,
-                   free runs, the log's high water, age            stats.py
+  fe-heap          objtool's info --stats of the heap in memory: by type,
+                   slabs, free runs, the log's high water, age     image.py
   fe-check [--committed]  objtool's check of the heap in memory (the running
                    epoch's changes included), or as a power cut would
-                   leave it                                        check.py
+                   leave it                                        image.py
   fe-ls [PREFIX]   the catalogue, in the columns of osh's `ls -l`  catalogue.py
   fe-obj ID|NAME   an object's header and, for kernel objects, their fields
                                                                    objects.py
@@ -55,8 +55,9 @@ layouts of the structures (gdb.lookup_type), so the commands follow the
 code when a structure gains or moves a field. The heap is walked as
 objstore walks it (heap.py, catalogue.py); a process's memory is read
 through its persistent address space (usermem.py), so any process can be
-read at any time, current or not. fe-check runs objtool's checker on a
-copy of the heap (check.py).
+read at any time, current or not. What objstore's own programs already
+compute -- the check, the statistics -- is not computed again here:
+fe-check and fe-heap run objtool on a copy of the heap (image.py).
 
 What DWARF cannot say. The preprocessor constants of the on-NVM format
 (the page size, the radix fan-out, the catalogue node magic, the
@@ -71,11 +72,11 @@ and never shows a Python traceback (commands.py); reads are bounded so a
 damaged heap cannot make a command loop.
 """
 
-from . import (backtrace, catalogue, check, dmesg, info, log, objects, processes,
-               snapshots, stats, usermem)
+from . import (backtrace, catalogue, dmesg, image, info, log, objects, processes,
+               snapshots, usermem)
 
 COMMANDS = (
-    info.FeInfo, stats.FeHeap, check.FeCheck, catalogue.FeLs, objects.FeObj,
+    info.FeInfo, image.FeHeap, image.FeCheck, catalogue.FeLs, objects.FeObj,
     processes.FePs, processes.FeCpus, backtrace.FeBt, log.FeLog, dmesg.FeDmesg,
     usermem.FePt, snapshots.FeSnapshots, dmesg.FeEpitaph, backtrace.FeUser,
     processes.FePid, processes.FeProc, processes.FeCurrent, objects.FeObjValue,
