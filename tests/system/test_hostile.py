@@ -103,11 +103,13 @@ def test_damaged_snapshot_metadata_is_refused(bases):
         with open(base, "rb") as f:
             img = bytearray(f.read())
         kinds = H.metadata_ranges(H.rolled_back(img))
-        node = [o for o, _ in kinds["snapshot node"] if not hostile.healed(img, o + 41)]
-        area = kinds["snapshot area"][0][0]
+        epoch = H.SNAP_NODE.offset("epoch") + 1        # under the node's crc
+        node = [o + epoch for o, _ in kinds["snapshot node"]
+                if not hostile.healed(img, o + epoch)]
+        free_top = kinds["snapshot area"][0][0] + H.SNAP_AREA.offset("free_top")
         assert node
-        refused(workdir, base, lambda b: b.__setitem__(node[0] + 41, b[node[0] + 41] ^ 0x10),
-                "snapshot node")                 # the epoch, under the node's crc
-        if not hostile.healed(img, area + 24):
-            refused(workdir, base, lambda b: b.__setitem__(area + 24, b[area + 24] ^ 1),
-                    "snapshot area: checksum")   # free_top, under the header's crc
+        refused(workdir, base, lambda b: b.__setitem__(node[0], b[node[0]] ^ 0x10),
+                "snapshot node")
+        if not hostile.healed(img, free_top):          # under the header's crc
+            refused(workdir, base, lambda b: b.__setitem__(free_top, b[free_top] ^ 1),
+                    "snapshot area: checksum")

@@ -739,7 +739,7 @@ def test_check_repair_refuses_what_needs_guessing(tmp_path):
     unlink_from_index(image, victim)
     # and a header whose checksum fails: no repair can know its bytes
     b = bytearray(open(image, "rb").read())
-    b[heapimage.object_headers(b)[keep] + 20] ^= 0xff
+    b[heapimage.object_headers(b)[keep] + heapimage.HEADER.offset("size") + 4] ^= 0xff
     open(image, "wb").write(b)
     damaged = snapshot(image)
     r = objtool(image, "check", "--repair", rc=EXIT_PROBLEMS)

@@ -401,7 +401,7 @@ def test_a_damaged_snapshot_node_is_reported_and_never_written(tmp_path):
 
     # A byte of its name: its checksum no longer matches. Every open refuses.
     b = bytearray(clean)
-    b[node["off"] + 1] ^= 0x20
+    b[node["off"] + heapimage.SNAP_NODE.offset("name") + 1] ^= 0x20
     refused(b, f"snapshot node {node['index']}: checksum",
             f"corrupt snapshot area: snapshot node {node['index']}: checksum")
     # A parent that is no node in use, the checksum made good: what only the
