@@ -17,6 +17,12 @@ for _path in (_HERE, os.path.join(os.path.dirname(_HERE), "heapformat")):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
+# Sourced again (after an edit or a make), the helpers and the format's
+# description are read afresh.
+for _name in [n for n in sys.modules
+              if n in ("fegdb", "heapformat") or n.startswith("fegdb.")]:
+    del sys.modules[_name]
+
 import fegdb  # noqa: E402
 
 fegdb.register()

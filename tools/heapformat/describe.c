@@ -103,8 +103,8 @@ static void end(void)
 
 /* --- the constants ------------------------------------------------------- */
 
-/* heap_constants -- format.h's numbers, and the limits objstore's walks and
- * checker hold the trees to (object_internal.h) */
+/* heap_constants -- format.h's numbers, and the depth objstore's walks and
+ * checker hold the id index to (object_internal.h: ids stay below 2^63) */
 static void heap_constants(void)
 {
 	text("OS_MAGIC", OS_MAGIC);
@@ -146,7 +146,6 @@ static void heap_constants(void)
 	CONSTANT(OS_RADIX_FANOUT);
 	CONSTANT(OS_RADIX_SHIFT);
 	CONSTANT(ID_MAX_DEPTH);
-	CONSTANT(OBJ_MAX_DEPTH);
 	CONSTANT(OS_CAT_MAGIC);
 	CONSTANT(OS_CAT_MAX_HEIGHT);
 	CONSTANT(OS_CAT_MIN_FILL);

@@ -69,12 +69,6 @@ def __getattr__(name):
     return value.encode() if isinstance(value, str) else value
 
 
-def constants():
-    """Every constant: {C name: value}; the magics as bytes."""
-    return {k: v.encode() if isinstance(v, str) else v
-            for k, v in _description()["constants"].items()}
-
-
 def type_names():
     """{type number: name} of the object types, as objstore names them."""
     return {int(k): v for k, v in _description()["type_names"].items()}
@@ -141,14 +135,6 @@ class Layout:
         """(offset, struct format) of an integer field: what a forgery needs."""
         off, f = self.field(path)
         return off, f.format
-
-    def __contains__(self, path):
-        """Whether the structure has this field."""
-        try:
-            self.field(path)
-        except FormatUnknown:
-            return False
-        return True
 
     def at(self, path, index=0):
         """(offset, format) of element `index` of an integer field or array."""
