@@ -122,10 +122,11 @@ $(BUILD)/ferrite.iso: $(BUILD)/ferrite.elf boot/grub.cfg $(USER_PROGRAMS)
 include tests/unit/unit.mk
 include objstore/objstore.mk
 include tools/objtool/objtool.mk
+include tools/heapformat/heapformat.mk
 include tests/bench/bench.mk
 include tools/nvmtrace/nvmtrace.mk
 
-tools: $(UNIT_TESTS) objstore $(BUILD)/objtool $(NVMTRACE_PLUGIN)
+tools: $(UNIT_TESTS) objstore $(BUILD)/objtool $(HEAPFORMAT_JSON) $(NVMTRACE_PLUGIN)
 
 # A kernel with a bug planted on purpose: one write of every commit skips
 # its log record (FERRITE_PLANT_UNLOGGED, kernel/epoch/epoch.c), so the log

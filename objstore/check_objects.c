@@ -25,7 +25,7 @@
  *
  * It finds a header and measures a tree through object_internal.h, as
  * object.c does. A header with a bad crc or an unknown type is reported
- * and not followed, no tree is walked deeper than its limit (ID_MAX_DEPTH,
+ * and not followed, no tree is walked deeper than its limit (OS_ID_MAX_DEPTH,
  * OBJ_MAX_DEPTH), and a page is claimed once, so a corrupt heap yields
  * reports, never a crash or a hang.
  */
@@ -248,12 +248,12 @@ static bool ck_id_depth(struct os_checker *ck)
 
 	if (r->next_object_id == 0)
 		return false; /* reported with the root block */
-	if (r->next_object_id > ID_LIMIT)
+	if (r->next_object_id > OS_ID_LIMIT)
 		os_check_problem(ck, "root block: next object id %llu is past the last id %llu",
-				 ULL(r->next_object_id), ULL(ID_LIMIT - 1));
-	if (r->index_depth > ID_MAX_DEPTH || (r->index_root && !r->index_depth)) {
+				 ULL(r->next_object_id), ULL(OS_ID_LIMIT - 1));
+	if (r->index_depth > OS_ID_MAX_DEPTH || (r->index_root && !r->index_depth)) {
 		os_check_problem(ck, "root block: id index depth %u (root %#llx) is not 1..%u",
-				 r->index_depth, ULL(r->index_root), ID_MAX_DEPTH);
+				 r->index_depth, ULL(r->index_root), OS_ID_MAX_DEPTH);
 		return false;
 	}
 	want = os_obj_key_depth(r->next_object_id - 1);

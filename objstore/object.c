@@ -24,7 +24,7 @@
  *            entries, and is never 0 (an emptied index page is freed and
  *            the entry or root that held it cleared).
  * Invariant: the id index has depth os_obj_key_depth(next_object_id - 1)
- *            and no entry for an id of 0 or >= next_object_id (< ID_LIMIT).
+ *            and no entry for an id of 0 or >= next_object_id (< OS_ID_LIMIT).
  * Invariant: every header carries its crc. Lookups refuse a header that
  *            does not (-ERR_CORRUPT) and validate every offset before
  *            following it; os_check_objects (check_objects.c)
@@ -50,7 +50,7 @@
  * frees those before it: -ERR_NOMEM changes nothing). Bounded calls
  * reserve their whole need up front:
  *  - create: the root block, 2 + p allocations (header, small block, p <=
- *    2 * ID_MAX_DEPTH index pages) and p + 1 index entries;
+ *    2 * OS_ID_MAX_DEPTH index pages) and p + 1 index entries;
  *  - ref: one header; small write: the header and the bytes written;
  *  - grow: the header, the old last page's tail, and an allocation and
  *    an entry per new level (<= OBJ_MAX_DEPTH);
@@ -76,7 +76,7 @@
 #include "object_internal.h"
 #include "objstore/object.h"
 
-#define MAX_DEPTH ID_MAX_DEPTH
+#define MAX_DEPTH OS_ID_MAX_DEPTH
 
 /* Log bytes reserved with os_log_room before anything changes. */
 #define REC(n) OS_ALIGN_UP(sizeof(struct os_log_entry) + (n), OS_CACHE_LINE)
@@ -260,7 +260,7 @@ int os_obj_hdr_find(const struct view *v, uint64_t id, uint64_t *off)
 
 	if (id == 0 || id >= r->next_object_id || !r->index_root)
 		return -ERR_NOENT;
-	if (r->index_depth > ID_MAX_DEPTH || os_obj_key_depth(id) > r->index_depth)
+	if (r->index_depth > OS_ID_MAX_DEPTH || os_obj_key_depth(id) > r->index_depth)
 		return -ERR_CORRUPT;
 	err = walk(v, r->index_root, r->index_depth, id, &p);
 	if (err)
@@ -579,9 +579,9 @@ static int create_check(const struct objstore *os, uint16_t type, uint64_t size)
 		return -ERR_TOOBIG;
 	if (!os->in_tx)
 		return -ERR_INVAL;
-	if (r->next_object_id >= ID_LIMIT)
+	if (r->next_object_id >= OS_ID_LIMIT)
 		return -ERR_NOSPC; /* ids exhausted */
-	if (r->next_object_id == 0 || r->index_depth > ID_MAX_DEPTH ||
+	if (r->next_object_id == 0 || r->index_depth > OS_ID_MAX_DEPTH ||
 	    (r->index_root && (!r->index_depth || !page_ok(&v, r->index_root))))
 		return -ERR_CORRUPT;
 	return 0;
@@ -1226,7 +1226,7 @@ int os_obj_next(const struct objstore *os, uint64_t from, uint64_t *id)
 		from = 1;
 	if (!r->index_root || from >= r->next_object_id)
 		return -ERR_NOENT;
-	if (r->index_depth == 0 || r->index_depth > ID_MAX_DEPTH)
+	if (r->index_depth == 0 || r->index_depth > OS_ID_MAX_DEPTH)
 		return -ERR_CORRUPT;
 	if (os_obj_key_depth(from) > r->index_depth)
 		return -ERR_NOENT;

@@ -15,8 +15,6 @@
 
 #include "objstore/format.h"
 
-#define ID_MAX_DEPTH 7            /* ids below ID_LIMIT = 512^7 */
-#define ID_LIMIT (1ull << 63)
 #define OBJ_MAX_DEPTH 6           /* 512^6 pages reach any 64-bit size */
 
 /* A read-only view of a heap: from an open handle or from the checker. */

@@ -225,9 +225,9 @@ struct arch_user_regs {
 	uint64_t rip, rflags, fs_base, reserved;
 	uint8_t fpu[512] __attribute__((aligned(16)));
 };
-/* Pinned: it is part of struct kthread (kernel/kformat/kformat.h), and the
- * gdb helpers and tests/system/heapimage.py read rip, rsp, rbp, rflags,
- * fs_base and the FXSAVE image at these offsets. */
+/* Pinned: it is part of struct kthread (kernel/kformat/kformat.h), whose
+ * layout the persistent format fixes; the gdb helpers and the tests read
+ * these fields through the kernel's debug info and tools/heapformat. */
 #define ARCH_USER_REGS_AT(f, at)                                              \
 	_Static_assert(__builtin_offsetof(struct arch_user_regs, f) == (at), \
 		       "arch_user_regs." #f " is persistent")

@@ -3,10 +3,11 @@
  * in the heap.
  *
  * This is the kernel's half of the heap format, as objstore's format.h is
- * the heap's own: the kernel (core/, proc/), its power-on checker (kcheck.c,
- * beside this header) and objtool all read these layouts, and the gdb
- * helpers and the tests' image reader (tests/system/heapimage.py) rely on
- * the offsets. So every structure's size and every field's offset is pinned
+ * the heap's own: the kernel, its power-on checker (kcheck.c, beside this
+ * header) and objtool all read these layouts; the gdb helpers read them
+ * from the kernel's debug info, and the tests' image reader from what the
+ * compiler makes of this header (tools/heapformat/describe.c): none copies
+ * an offset. So every structure's size and every field's offset is pinned
  * below with an exact _Static_assert (KFORMAT_SIZE, KFORMAT_AT): a change
  * to a layout fails to compile until the assert, docs/format.md ("Kernel
  * objects") and KROOT_VERSION are changed with it. The ABI structures

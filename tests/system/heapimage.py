@@ -1,81 +1,70 @@
 """heapimage.py -- reading and forging a Ferrite heap image from a test.
 
-The structures are read with struct, as objstore/include/objstore/format.h
-and kernel/kformat/kformat.h lay them out, so a test can find every metadata
-byte (metadata_ranges), the kernel's objects (kernel_objects), the records
-of an unfinished transaction (log_records), and change any of them with
+A test can find every metadata byte (metadata_ranges), the kernel's
+objects (kernel_objects), the records of an unfinished transaction
+(log_records), what holds any byte (Owners), and change any of them with
 its checksum made good again (the fix_* functions): a forgery that only
-the meaning of the bytes can give away. Used by test_objtool_corrupt.py
-and the hostile-image campaign (hostile.py).
+the meaning of the bytes can give away. Used by test_objtool_corrupt.py,
+the hostile-image campaign (hostile.py) and the tests that forge one
+field.
+
+No layout is written here. Every offset, size and constant comes from
+tools/heapformat/heapformat.py (F below), which serves what the C compiler
+made of objstore/include/objstore/format.h and kernel/kformat/kformat.h:
+SB.offset("committed_epoch"), KPROC.put(img, at, "thread", oid). What
+this file knows is how the structures lead to each other -- the walks --
+which tests/system/test_heapformat.py checks against objtool's own
+reading of the same images.
 """
 
+import os
 import struct
+import sys
 
-PAGE = 4096
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tools", "heapformat"))
 
-# struct os_superblock
-SB_LAYOUT_MAJOR = 8
-SB_HEAP_SIZE = 32
-SB_GEOMETRY = 40              # root, log, log_size, desc, stack, data, page_count
+import heapformat as F  # noqa: E402
+
+# The heap's structures (format.h).
+SB = F.layout("os_superblock")
+ROOT = F.layout("os_root")
+DESC = F.layout("os_page_desc")
+LOG = F.layout("os_log_entry")
+HEADER = F.layout("os_obj_header")
+CAT_NODE = F.layout("os_cat_node")
+CAT_ENTRY = F.layout("os_cat_entry")
+SNAP_AREA = F.layout("os_snap_area")
+SNAP_NODE = F.layout("os_snap_node")
+SNAP_ENTRY = F.layout("os_snap_entry")
+# The kernel's objects (kformat.h).
+KROOT = F.layout("kroot")
+KCONSOLE = F.layout("kconsole")
+KPROC = F.layout("kproc")
+KTHREAD = F.layout("kthread")
+KASPACE = F.layout("kaspace")
+KMAPPING = F.layout("kmapping")
+KHANDLES = F.layout("khandles")
+KHANDLE = F.layout("khandle")
+KCHANNEL = F.layout("kchannel")
+
+PAGE = F.OS_PAGE_SIZE
+CACHE_LINE = F.OS_CACHE_LINE
+TYPE_NAMES = F.type_names()
+crc32c = F.crc32c
+
+# The superblock's geometry: where each region starts (format.h's map).
 SB_GEOMETRY_FIELDS = ("root_offset", "log_offset", "log_size", "desc_offset",
                       "stack_offset", "data_offset", "page_count")
-SB_SNAP = 104                 # snap_offset, snap_size (layout 2.0)
-SB_CRC = 252                  # CRC-32C of the 252 bytes before it
-SB_CRC_END = 256              # [0, 256): everything the crc covers, and the crc
-SB_EPOCH = 256                # committed_epoch, not covered
-# struct os_root
-ROOT_SIZE = 256
-ROOT_CRC = 252
-ROOT_FREE_TOP = 48
-ROOT_APP_ROOTS = 104
-ROOT_PAGES_UNFORMATTED = 168  # layout 2.1: the never-used tail's length
-# struct os_page_desc, struct os_obj_header, struct os_cat_node, struct os_cat_entry
-DESC_SIZE = 32
-HEADER_SIZE = 64
-HEADER_CRC = 60
-CAT_HEADER = 32
-CAT_CRC = 28
-CAT_ENTRY_HDR = 13
-# struct os_log_entry
-LOG_HEADER = 32
-LOG_UNDO, LOG_FRESH, LOG_REDO, LOG_COMMIT = 1, 2, 3, 4
-LOG_DATA_KINDS = (LOG_UNDO, LOG_REDO)    # records that carry their range's bytes
-CACHE_LINE = 64
-# struct os_snap_area, struct os_snap_node
-SNAP_AREA_SIZE = 192
-SNAP_NODE_SIZE = 128
-SNAP_NODES = 64
-SNAP_NODE_GEN = 56
-SNAP_NODE_PARENT = 60
-SNAP_NODE_CRC = 124
-SNAP_AREA_TABLE_GEN = 20
-SNAP_AREA_HEAD = 32
-SNAP_TABLE_PAGES = 2
-SNAP_ENTRIES_PER_PAGE = 512
-
-TYPE_NAMES = {1: "blob", 2: "code", 3: "process", 4: "thread", 5: "aspace",
-              6: "channel", 7: "catalogue", 8: "anon", 9: "handles", 10: "kernel"}
-
-
-def _crc_table():
-    table = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82F63B78 & -(c & 1))
-        table.append(c)
-    return table
-
-
-_TABLE = _crc_table()
-
-
-def crc32c(data, crc=0):
-    """CRC-32C (Castagnoli), as objstore/crc32c.c computes it."""
-    crc ^= 0xFFFFFFFF
-    for byte in data:
-        crc = _TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+# Widths format.h gives as C types, not as named sizes: the free-page
+# stack holds uint32_t page numbers; a snapshot directory page holds
+# OS_SNAP_DIR_SLOTS uint32_t list-page numbers (+1), and fills its page.
+STACK_ENTRY = 4
+DIR_SLOT = PAGE // F.OS_SNAP_DIR_SLOTS
+# The byte of an FXSAVE image (arch_user_regs.fpu) that holds MXCSR: the
+# CPU's layout (Intel SDM, FXSAVE; kernel/arch/x86_64/user.c FXSAVE_MXCSR).
+FXSAVE_MXCSR = 24
+LOG_DATA_KINDS = (F.OS_LOG_UNDO, F.OS_LOG_REDO)    # records that carry their range's bytes
 
 
 def u16(b, off):
@@ -94,33 +83,62 @@ def put(b, off, fmt, value):
     struct.pack_into("<" + fmt, b, off, value)
 
 
+def get(img, base, layout, field, index=0):
+    """Field `field` (element `index`) of the structure `layout` at `base`."""
+    return layout.get(img, base, field, index)
+
+
+def end_of(layout, field):
+    """Where a field ends: its offset plus its size."""
+    off, f = layout.field(field)
+    return off + f.size
+
+
 def geometry(img):
-    """The superblock's geometry: {field: value} plus heap_size and epoch."""
-    g = dict(zip(SB_GEOMETRY_FIELDS, struct.unpack_from("<7Q", img, SB_GEOMETRY)))
-    g["heap_size"] = u64(img, SB_HEAP_SIZE)
-    g["epoch"] = u64(img, SB_EPOCH)
-    g["snap_offset"], g["snap_size"] = struct.unpack_from("<2Q", img, SB_SNAP)
+    """The superblock's geometry: {field: value} plus heap_size, the
+    snapshot area's place and the committed epoch (as `epoch`)."""
+    g = {f: SB.get(img, 0, f) for f in SB_GEOMETRY_FIELDS + ("heap_size", "snap_offset",
+                                                             "snap_size")}
+    g["epoch"] = SB.get(img, 0, "committed_epoch")
     return g
+
+
+def thread_register(name):
+    """(offset in struct kthread, format) of a saved user register: rip,
+    rsp, rflags, fs_base (arch_user_regs), or mxcsr (in its FXSAVE image)."""
+    if name == "mxcsr":
+        return KTHREAD.offset("regs.fpu") + FXSAVE_MXCSR, "I"
+    return KTHREAD["regs." + name]
 
 
 # --- checksums made good again ----------------------------------------------
 
 def fix_superblock(b):
-    put(b, SB_CRC, "I", crc32c(b[:SB_CRC]))
+    SB.put(b, 0, "crc", crc32c(b[:SB.crc_end()]))
 
 
 def fix_root(b):
     root = geometry(b)["root_offset"]
-    put(b, root + ROOT_CRC, "I", crc32c(b[root:root + ROOT_CRC]))
+    ROOT.put(b, root, "crc", crc32c(b[root:root + ROOT.crc_end()]))
 
 
 def fix_header(b, off):
-    put(b, off + HEADER_CRC, "I", crc32c(b[off:off + HEADER_CRC]))
+    HEADER.put(b, off, "crc", crc32c(b[off:off + HEADER.crc_end()]))
+
+
+def fix_desc(b, off):
+    DESC.put(b, off, "crc", crc32c(b[off:off + DESC.crc_end()]))
+
+
+def fix_cat_node(b, off):
+    CAT_NODE.put(b, off, "crc", crc32c(b[off:off + CAT_NODE.crc_end()]))
 
 
 def fix_cat_entry(b, off):
-    length = b[off + 12]
-    put(b, off, "I", crc32c(b[off + 4:off + CAT_ENTRY_HDR + length]))
+    """An entry's crc covers the bytes after it: value, len and the name."""
+    length = CAT_ENTRY.get(b, off, "len")
+    CAT_ENTRY.put(b, off, "crc", crc32c(b[off + CAT_ENTRY.offset("value"):
+                                           off + CAT_ENTRY.offset("name") + length]))
 
 
 def _record_checksum(header_crc0, data):
@@ -136,25 +154,39 @@ def _record_checksum(header_crc0, data):
 
 
 def record_size(kind, length):
+    """A log record's bytes: its header and data, padded to a cache line."""
     data = length if kind in LOG_DATA_KINDS else 0
-    return (LOG_HEADER + data + CACHE_LINE - 1) // CACHE_LINE * CACHE_LINE
+    return (LOG.size + data + CACHE_LINE - 1) // CACHE_LINE * CACHE_LINE
+
+
+def _record_crc(b, pos):
+    """What the crc of the log record at heap offset pos should be."""
+    header = bytearray(b[pos:pos + LOG.size])
+    LOG.put(header, 0, "crc", 0)
+    length, kind = LOG.get(header, 0, "length"), LOG.get(header, 0, "kind")
+    data = bytes(b[pos + LOG.size:pos + LOG.size + length]) if kind in LOG_DATA_KINDS else b""
+    return _record_checksum(bytes(header), data)
 
 
 def fix_record(b, pos_in_heap):
     """Recompute the crc of the log record at heap offset pos_in_heap."""
-    header = bytearray(b[pos_in_heap:pos_in_heap + LOG_HEADER])
-    put(header, 28, "I", 0)
-    length, kind = u32(header, 8), u16(header, 12)
-    data = bytes(b[pos_in_heap + LOG_HEADER:pos_in_heap + LOG_HEADER + length]) \
-        if kind in LOG_DATA_KINDS else b""
-    put(b, pos_in_heap + 28, "I", _record_checksum(bytes(header), data))
+    LOG.put(b, pos_in_heap, "crc", _record_crc(b, pos_in_heap))
 
 
 def fix_snap_node(b, off):
-    put(b, off + SNAP_NODE_CRC, "I", crc32c(b[off:off + SNAP_NODE_CRC]))
+    SNAP_NODE.put(b, off, "crc", crc32c(b[off:off + SNAP_NODE.crc_end()]))
 
 
 # --- the snapshot area (layout 2.0) -------------------------------------------
+#
+# Area page 0 is its header, the next OS_SNAP_TABLE_PAGES the node table,
+# then map_pages of head map, stack_pages of free stack, and the data pages
+# (format.h, "the snapshot area").
+
+def snapshot_node_offset(area, i):
+    """The heap offset of node i of the area at `area`."""
+    return area + PAGE + SNAP_NODE.size * i
+
 
 def snapshot_nodes(img):
     """The snapshot nodes in use: [{index, off, name, epoch, parent, flags,
@@ -163,32 +195,32 @@ def snapshot_nodes(img):
     if not g["snap_size"]:
         return []
     area = g["snap_offset"]
-    gen = u32(img, area + SNAP_AREA_TABLE_GEN)
+    gen = SNAP_AREA.get(img, area, "table_gen")
     out = []
-    for i in range(SNAP_NODES):
-        off = area + PAGE + SNAP_NODE_SIZE * i
-        if u32(img, off + SNAP_NODE_GEN) != gen:
+    for i in range(F.OS_SNAP_NODES):
+        off = snapshot_node_offset(area, i)
+        n = SNAP_NODE.unpack(img, off)
+        if n["gen"] != gen:
             continue
-        name, epoch, _time, _gen, parent, flags, count, dirpage = \
-            struct.unpack_from("<40sQQIHHII", img, off)
+        name = SNAP_NODE.bytes_of(img, off, "name")
         out.append({"index": i, "off": off, "name": name.split(b"\0", 1)[0].decode(),
-                    "epoch": epoch, "parent": parent, "flags": flags,
-                    "count": count, "dir": dirpage})
+                    "epoch": n["epoch"], "parent": n["parent"], "flags": n["flags"],
+                    "count": n["count"], "dir": n["dir"]})
     return out
 
 
 def snapshot_entries(img, node):
     """A node's list: [(heap page number, heap offset of its copy)]."""
-    g = geometry(img)
-    area = g["snap_offset"]
-    map_pages, stack_pages = u32(img, area + 8), u32(img, area + 12)
-    data = area + (1 + SNAP_TABLE_PAGES + map_pages + stack_pages) * PAGE
+    area = geometry(img)["snap_offset"]
+    a = SNAP_AREA.unpack(img, area)
+    data = area + (1 + F.OS_SNAP_TABLE_PAGES + a["map_pages"] + a["stack_pages"]) * PAGE
+    per_page = F.OS_SNAP_ENTRIES_PER_PAGE
     out = []
     for i in range(node["count"]):
-        slot = u32(img, data + (node["dir"] - 1) * PAGE + 4 * (i // SNAP_ENTRIES_PER_PAGE))
-        at = data + (slot - 1) * PAGE + 8 * (i % SNAP_ENTRIES_PER_PAGE)
-        page, copy = u32(img, at), u32(img, at + 4)
-        out.append((page, data + (copy - 1) * PAGE))
+        slot = u32(img, data + (node["dir"] - 1) * PAGE + DIR_SLOT * (i // per_page))
+        at = data + (slot - 1) * PAGE + SNAP_ENTRY.size * (i % per_page)
+        e = SNAP_ENTRY.unpack(img, at)
+        out.append((e["page"], data + (e["copy"] - 1) * PAGE))
     return out
 
 
@@ -199,23 +231,18 @@ def log_records(img):
     [{pos (heap offset), offset, length, kind, prev_size}], oldest first."""
     g = geometry(img)
     epoch, pos, out = g["epoch"] + 1, 0, []
-    while pos + LOG_HEADER <= g["log_size"]:
+    while pos + LOG.size <= g["log_size"]:
         at = g["log_offset"] + pos
-        offset, length, kind, _res, rec_epoch, prev, crc = \
-            struct.unpack_from("<QIHHQII", img, at)
-        if rec_epoch != epoch:
+        r = LOG.unpack(img, at)
+        if r["epoch"] != epoch:
             break
-        size = record_size(kind, length)
+        size = record_size(r["kind"], r["length"])
         if size > g["log_size"] - pos:
             break
-        header = bytearray(img[at:at + LOG_HEADER])
-        put(header, 28, "I", 0)
-        data = bytes(img[at + LOG_HEADER:at + LOG_HEADER + length]) \
-            if kind in LOG_DATA_KINDS else b""
-        if _record_checksum(bytes(header), data) != crc:
+        if _record_crc(img, at) != r["crc"]:
             break
-        out.append({"pos": at, "offset": offset, "length": length,
-                    "kind": kind, "prev_size": prev})
+        out.append({"pos": at, "offset": r["offset"], "length": r["length"],
+                    "kind": r["kind"], "prev_size": r["prev_size"]})
         pos += size
     return out
 
@@ -224,66 +251,79 @@ def rolled_back(img):
     """A copy of the image as its rollback leaves it (the epoch not advanced)."""
     b = bytearray(img)
     for r in reversed(log_records(img)):
-        if r["kind"] == LOG_UNDO:
-            start = r["pos"] + LOG_HEADER
+        if r["kind"] == F.OS_LOG_UNDO:
+            start = r["pos"] + LOG.size
             b[r["offset"]:r["offset"] + r["length"]] = img[start:start + r["length"]]
     return b
 
 
 def undo_covered(img):
     """The heap ranges the rollback restores: [(offset, length)]."""
-    return [(r["offset"], r["length"]) for r in log_records(img) if r["kind"] == LOG_UNDO]
+    return [(r["offset"], r["length"]) for r in log_records(img)
+            if r["kind"] == F.OS_LOG_UNDO]
 
 
 # --- objects and the catalogue --------------------------------------------
 
+def _radix_walk(img, top, depth):
+    """(index pages, {key: leaf}) of a radix tree of `depth` levels from
+    `top` (format.h "index pages": the key's base-512 digits, most
+    significant first)."""
+    fanout, shift = F.OS_RADIX_FANOUT, F.OS_RADIX_SHIFT
+    index, leaves = [], {}
+
+    def walk(off, level, base):
+        if not level:
+            leaves[base] = off
+            return
+        index.append(off)
+        for i in range(fanout):
+            e = u64(img, off + 8 * i)
+            if e:
+                walk(e, level - 1, (base << shift) | i)
+
+    if top:
+        walk(top, depth, 0)
+    return index, leaves
+
+
 def object_headers(img):
     """{id: header offset} from the id index."""
-    g = geometry(img)
-    root = g["root_offset"]
-    index_root, index_depth = u64(img, root + 16), u32(img, root + 24)
-    found = {}
+    root = geometry(img)["root_offset"]
+    return _radix_walk(img, ROOT.get(img, root, "index_root"),
+                       ROOT.get(img, root, "index_depth"))[1]
 
-    def page(off, level, base):
-        for i in range(512):
-            e = u64(img, off + 8 * i)
-            if not e:
-                continue
-            if level:
-                page(e, level - 1, (base + i) * 512)
-            else:
-                found[base + i] = e
 
-    if index_root:
-        page(index_root, index_depth - 1, 0)
-    return found
+def object_pages(img, h):
+    """{page number in the object: data page offset} of a paged object
+    (its header h), from its radix tree."""
+    return _radix_walk(img, h["data"], h["depth"])[1]
 
 
 def header(img, off):
-    """An object header: {id, type, refcount, size, data, depth, placement}."""
-    oid, typ, _flags, refs, size, data, depth, placement = \
-        struct.unpack_from("<QHHIQQBB", img, off)
-    return {"id": oid, "type": typ, "refcount": refs, "size": size,
-            "data": data, "depth": depth, "placement": placement}
+    """An object header: {id, type, flags, refcount, size, data, depth,
+    placement, modified_epoch, crc...}."""
+    return HEADER.unpack(img, off)
 
 
 def catalogue_nodes(img):
     """Every catalogue node: [{off, level, count, first, entries: [(entry
     offset, value)]}], parents before children."""
-    g = geometry(img)
-    cat_root = u64(img, g["root_offset"] + 32)
+    cat_root = ROOT.get(img, geometry(img)["root_offset"], "catalogue_root")
+    slots = CAT_NODE.offset("slot")
     nodes = []
 
     def node(off):
-        level, count, first = img[off + 4], u16(img, off + 6), u64(img, off + 16)
+        n = CAT_NODE.unpack(img, off)
         entries = []
-        for i in range(count):
-            at = off + (u64(img, off + CAT_HEADER + 8 * i) & 0xfff)
-            entries.append((at, u64(img, at + 4)))
-        nodes.append({"off": off, "level": level, "count": count,
-                      "first": first, "entries": entries})
-        if level:
-            node(first)
+        for i in range(n["count"]):
+            slot = u64(img, off + slots + F.OS_CAT_SLOT_SIZE * i)
+            at = off + (slot & F.OS_CAT_SLOT_OFFSET_MASK)
+            entries.append((at, CAT_ENTRY.get(img, at, "value")))
+        nodes.append({"off": off, "level": n["level"], "count": n["count"],
+                      "first": n["first"], "entries": entries})
+        if n["level"]:
+            node(n["first"])
             for _, child in entries:
                 node(child)
 
@@ -292,66 +332,48 @@ def catalogue_nodes(img):
     return nodes
 
 
+def entry_name(img, at):
+    """The name bytes of the catalogue entry at heap offset `at`."""
+    start = at + CAT_ENTRY.offset("name")
+    return bytes(img[start:start + CAT_ENTRY.get(img, at, "len")])
+
+
 def metadata_ranges(img):
     """{kind: [(offset, length), ...]} of the meaningful metadata bytes."""
     g = geometry(img)
     root_off = g["root_offset"]
-    free_top = u64(img, root_off + ROOT_FREE_TOP)
-    formatted = g["page_count"] - u64(img, root_off + ROOT_PAGES_UNFORMATTED)
+    r = ROOT.unpack(img, root_off)
+    formatted = g["page_count"] - r["pages_unformatted"]
     kinds = {
-        "superblock": [(0, SB_CRC_END)],
-        "root block": [(root_off, ROOT_SIZE)],
-        "page descriptor": [(g["desc_offset"] + DESC_SIZE * p, DESC_SIZE)
+        "superblock": [(0, end_of(SB, "crc"))],
+        "root block": [(root_off, ROOT.size)],
+        "page descriptor": [(g["desc_offset"] + DESC.size * p, DESC.size)
                             for p in range(formatted)],
-        "free-page stack": [(g["stack_offset"], 4 * free_top)],
-        "object header": [(off, HEADER_SIZE) for off in object_headers(img).values()],
+        "free-page stack": [(g["stack_offset"], STACK_ENTRY * r["free_top"])],
+        "object header": [(off, HEADER.size) for off in object_headers(img).values()],
         "catalogue node": [],
     }
+    slots = CAT_NODE.offset("slot")
+    name = CAT_ENTRY.offset("name")
     for n in catalogue_nodes(img):
         off = n["off"]
-        kinds["catalogue node"].append((off, CAT_HEADER + 8 * n["count"]))  # header, live slots
+        # the header and the live slots
+        kinds["catalogue node"].append((off, slots + F.OS_CAT_SLOT_SIZE * n["count"]))
         for at, _ in n["entries"]:
-            kinds["catalogue node"].append((at, CAT_ENTRY_HDR + img[at + 12]))  # a live entry
+            kinds["catalogue node"].append((at, name + CAT_ENTRY.get(img, at, "len")))
     if g["snap_size"]:
         area = g["snap_offset"]
-        kinds["snapshot area"] = [(area, SNAP_AREA_SIZE)]
-        gen = u32(img, area + SNAP_AREA_TABLE_GEN)
-        nodes = [area + PAGE + SNAP_NODE_SIZE * i for i in range(SNAP_NODES)]
-        in_use = [(n, SNAP_NODE_SIZE) for n in nodes if u32(img, n + SNAP_NODE_GEN) == gen]
+        kinds["snapshot area"] = [(area, SNAP_AREA.size)]
+        gen = SNAP_AREA.get(img, area, "table_gen")
+        nodes = [snapshot_node_offset(area, i) for i in range(F.OS_SNAP_NODES)]
+        in_use = [(n, SNAP_NODE.size) for n in nodes if SNAP_NODE.get(img, n, "gen") == gen]
         if in_use:
             kinds["snapshot node"] = in_use
-    assert len(kinds["object header"]) == u64(img, root_off + 8)
+    assert len(kinds["object header"]) == r["object_count"]
     return kinds
 
 
 # --- what owns a byte ----------------------------------------------------------
-
-PLACE_SMALL, PLACE_PAGED = 1, 2
-PAGE_SLAB = 1
-
-
-def _radix_pages(img, top, depth):
-    """(index pages, {page number in the object: data page offset}) of a
-    paged object's radix tree."""
-    index, data = [], {}
-
-    def walk(off, level, base):
-        if not level:
-            data[base] = off
-            return
-        index.append(off)
-        for i in range(OS_RADIX_FANOUT):
-            e = u64(img, off + 8 * i)
-            if e:
-                walk(e, level - 1, (base << 9) | i)
-
-    if top:
-        walk(top, depth, 0)
-    return index, data
-
-
-OS_RADIX_FANOUT = 512
-
 
 def object_names(img):
     """{id: [names]} from the catalogue."""
@@ -360,12 +382,11 @@ def object_names(img):
         if n["level"]:
             continue
         for at, oid in n["entries"]:
-            name = bytes(img[at + CAT_ENTRY_HDR:at + CAT_ENTRY_HDR + img[at + 12]])
-            names.setdefault(oid, []).append(name.decode("utf-8", "replace"))
+            names.setdefault(oid, []).append(entry_name(img, at).decode("utf-8", "replace"))
     return names
 
 
-KERNEL_MAGICS = {b"ROOT": "root", b"CONS": "console", b"CLCK": "clock"}
+KERNEL_MAGICS = {F.KROOT_MAGIC: "root", F.KCONSOLE_MAGIC: "console", F.KCLOCK_MAGIC: "clock"}
 
 
 def _object_label(oid, h, names, owners):
@@ -374,14 +395,25 @@ def _object_label(oid, h, names, owners):
     label = "#%d %s" % (oid, TYPE_NAMES.get(h["type"], "type %d" % h["type"]))
     if oid in names:
         label += " " + names[oid][0]
-    elif h["type"] == 10 and h["placement"] == PLACE_SMALL:
-        label += " " + KERNEL_MAGICS.get(bytes(owners["img"][h["data"]:h["data"] + 4]), "")
+    elif h["type"] == F.OS_TYPE_KERNEL and h["placement"] == F.OS_PLACE_SMALL:
+        label += " " + KERNEL_MAGICS.get(u32(owners["img"], h["data"]), "")
     whose = owners["pid"].get(oid)
     if isinstance(whose, int):
         label += " of pid %d" % whose
     elif whose:
         label += ", " + whose
     return label.rstrip()
+
+
+def _kernel_root(img):
+    """The kernel root's id (app root OS_APP_ROOT_KERNEL), 0 if none."""
+    root = geometry(img)["root_offset"]
+    return ROOT.get(img, root, "app_roots", F.OS_APP_ROOT_KERNEL)
+
+
+def mapping_offset(aspace, i):
+    """The heap offset of mapping i of the address space at `aspace`."""
+    return aspace + KASPACE.offset("map") + i * KMAPPING.size
 
 
 def _process_objects(img):
@@ -391,7 +423,7 @@ def _process_objects(img):
     console's rings."""
     pids = {}
     heads = object_headers(img)
-    kroot_id = u64(img, geometry(img)["root_offset"] + ROOT_APP_ROOTS)
+    kroot_id = _kernel_root(img)
     if kroot_id not in heads:
         return pids
 
@@ -399,25 +431,27 @@ def _process_objects(img):
         return header(img, heads[oid])["data"] if oid in heads else None
 
     root = data(kroot_id)
-    console = data(get(img, root, KROOT, "console"))
+    console = data(KROOT.get(img, root, "console"))
     if console is not None:
-        pids[get(img, console, KCONSOLE, "out_ring")] = "the console's output ring"
-        pids[get(img, console, KCONSOLE, "in_ring")] = "the console's input ring"
-    for slot in range(KROOT_MAX_PROCS):
-        proc = get(img, root, KROOT, "procs", slot)
+        pids[KCONSOLE.get(img, console, "out_ring")] = "the console's output ring"
+        pids[KCONSOLE.get(img, console, "in_ring")] = "the console's input ring"
+    for slot in range(F.KROOT_MAX_PROCS):
+        proc = KROOT.get(img, root, "procs", slot)
         p = data(proc)
         if p is None:
             continue
-        pid = get(img, p, KPROC, "pid")
+        pid = KPROC.get(img, p, "pid")
         pids[proc] = pid
         for field in ("thread", "aspace", "handles"):
-            pids[get(img, p, KPROC, field)] = pid
-        asp = data(get(img, p, KPROC, "aspace"))
-        for i in range(min(get(img, asp, KASPACE, "count"), 32) if asp else 0):
-            at = asp + KMAPPING_AT + i * KMAPPING_SIZE
+            pids[KPROC.get(img, p, field)] = pid
+        asp = data(KPROC.get(img, p, "aspace"))
+        count = min(KASPACE.get(img, asp, "count"), F.KASPACE_MAX_MAPS) if asp else 0
+        for i in range(count):
+            at = mapping_offset(asp, i)
             for field in ("object", "shadow"):
-                oid = get(img, at, KMAPPING, field)
-                if oid and heads.get(oid) and header(img, heads[oid])["type"] == 8:
+                oid = KMAPPING.get(img, at, field)
+                if oid and heads.get(oid) and \
+                        header(img, heads[oid])["type"] == F.OS_TYPE_ANON:
                     pids.setdefault(oid, pid)
     return pids
 
@@ -430,9 +464,10 @@ class Owners:
 
     def __init__(self, img):
         g = self.g = geometry(img)
+        epoch = SB.offset("committed_epoch")
         self.regions = [
-            (0, SB_EPOCH, "superblock"),
-            (SB_EPOCH, PAGE, "superblock (committed epoch)"),
+            (0, epoch, "superblock"),
+            (epoch, PAGE, "superblock (committed epoch)"),
             (g["root_offset"], g["root_offset"] + PAGE, "root block"),
             (g["log_offset"], g["log_offset"] + g["log_size"], "undo log"),
             (g["desc_offset"], g["stack_offset"], "page descriptors"),
@@ -445,12 +480,12 @@ class Owners:
         for oid, off in object_headers(img).items():
             h = header(img, off)
             label = _object_label(oid, h, names, owners)
-            self.blocks.append((off, off + HEADER_SIZE, label + " (header)"))
-            if h["placement"] == PLACE_SMALL:
+            self.blocks.append((off, off + HEADER.size, label + " (header)"))
+            if h["placement"] == F.OS_PLACE_SMALL:
                 self.blocks.append((h["data"], h["data"] + self._block_size(img, h["data"]),
                                     label))
-            elif h["placement"] == PLACE_PAGED:
-                index, data = _radix_pages(img, h["data"], h["depth"])
+            elif h["placement"] == F.OS_PLACE_PAGED:
+                index, data = _radix_walk(img, h["data"], h["depth"])
                 for page in index:
                     self.pages[page] = label + " (radix page)"
                 for number, page in data.items():
@@ -458,15 +493,18 @@ class Owners:
         for n in catalogue_nodes(img):
             self.pages[n["off"]] = "catalogue node"
         root = g["root_offset"]
-        index, _ = _radix_pages(img, u64(img, root + 16), u32(img, root + 24))
+        index, _ = _radix_walk(img, ROOT.get(img, root, "index_root"),
+                               ROOT.get(img, root, "index_depth"))
         for page in index:
             self.pages[page] = "id index page"
         self.blocks.sort()
 
     def _block_size(self, img, off):
         page = (off - self.g["data_offset"]) // PAGE
-        desc = self.g["desc_offset"] + DESC_SIZE * page
-        return 64 << img[desc + 1] if img[desc] == PAGE_SLAB else PAGE
+        d = DESC.unpack(img, self.g["desc_offset"] + DESC.size * page)
+        if d["kind"] == F.OS_PAGE_SLAB:
+            return 1 << (F.OS_SMALLEST_CLASS_SHIFT + d["size_class"])
+        return PAGE
 
     def owner(self, offset):
         """The region or object that holds the byte at `offset`."""
@@ -486,44 +524,12 @@ class Owners:
 
 # --- the kernel's objects (kernel/kformat/kformat.h) --------------------------------
 
-# Field offsets of the kernel objects: {name: (offset, struct format)}.
-KROOT = {"magic": (0, "I"), "version": (4, "I"), "next_pid": (8, "Q"),
-         "line_len": (48, "H"), "line_ready": (50, "B"), "reap_queue": (304, "Q"),
-         "reap_head": (312, "Q"), "reap_count": (320, "Q"), "procs": (328, "Q"),
-         "console": (1864, "Q"), "running_slot": (1872, "I")}
-KROOT_MAX_PROCS = 192
-KPROC = {"magic": (0, "I"), "state": (4, "I"), "pid": (8, "Q"), "parent_pid": (16, "Q"),
-         "thread": (24, "Q"), "aspace": (32, "Q"), "handles": (40, "Q"),
-         "code": (48, "Q"), "slot": (56, "I"), "flags": (60, "I")}
-KTHREAD = {"magic": (0, "I"), "state": (4, "I"), "proc": (8, "Q"), "wait": (16, "I"),
-           "rip": (64 + 128, "Q"), "rsp": (64 + 56, "Q"), "rflags": (64 + 136, "Q"),
-           "fs_base": (64 + 144, "Q"), "mxcsr": (64 + 160 + 24, "I")}
-KASPACE = {"magic": (0, "I"), "count": (4, "I")}
-KMAPPING_AT, KMAPPING_SIZE = 16, 56
-KMAPPING = {"start": (0, "Q"), "end": (8, "Q"), "object": (16, "Q"), "offset": (24, "Q"),
-            "shadow": (40, "Q"), "prot": (48, "I"), "flags": (52, "H"), "maxprot": (54, "H")}
-KHANDLES = {"magic": (0, "I"), "count": (4, "I")}
-KHANDLE_AT, KHANDLE_SIZE = 16, 16
-KHANDLE = {"object": (0, "Q"), "gen": (8, "I"), "rights": (12, "B"), "end": (13, "B")}
-KCONSOLE = {"magic": (0, "I"), "out_ring": (8, "Q"), "in_ring": (16, "Q"),
-            "out_queued": (24, "Q"), "in_queued": (32, "Q"), "in_read": (40, "Q"),
-            "out_sent": (48, "Q")}
-KCHANNEL = {"magic": (0, "I"), "queue0_object": (16, "Q"), "queue0_head": (24, "I"),
-            "queue0_count": (28, "I"), "queue1_object": (32, "Q")}
-
-
-def get(img, base, layout, field, index=0):
-    off, fmt = layout[field]
-    return struct.unpack_from("<" + fmt, img, base + off + index * struct.calcsize(fmt))[0]
-
-
 def kernel_objects(img):
     """The kernel's objects a power-on reads: [(what, data offset, layout)]
     -- the kernel root, the console, each live process with its thread,
     address space (mappings) and handle table (handles)."""
     heads = object_headers(img)
-    g = geometry(img)
-    kroot_id = u64(img, g["root_offset"] + ROOT_APP_ROOTS)
+    kroot_id = _kernel_root(img)
     if not kroot_id:
         return []
 
@@ -531,24 +537,24 @@ def kernel_objects(img):
         return header(img, heads[oid])["data"]
 
     root = data(kroot_id)
-    assert get(img, root, KROOT, "magic") == 0x544f4f52
+    assert KROOT.get(img, root, "magic") == F.KROOT_MAGIC
     out = [("kernel root", root, KROOT)]
-    out.append(("console", data(get(img, root, KROOT, "console")), KCONSOLE))
-    for slot in range(KROOT_MAX_PROCS):
-        pid = get(img, root, KROOT, "procs", slot)
+    out.append(("console", data(KROOT.get(img, root, "console")), KCONSOLE))
+    for slot in range(F.KROOT_MAX_PROCS):
+        pid = KROOT.get(img, root, "procs", slot)
         if not pid:
             continue
         p = data(pid)
         out.append(("process", p, KPROC))
-        out.append(("thread", data(get(img, p, KPROC, "thread")), KTHREAD))
-        asp = data(get(img, p, KPROC, "aspace"))
+        out.append(("thread", data(KPROC.get(img, p, "thread")), KTHREAD))
+        asp = data(KPROC.get(img, p, "aspace"))
         out.append(("address space", asp, KASPACE))
-        for i in range(get(img, asp, KASPACE, "count")):
-            out.append(("mapping", asp + KMAPPING_AT + i * KMAPPING_SIZE, KMAPPING))
-        ht = data(get(img, p, KPROC, "handles"))
+        for i in range(KASPACE.get(img, asp, "count")):
+            out.append(("mapping", mapping_offset(asp, i), KMAPPING))
+        ht = data(KPROC.get(img, p, "handles"))
         out.append(("handle table", ht, KHANDLES))
-        for i in range(120):
-            at = ht + KHANDLE_AT + i * KHANDLE_SIZE
-            if u64(img, at):
+        for i in range(F.FE_HANDLE_SLOTS):
+            at = ht + KHANDLES.offset("slot") + i * KHANDLE.size
+            if KHANDLE.get(img, at, "object"):
                 out.append(("handle", at, KHANDLE))
     return out

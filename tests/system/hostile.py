@@ -167,9 +167,7 @@ def superblock_geometry(img, rng):
                       old * 2, old // 2, rng.randrange(1 << 40), 0, (1 << 64) - H.PAGE])
     if new == old:
         new = old ^ (1 << 20)
-    at = H.SB_HEAP_SIZE if field == "heap_size" else \
-        H.SB_GEOMETRY + 8 * H.SB_GEOMETRY_FIELDS.index(field)
-    H.put(img, at, "Q", new)
+    H.SB.put(img, 0, field, new)
     H.fix_superblock(img)
     return f"superblock {field} {old:#x} -> {new:#x} (crc recomputed)", True
 
@@ -186,7 +184,7 @@ def log_outside(img, rng):
         ("in the superblock", rng.randrange(0, H.PAGE)),
         ("over the log", g["log_offset"] + rng.randrange(0, g["log_size"])),
     ])
-    H.put(img, r["pos"], "Q", new)
+    H.LOG.put(img, r["pos"], "offset", new)
     H.fix_record(img, r["pos"])
     return f"log record at {r['pos']:#x}: range moved {where} ({new:#x}, crc recomputed)", True
 
@@ -201,16 +199,16 @@ def catalogue_cycle(img, rng):
     upward = [a["off"] for a in nodes if a["level"] >= n["level"]]   # itself, or above
     target = rng.choice(upward)
     if rng.random() < 0.5 or not n["entries"]:
-        H.put(img, n["off"] + 16, "Q", target)                  # `first`
-        H.put(img, n["off"] + H.CAT_CRC, "I", H.crc32c(img[n["off"]:n["off"] + H.CAT_CRC]))
+        H.CAT_NODE.put(img, n["off"], "first", target)
+        H.fix_cat_node(img, n["off"])
         what = "first child"
-        off = n["off"] + 16
+        off = n["off"] + H.CAT_NODE.offset("first")
     else:
         at, _ = rng.choice(n["entries"])
-        H.put(img, at + 4, "Q", target)
+        H.CAT_ENTRY.put(img, at, "value", target)
         H.fix_cat_entry(img, at)
         what = "an entry's child"
-        off = at + 4
+        off = at + H.CAT_ENTRY.offset("value")
     return (f"catalogue node {n['off']:#x} (level {n['level']}): {what} -> "
             f"node {target:#x}, at or above its level (crcs recomputed)"), not healed(img, off, 8)
 
@@ -233,10 +231,12 @@ FORGERIES = {
     "handle table": [("count", 121)],
     "handle": [("object", 0x7fffffff), ("rights", 0xff), ("end", 2), ("gen", 0)],
 }
-# The object types an id field may name (heapimage.TYPE_NAMES).
-FIELD_TYPES = {("process", "thread"): {4}, ("process", "aspace"): {5},
-               ("process", "code"): {2}, ("thread", "proc"): {3},
-               ("mapping", "object"): {1, 2, 8}}
+# The object types an id field may name.
+FIELD_TYPES = {("process", "thread"): {H.F.OS_TYPE_THREAD},
+               ("process", "aspace"): {H.F.OS_TYPE_ASPACE},
+               ("process", "code"): {H.F.OS_TYPE_CODE},
+               ("thread", "proc"): {H.F.OS_TYPE_PROCESS},
+               ("mapping", "object"): {H.F.OS_TYPE_BLOB, H.F.OS_TYPE_CODE, H.F.OS_TYPE_ANON}}
 FIELD_MASK = {"B": 0xff, "H": 0xffff, "I": 0xffffffff, "Q": (1 << 64) - 1}
 # A thread's user registers: any value is made safe by arch_frame_load.
 REGISTERS = [("rip", 0xffffffff80100000), ("rip", 0x8000000000000000),
@@ -254,12 +254,12 @@ def kernel_object(img, rng):
         wrong = [i for i, off in sorted(heads.items())
                  if H.header(view, off)["type"] not in FIELD_TYPES[(what, field)]]
         value = rng.choice(wrong)
-    off, fmt = layout[field]
     index = 0
     if field == "procs":
-        index = rng.choice([i for i in range(H.KROOT_MAX_PROCS)
+        index = rng.choice([i for i in range(H.F.KROOT_MAX_PROCS)
                             if H.get(view, base, layout, "procs", i)])
-    at = base + off + index * 8
+    off, fmt = layout.at(field, index)
+    at = base + off
     old = H.get(view, base, layout, field, index)
     if value == old:
         value ^= 1
@@ -270,9 +270,9 @@ def kernel_object(img, rng):
 def user_registers(img, rng):
     view = H.rolled_back(img)
     threads = [o for o in H.kernel_objects(view) if o[0] == "thread"]
-    _, base, layout = rng.choice(threads)
+    _, base, _ = rng.choice(threads)
     field, value = rng.choice(REGISTERS)
-    off, fmt = layout[field]
+    off, fmt = H.thread_register(field)
     H.put(img, base + off, fmt, value)
     return f"thread at {base:#x}: user {field} -> {value:#x}", False
 

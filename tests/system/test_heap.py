@@ -8,15 +8,12 @@ objtool reads what the kernel wrote."""
 import hashlib
 import os
 import re
-import struct
 import subprocess
 
 from ferrite import EXIT_PANIC, ROOT
+from heapimage import SB, fix_superblock
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
-SB_LAYOUT_MAJOR = 8          # struct os_superblock (objstore/include/objstore/format.h)
-SB_HEAP_ID = 16
-SB_CRC = 252                 # CRC-32C of the superblock's first 252 bytes
 
 
 def objtool(image, *args):
@@ -42,16 +39,6 @@ def digest(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def crc32c(data):
-    """CRC-32C (Castagnoli), as objstore/crc32c.c computes it."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
 
 
 def boot_and_settle(machines, image, **kwargs):
@@ -169,13 +156,14 @@ def test_genesis_finishes_on_a_heap_objtool_made(machines, image, tmp_path):
 
 def test_another_layout_major_version_is_left_untouched(machines, image, tmp_path):
     boot_and_settle(machines, image, size="64M", modules=False)
+    # A whole, valid layout 3.0 superblock: the version and its checksum.
     with open(image, "r+b") as f:
-        # A whole, valid layout 3.0 superblock: the version and its checksum.
-        f.seek(SB_LAYOUT_MAJOR)
-        f.write(struct.pack("<HH", 3, 0))
+        sb = bytearray(f.read(SB.size))
+        SB.put(sb, 0, "layout_major", 3)
+        SB.put(sb, 0, "layout_minor", 0)
+        fix_superblock(sb)
         f.seek(0)
-        head = f.read(SB_CRC)
-        f.write(struct.pack("<I", crc32c(head)))
+        f.write(sb)
     refused_untouched(machines, image,
                       r"heap: the NVM holds a Ferrite heap of layout version 3\.0; "
                       r"this kernel reads layouts 1\.x to 2\.x \(it writes 2\.1\)\n"
@@ -185,9 +173,9 @@ def test_another_layout_major_version_is_left_untouched(machines, image, tmp_pat
 def test_a_damaged_heap_is_left_untouched(machines, image):
     boot_and_settle(machines, image, size="64M", modules=False)
     with open(image, "r+b") as f:
-        f.seek(SB_HEAP_ID)
+        f.seek(SB.offset("heap_id"))
         byte = f.read(1)[0]
-        f.seek(SB_HEAP_ID)
+        f.seek(SB.offset("heap_id"))
         f.write(bytes([byte ^ 1]))
     refused_untouched(machines, image,
                       r"heap: the Ferrite heap on the NVM is damaged: .*\n"

@@ -66,7 +66,7 @@ def test_a_forged_back_link_in_the_log_is_refused(bases):
 
     def forge(img):
         r = last_record(img)
-        H.put(img, r["pos"] + 24, "I", r["prev_size"] + 64)
+        H.LOG.put(img, r["pos"], "prev_size", r["prev_size"] + H.CACHE_LINE)
         H.fix_record(img, r["pos"])
     refused(workdir, cut, forge, "back link does not lead to the previous record")
 
@@ -80,7 +80,7 @@ def test_a_process_naming_a_foreign_thread_is_refused(bases):
             view = H.rolled_back(img)
             proc = [o for o in H.kernel_objects(view) if o[0] == "process"][-1][1]
             aspace = H.get(view, proc, H.KPROC, "aspace")
-            H.put(img, proc + H.KPROC["thread"][0], "Q", aspace)
+            H.KPROC.put(img, proc, "thread", aspace)
         refused(workdir, base, forge, "thread 0: #")
 
 
@@ -90,7 +90,7 @@ def test_a_kernel_root_of_another_version_is_refused(bases):
 
     def forge(img):
         root = H.kernel_objects(H.rolled_back(img))[0][1]
-        H.put(img, root + H.KROOT["version"][0], "I", 7)
+        H.KROOT.put(img, root, "version", 7)
     refused(workdir, cut, forge, "version 7; this kernel knows version 2")
 
 
@@ -103,11 +103,13 @@ def test_damaged_snapshot_metadata_is_refused(bases):
         with open(base, "rb") as f:
             img = bytearray(f.read())
         kinds = H.metadata_ranges(H.rolled_back(img))
-        node = [o for o, _ in kinds["snapshot node"] if not hostile.healed(img, o + 41)]
-        area = kinds["snapshot area"][0][0]
+        epoch = H.SNAP_NODE.offset("epoch") + 1        # under the node's crc
+        node = [o + epoch for o, _ in kinds["snapshot node"]
+                if not hostile.healed(img, o + epoch)]
+        free_top = kinds["snapshot area"][0][0] + H.SNAP_AREA.offset("free_top")
         assert node
-        refused(workdir, base, lambda b: b.__setitem__(node[0] + 41, b[node[0] + 41] ^ 0x10),
-                "snapshot node")                 # the epoch, under the node's crc
-        if not hostile.healed(img, area + 24):
-            refused(workdir, base, lambda b: b.__setitem__(area + 24, b[area + 24] ^ 1),
-                    "snapshot area: checksum")   # free_top, under the header's crc
+        refused(workdir, base, lambda b: b.__setitem__(node[0], b[node[0]] ^ 0x10),
+                "snapshot node")
+        if not hostile.healed(img, free_top):          # under the header's crc
+            refused(workdir, base, lambda b: b.__setitem__(free_top, b[free_top] ^ 1),
+                    "snapshot area: checksum")

@@ -38,8 +38,8 @@ EXIT_IN_USE = 6
 EXIT_PROBLEMS = 7
 
 MIB = 1 << 20
-SB_LAYOUT_MAJOR = 8          # struct os_superblock (objstore/include/objstore/format.h)
-SB_HEAP_ID = 16
+SB_LAYOUT_MAJOR = heapimage.SB.offset("layout_major")
+SB_HEAP_ID = heapimage.SB.offset("heap_id")
 
 
 class Run:
@@ -621,13 +621,10 @@ def test_refuses_a_locked_image(tmp_path):
 
 def geometry(path):
     """The superblock's offsets and the root block's free-stack top."""
-    with open(path, "rb") as f:
-        sb = f.read(128)
-        fields = struct.unpack_from("<8QQ", sb, 32)
-        root_offset, log_offset, log_size, desc_offset, stack_offset = fields[1:6]
-        f.seek(root_offset)
-        free_top = struct.unpack_from("<Q", f.read(64), 48)[0]
-    return desc_offset, stack_offset, free_top
+    b = open(path, "rb").read()
+    g = heapimage.geometry(b)
+    free_top = heapimage.ROOT.get(b, g["root_offset"], "free_top")
+    return g["desc_offset"], g["stack_offset"], free_top
 
 
 def test_corruption_no_lookup_reads_is_found_before_writing(tmp_path):
@@ -639,11 +636,12 @@ def test_corruption_no_lookup_reads_is_found_before_writing(tmp_path):
     objtool(image, "rm", "gone")
     desc_offset, stack_offset, free_top = geometry(image)
     assert free_top > 0
-    with open(image, "r+b") as f:
-        f.seek(stack_offset + 4 * (free_top - 1))
-        page = struct.unpack("<I", f.read(4))[0]
-        f.seek(desc_offset + 32 * page)
-        f.write(bytes([2]))  # the next free page now says "allocated"
+    b = bytearray(open(image, "rb").read())
+    page = heapimage.u32(b, stack_offset + heapimage.STACK_ENTRY * (free_top - 1))
+    # the next free page now says "allocated"
+    heapimage.DESC.put(b, desc_offset + heapimage.DESC.size * page, "kind",
+                       heapimage.F.OS_PAGE_WHOLE)
+    open(image, "wb").write(b)
     epoch = info(image)["committed epoch"]
     with open(image, "rb") as f:
         before = f.read()
@@ -674,13 +672,14 @@ def unlink_from_index(image, oid):
     b = bytearray(open(image, "rb").read())
     g = heapimage.geometry(b)
     root = g["root_offset"]
-    top, depth = heapimage.u64(b, root + 16), heapimage.u32(b, root + 24)
+    top = heapimage.ROOT.get(b, root, "index_root")
+    depth = heapimage.ROOT.get(b, root, "index_depth")
     assert depth == 1, "a test heap small enough for a one-level id index"
     assert heapimage.u64(b, top + 8 * oid), "the object is in the index"
     heapimage.put(b, top + 8 * oid, "Q", 0)
-    desc = g["desc_offset"] + heapimage.DESC_SIZE * ((top - g["data_offset"]) // heapimage.PAGE)
-    heapimage.put(b, desc + 2, "H", heapimage.u16(b, desc + 2) - 1)
-    heapimage.put(b, desc + 28, "I", heapimage.crc32c(b[desc:desc + 28]))
+    desc = g["desc_offset"] + heapimage.DESC.size * ((top - g["data_offset"]) // heapimage.PAGE)
+    heapimage.DESC.put(b, desc, "used", heapimage.DESC.get(b, desc, "used") - 1)
+    heapimage.fix_desc(b, desc)
     open(image, "wb").write(b)
 
 
@@ -740,7 +739,7 @@ def test_check_repair_refuses_what_needs_guessing(tmp_path):
     unlink_from_index(image, victim)
     # and a header whose checksum fails: no repair can know its bytes
     b = bytearray(open(image, "rb").read())
-    b[heapimage.object_headers(b)[keep] + 20] ^= 0xff
+    b[heapimage.object_headers(b)[keep] + heapimage.HEADER.offset("size") + 4] ^= 0xff
     open(image, "wb").write(b)
     damaged = snapshot(image)
     r = objtool(image, "check", "--repair", rc=EXIT_PROBLEMS)

@@ -313,10 +313,9 @@ def test_an_image_without_a_snapshot_area(tmp_path):
     objtool(image, "import", "a", OBJTOOL)
     # As a layout 1.1 heap is: no area, its fields zero.
     b = bytearray(image.read_bytes())
-    heapimage.put(b, heapimage.SB_LAYOUT_MAJOR, "H", 1)
-    heapimage.put(b, heapimage.SB_LAYOUT_MAJOR + 2, "H", 1)
-    heapimage.put(b, heapimage.SB_SNAP, "Q", 0)
-    heapimage.put(b, heapimage.SB_SNAP + 8, "Q", 0)
+    for field, value in (("layout_major", 1), ("layout_minor", 1), ("snap_offset", 0),
+                         ("snap_size", 0)):
+        heapimage.SB.put(b, 0, field, value)
     heapimage.fix_superblock(b)
     image.write_bytes(b)
     before = sha(image)
@@ -402,13 +401,13 @@ def test_a_damaged_snapshot_node_is_reported_and_never_written(tmp_path):
 
     # A byte of its name: its checksum no longer matches. Every open refuses.
     b = bytearray(clean)
-    b[node["off"] + 1] ^= 0x20
+    b[node["off"] + heapimage.SNAP_NODE.offset("name") + 1] ^= 0x20
     refused(b, f"snapshot node {node['index']}: checksum",
             f"corrupt snapshot area: snapshot node {node['index']}: checksum")
     # A parent that is no node in use, the checksum made good: what only the
     # checker's walk sees, which every write runs first.
     b = bytearray(clean)
-    heapimage.put(b, node["off"] + heapimage.SNAP_NODE_PARENT, "H", 40)
+    heapimage.SNAP_NODE.put(b, node["off"], "parent", 40)
     heapimage.fix_snap_node(b, node["off"])
     refused(b, f"snapshot node {node['index']}: its parent 39 is not in use", "nothing was written")
 
@@ -425,10 +424,10 @@ def killed_inside_an_import(image, name, src):
         with open(image, "rb") as f:
             while p.poll() is None:
                 f.seek(0)
-                epoch = heapimage.u64(f.read(heapimage.PAGE), heapimage.SB_EPOCH)
+                epoch = heapimage.SB.get(f.read(heapimage.PAGE), 0, "committed_epoch")
                 f.seek(g["log_offset"])
-                header = f.read(heapimage.LOG_HEADER)
-                if heapimage.u64(header, 16) == epoch + 1:
+                header = f.read(heapimage.LOG.size)
+                if heapimage.LOG.get(header, 0, "epoch") == epoch + 1:
                     break
     finally:
         p.kill()

@@ -146,7 +146,7 @@ def test_the_owner_of_a_byte(genesis):
         img = f.read()
     g, o = H.geometry(img), H.Owners(img)
     assert o.owner(0) == "superblock"
-    assert o.owner(H.SB_EPOCH) == "superblock (committed epoch)"
+    assert o.owner(H.SB.offset("committed_epoch")) == "superblock (committed epoch)"
     assert o.owner(g["log_offset"] + 64) == "undo log"
     assert o.owner(g["desc_offset"]) == "page descriptors"
     heads = H.object_headers(img)

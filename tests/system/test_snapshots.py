@@ -270,8 +270,7 @@ def test_a_damaged_state_lists_the_snapshots_and_one_powers_on(machines, image):
     img = bytearray(image.read_bytes())
     what, root, layout = H.kernel_objects(img)[0]
     assert what == "kernel root"
-    off, fmt = layout["line_len"]
-    H.put(img, root + off, fmt, 400)
+    layout.put(img, root, "line_len", 400)
     image.write_bytes(bytes(img))
 
     m = machines(image=image, size="32M", append="panic=exit")

@@ -288,6 +288,8 @@ _Static_assert(sizeof(struct os_obj_header) == 64, "object header size");
  */
 #define OS_RADIX_FANOUT 512u
 #define OS_RADIX_SHIFT 9u
+#define OS_ID_MAX_DEPTH 7           /* index levels at most: ids below OS_ID_LIMIT */
+#define OS_ID_LIMIT (1ull << 63)    /* next_object_id never exceeds it */
 
 /* --- the catalogue ------------------------------------------------------ */
 
