@@ -25,7 +25,7 @@
 enum fe_syscall {
 	SYS_NULL = 0,          /* () -> 0: the cheapest call, for benchmarks */
 	/* objects */
-	SYS_OBJ_CREATE = 1,    /* (type, size[, blob handle for FE_TYPE_CODE: the link service only]) -> handle with FE_RIGHTS_ALL */
+	SYS_OBJ_CREATE = 1,    /* (type, size[, blob handle, link handle with FE_RIGHT_EXEC: for FE_TYPE_CODE]) -> handle with FE_RIGHTS_ALL */
 	SYS_OBJ_OPEN = 2,      /* (name, name_len, rights) -> handle */
 	SYS_OBJ_OPEN_ID = 3,   /* (id, rights) -> handle (blob and code only) */
 	SYS_NAME_BIND = 4,     /* (handle, name, name_len) */
@@ -76,8 +76,8 @@ enum fe_syscall {
 	/* names, console routing, the host link */
 	SYS_NAME_REPLACE = 44, /* (handle, name, name_len): bind name to the handle's object, bound or not */
 	SYS_CONSOLE_SINK = 45, /* (channel handle, or -1): the caller's console output goes there; children inherit it */
-	SYS_LINK_READ = 46,    /* (buf, cap) -> bytes from the host link; the link service only */
-	SYS_LINK_WRITE = 47,   /* (buf, len) -> bytes queued for the host, sent after the commit */
+	SYS_LINK_READ = 46,    /* (link, buf, cap) -> bytes from the host link; the link's handle, FE_RIGHT_READ */
+	SYS_LINK_WRITE = 47,   /* (link, buf, len) -> bytes queued for the host, sent after the commit; FE_RIGHT_WRITE */
 	SYS__COUNT
 };
 

@@ -28,27 +28,47 @@
  *    blocks (KWAIT_LINK_OUT) and asks for a commit; the ring drains by
  *    interrupt as the host reads.
  *
- * Only the service may read or write the link: the process the kernel
- * starts as bin/linkd with KPROC_LINK in its flags (persistent, so it
- * stays the service across power cuts). The kernel starts it when bytes
- * arrive and none is alive (it ended, or the heap predates the link);
- * never while a safe power-on holds processes.
+ * Powers come from a capability, never from a name. Reading and writing
+ * the link, and making a code object from a blob, take a handle to the
+ * link's object (struct klink, app root OS_APP_ROOT_LINK) with the right
+ * for each (READ, WRITE, EXEC), and only the kernel makes such a handle:
+ * for the service it starts, as its first inherited handle, without the
+ * right to pass it on. The kernel starts the service when bytes arrive
+ * and none is alive (KPROC_LINK marks the process it started: persistent,
+ * so it stays the service across power cuts), never while a safe power-on
+ * holds processes, and from the code object it trusts (klink.service):
+ * the one bin/linkd named when the kernel imported its boot modules, at
+ * genesis or at a power-on with `import`. A program a user binds to
+ * bin/linkd afterwards is started by no one, and holds no handle.
  */
+#include <string.h>
+
 #include "core/heap.h"
+#include "core/modules.h"
+#include "core/panic.h"
 #include "core/printk.h"
 #include "dev/uart.h"
+#include "errstr.h"
 #include "ferrite/errors.h"
 #include "ferrite/syscall.h"
 #include "hostlink/hostlink.h"
+#include "obj/kobj.h"
+#include "objstore/catalogue.h"
+#include "objstore/object.h"
+#include "task/handle.h"
 #include "task/proc.h"
 #include "task/sched.h"
 #include "uvm/uvm.h"
 
 #define SERVICE_PROGRAM "bin/linkd"
 #define SERVICE_NAME "linkd"
+#define SERVICE_RIGHTS (FE_RIGHT_READ | FE_RIGHT_WRITE | FE_RIGHT_EXEC)
 #define CHUNK 4096u                    /* bytes one call moves at most */
 
 static bool present;
+/* The link's object (volatile pointer into the heap, set at power-on). */
+static struct klink *link;
+static uint64_t link_id;
 /* The next read fails with -ERR_RESET: the host's side is new. */
 static bool reset_pending = true;
 /* Whether a thread may wait in KWAIT_LINK / KWAIT_LINK_OUT; true at
@@ -65,15 +85,61 @@ void hostlink_init(void)
 		pr_info("hostlink: on COM2\n");
 }
 
-/* hostlink_power_on -- readers get -ERR_RESET first; wake them to get it */
+/* find_link -- the link's object, made if the heap has none yet */
+static void find_link(void)
+{
+	void *data;
+	int err;
+
+	link_id = os_app_root(&kheap, OS_APP_ROOT_LINK);
+	if (link_id) {
+		link = kobj_data(link_id, OS_TYPE_KERNEL, KLINK_MAGIC);
+		/* Invariant: the power-on check (kcheck.c) proved it sound. */
+		KASSERT(link != NULL);
+		return;
+	}
+	err = kobj_new(OS_TYPE_KERNEL, sizeof(*link), KLINK_MAGIC, &link_id, &data);
+	if (!err)
+		err = os_app_root_set(&kheap, OS_APP_ROOT_LINK, link_id);
+	if (err)
+		panic("hostlink: no room in the heap for the link's object: %s", err_str(err));
+	link = data;
+	link->version = KLINK_VERSION;
+}
+
+/* trust_service -- the kernel imported its boot modules in this power-on:
+ * the program bin/linkd names now is the one the service runs from */
+static void trust_service(void)
+{
+	uint64_t code = 0;
+
+	if (os_cat_lookup(&kheap, SERVICE_PROGRAM, strlen(SERVICE_PROGRAM), &code) ||
+	    kobj_type(code) != OS_TYPE_CODE)
+		code = 0;
+	if (code == link->service)
+		return;
+	if (code)
+		kobj_hold(code);
+	if (link->service)
+		kobj_release(link->service);
+	KLOG(&link->service);
+	link->service = code;
+}
+
+/* hostlink_power_on -- the link's object found (or made); the service's
+ * program trusted anew if the boot modules were imported; readers get
+ * -ERR_RESET first, and are woken to get it */
 void hostlink_power_on(void)
 {
+	find_link();
+	if (modules_wanted())
+		trust_service();
 	reset_pending = true;
 	sched_wake(KWAIT_LINK, 0);
 	readers = false;
 }
 
-/* is_service -- whether p may use the link */
+/* is_service -- whether p is the service the kernel started */
 static bool is_service(const struct pctx *p)
 {
 	return p && p->proc->state == KPROC_ALIVE && (p->proc->flags & KPROC_LINK);
@@ -99,6 +165,19 @@ void hostlink_tick(void)
 		uart_link_poll();
 }
 
+/* start_service -- the service, from the trusted program, holding the
+ * link's handle; whether it started (else the console says why) */
+static bool start_service(void)
+{
+	struct spawn_grant grant = { .object = link_id, .rights = SERVICE_RIGHTS };
+
+	if (!link->service) {
+		pr_warn("hostlink: no link service: the boot modules had no bin/linkd (power on with `import` to install it)\n");
+		return false;
+	}
+	return proc_start(link->service, SERVICE_NAME, KPROC_LINK, &grant) != NULL;
+}
+
 /* hostlink_poll -- wake readers and writers, start the service for bytes
  * that arrived with none alive (no port access: cheap at every return to
  * user mode) */
@@ -111,8 +190,7 @@ void hostlink_poll(void)
 			sched_wake(KWAIT_LINK, 0);
 			readers = false;
 		}
-		if (!sched_holding() && !service_alive() &&
-		    !proc_start(SERVICE_PROGRAM, SERVICE_NAME, KPROC_LINK))
+		if (!sched_holding() && !service_alive() && !start_service())
 			present = false; /* said why; no service, no link */
 	}
 	if (writers && uart_link_room()) {
@@ -134,26 +212,43 @@ void hostlink_release(void)
 		uart_link_release();
 }
 
-/* link_call -- the checks both calls make: the link exists, p is its
- * service, and p's buf holds *len bytes (clamped to CHUNK) with `access` */
-static int link_call(struct pctx *p, uint64_t buf, uint64_t *len, unsigned access)
+/* hostlink_power -- whether p's `handle` names the link's object with
+ * every right in `need`: 0, or -ERR_BADF, -ERR_PERM, -ERR_INVAL as
+ * handle_lookup says (a handle to anything else is of the wrong type) */
+int hostlink_power(struct pctx *p, int64_t handle, uint32_t need)
 {
+	struct khandle *h;
+	int err = handle_lookup(p, handle, HANDLE_TYPE(OS_TYPE_KERNEL), need, &h);
+
+	if (err)
+		return err;
+	return h->object == link_id ? 0 : -ERR_INVAL;
+}
+
+/* link_call -- the checks both calls make: p's handle carries the power,
+ * the link exists, and p's buf holds *len bytes (clamped to CHUNK) with
+ * `access` */
+static int link_call(struct pctx *p, int64_t handle, uint32_t need,
+		     uint64_t buf, uint64_t *len, unsigned access)
+{
+	int err = hostlink_power(p, handle, need);
+
+	if (err)
+		return err;
 	if (!present)
 		return -ERR_NOTSUP;
-	if (!is_service(p))
-		return -ERR_PERM;
 	if (*len > CHUNK)
 		*len = CHUNK;
 	return uvm_check(&p->mem, buf, *len, access) ? -ERR_FAULT : 0;
 }
 
 /* hostlink_read -- SYS_LINK_READ */
-int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
-		      uint64_t cap)
+int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, int64_t handle,
+		      uint64_t buf, uint64_t cap)
 {
 	static char bytes[CHUNK]; /* the kernel lock is held */
 	size_t n;
-	int err = link_call(p, buf, &cap, UVM_WRITE);
+	int err = link_call(p, handle, FE_RIGHT_READ, buf, &cap, UVM_WRITE);
 
 	if (err)
 		return err;
@@ -174,12 +269,12 @@ int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 }
 
 /* hostlink_write -- SYS_LINK_WRITE */
-int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
-		       uint64_t len)
+int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, int64_t handle,
+		       uint64_t buf, uint64_t len)
 {
 	static char bytes[CHUNK]; /* the kernel lock is held */
 	size_t room;
-	int err = link_call(p, buf, &len, UVM_READ);
+	int err = link_call(p, handle, FE_RIGHT_WRITE, buf, &len, UVM_READ);
 
 	if (err || !len)
 		return err;

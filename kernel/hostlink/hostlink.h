@@ -1,7 +1,7 @@
 /*
  * hostlink.h -- the host link: a byte stream between the host and the
- * link service, a user program (bin/linkd), with output commit
- * (hostlink.c; the protocol on top is docs/hostlink.md).
+ * link service, a user program (bin/linkd) holding the link's capability,
+ * with output commit (hostlink.c; the protocol on top is docs/hostlink.md).
  */
 #ifndef HOSTLINK_HOSTLINK_H
 #define HOSTLINK_HOSTLINK_H
@@ -16,8 +16,10 @@ struct trap_frame;
  * calls fail with -ERR_NOTSUP */
 void hostlink_init(void);
 
-/* hostlink_power_on -- the host's side of the link is new: readers get
- * -ERR_RESET first, and the service wakes to say so */
+/* hostlink_power_on -- after the kernel root: the link's object found (or
+ * made), the service's program trusted anew if the boot modules were
+ * imported; the host's side of the link is new: readers get -ERR_RESET
+ * first, and the service wakes to say so */
 void hostlink_power_on(void);
 
 /* hostlink_poll -- at every return to user mode and while idle: wake
@@ -35,14 +37,21 @@ bool hostlink_output_waiting(void);
  * may go to the host */
 void hostlink_release(void);
 
+/* hostlink_power -- whether p's `handle` names the link's object with
+ * every right in `need` (FE_RIGHT_READ: read the link, FE_RIGHT_WRITE:
+ * write it, FE_RIGHT_EXEC: make code objects from blobs): 0, or
+ * -ERR_BADF, -ERR_PERM, -ERR_INVAL */
+int hostlink_power(struct pctx *p, int64_t handle, uint32_t need);
+
 /* hostlink_read -- SYS_LINK_READ: up to cap bytes from the host into p's
- * buf; blocks until at least one came */
-int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
-		      uint64_t cap);
+ * buf, with the link's handle (READ); blocks until at least one came */
+int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, int64_t handle,
+		      uint64_t buf, uint64_t cap);
 
 /* hostlink_write -- SYS_LINK_WRITE: up to len bytes of p's buf for the
- * host, sent once the running epoch committed; blocks while none fit */
-int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
-		       uint64_t len);
+ * host, with the link's handle (WRITE), sent once the running epoch
+ * committed; blocks while none fit */
+int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, int64_t handle,
+		       uint64_t buf, uint64_t len);
 
 #endif

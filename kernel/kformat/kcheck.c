@@ -164,6 +164,22 @@ static void check_channel(struct kcheck *k, uint64_t id, const char *what)
 	}
 }
 
+/* check_link -- the host link's capability object and its service's program */
+static void check_link(struct kcheck *k, uint64_t id)
+{
+	const struct klink *l = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*l),
+					   KLINK_MAGIC, "host link (app root 3)");
+	struct os_obj_info info;
+
+	if (!l)
+		return;
+	if (l->version != KLINK_VERSION)
+		problem(k, "host link #%llu: version %u; this kernel knows version %u",
+			ULL(id), l->version, KLINK_VERSION);
+	else if (l->service)
+		(void)head(k, l->service, OS_TYPE_CODE, "host link's service", &info);
+}
+
 /* check_handles -- a process's handle table; every handle names a live object */
 static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid,
 			  const char *owner)
@@ -199,6 +215,11 @@ static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid,
 		else if (info.type == OS_TYPE_PROCESS)
 			(void)kobj_bytes(k, h->object, OS_TYPE_PROCESS,
 					 sizeof(struct kproc), KPROC_MAGIC, what);
+		/* Invariant: the only kernel object a handle names is the link. */
+		else if (info.type == OS_TYPE_KERNEL &&
+			 h->object != os_app_root(k->os, OS_APP_ROOT_LINK))
+			problem(k, "%s: names kernel object #%llu, which is not the host link's",
+				what, ULL(h->object));
 	}
 	if (t->console_sink && (t->console_sink > INT32_MAX ||
 				(t->console_sink & 0xff) >= FE_HANDLE_SLOTS))
@@ -463,6 +484,9 @@ unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *rep
 	if (id)
 		anon(&k, id, KRESERVE_PAGES * (uint64_t)FE_PAGE_SIZE, false,
 		     "rescue reserve (app root 2)");
+	id = os_app_root(os, OS_APP_ROOT_LINK);
+	if (id)
+		check_link(&k, id);
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++)
 		if (r->procs[slot])
 			check_process(&k, r, slot, r->procs[slot]);

@@ -30,6 +30,10 @@
  *   kconsole  OS_TYPE_KERNEL: the console's persistent output and input queues
  *   kclock    OS_TYPE_KERNEL, app root OS_APP_ROOT_MACHINE: the clock rates
  *             measured on this kind of machine (core/time.c)
+ *   klink     OS_TYPE_KERNEL, app root OS_APP_ROOT_LINK: the host link's
+ *             powers -- a handle to it is how the link's service reads and
+ *             writes the link -- and the program the kernel trusts to run
+ *             as that service (hostlink/hostlink.c)
  *   kproc     OS_TYPE_PROCESS: identity, links to its first thread, address
  *             space, handle table and code object, and how it ended
  *   kthread   OS_TYPE_THREAD: the user register file and FPU state,
@@ -77,6 +81,7 @@
 #define KCHANNEL_MAGIC 0x4e414843u /* "CHAN" */
 #define KCONSOLE_MAGIC 0x534e4f43u /* "CONS" */
 #define KCLOCK_MAGIC 0x4b434c43u   /* "CLCK" */
+#define KLINK_MAGIC 0x4b4e494cu    /* "LINK" */
 
 #define KROOT_VERSION 2
 
@@ -191,6 +196,31 @@ _Static_assert(sizeof(struct kclock) <= KFORMAT_SMALL_MAX, "a small object");
  * hundred objects (a process's handles and mappings) and one reap step
  * queues at most 2 * FE_CHAN_QUEUE + 2, so this never fills. */
 #define KREAP_CAPACITY 4096u
+
+/*
+ * The host link's capability (hostlink/hostlink.c). The powers of the link
+ * -- SYS_LINK_READ (FE_RIGHT_READ), SYS_LINK_WRITE (FE_RIGHT_WRITE),
+ * making a code object from a blob (FE_RIGHT_EXEC) -- are a handle to this
+ * object, which only the kernel hands out: to the service it starts, as
+ * its first inherited handle, without FE_RIGHT_GRANT, so it can be neither
+ * passed on nor named. The service is started from `service`, the code
+ * object bin/linkd named when the kernel imported its boot modules (a
+ * reference held here): a program a user binds to bin/linkd later is just
+ * a program. Invariant: no handle names an OS_TYPE_KERNEL object but this
+ * one (kcheck.c).
+ */
+#define KLINK_VERSION 1
+
+struct klink {
+	uint32_t magic;                /* KLINK_MAGIC */
+	uint32_t version;              /* KLINK_VERSION */
+	uint64_t service;              /* the service's code object (held); 0: none */
+};
+KFORMAT_SIZE(klink, 16);
+KFORMAT_AT(klink, magic, 0);
+KFORMAT_AT(klink, version, 4);
+KFORMAT_AT(klink, service, 8);
+_Static_assert(sizeof(struct klink) <= KFORMAT_SMALL_MAX, "a small object");
 
 /* The rescue reserve (epoch/rescue.c): an anonymous object of this many
  * pages, app root OS_APP_ROOT_RESERVE, filled from free pages at power-on

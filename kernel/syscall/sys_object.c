@@ -11,6 +11,7 @@
 
 #include "core/heap.h"
 #include "ferrite/errors.h"
+#include "hostlink/hostlink.h"
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
 #include "task/handle.h"
@@ -25,18 +26,20 @@
 static uint8_t io_buffer[IO_CHUNK];
 
 /* create_code -- a code object of `size` bytes copied from the blob of
- * `source` -> a handle with code's rights. Only the host link's service
- * may: code objects come from the boot modules, objtool, and a program
- * put in live through the link (docs/hostlink.md). */
-static int64_t create_code(struct pctx *p, uint64_t size, int64_t source)
+ * `source` -> a handle with code's rights. Only with the host link's
+ * handle and its FE_RIGHT_EXEC (`link`): code objects come from the boot
+ * modules, objtool, and a program put in live through the link
+ * (docs/hostlink.md). */
+static int64_t create_code(struct pctx *p, uint64_t size, int64_t source,
+			   int64_t link)
 {
 	struct os_obj_info info;
 	struct khandle *h;
 	uint64_t id, at = 0;
-	int err;
+	int err = hostlink_power(p, link, FE_RIGHT_EXEC);
 
-	if (!(p->proc->flags & KPROC_LINK))
-		return -ERR_PERM;
+	if (err)
+		return err;
 	err = handle_lookup(p, source, HANDLE_TYPE(OS_TYPE_BLOB), FE_RIGHT_READ, &h);
 	if (!err)
 		err = os_obj_stat(&kheap, h->object, &info);
@@ -66,8 +69,9 @@ static int64_t create_code(struct pctx *p, uint64_t size, int64_t source)
 	return install_new(p, id, handle_rights_max(OS_TYPE_CODE), 0);
 }
 
-/* SYS_OBJ_CREATE (type, size[, source]) -> a handle with every right (for
- * code, made by the link service from the blob of `source`, code's rights) */
+/* SYS_OBJ_CREATE (type, size[, source, link]) -> a handle with every
+ * right (for FE_TYPE_CODE: code's rights, copied from the blob `source`
+ * with the host link's handle `link`) */
 int64_t sys_obj_create(struct syscall *call)
 {
 	struct pctx *p = call->caller;
@@ -76,7 +80,7 @@ int64_t sys_obj_create(struct syscall *call)
 	int err;
 
 	if (type == OS_TYPE_CODE)
-		return create_code(p, size, (int64_t)call->arg[2]);
+		return create_code(p, size, (int64_t)call->arg[2], (int64_t)call->arg[3]);
 	if (type != OS_TYPE_BLOB && type != OS_TYPE_ANON)
 		return -ERR_INVAL;
 	if (size > FE_OBJ_SIZE_MAX)

@@ -87,16 +87,24 @@ int64_t sys_console_sink(struct syscall *call)
 	return console_set_sink(call->caller, (int64_t)call->arg[0]);
 }
 
-/* SYS_LINK_READ (buf, cap) -> bytes from the host link (hostlink.c) */
+/* SYS_LINK_READ (link, buf, cap) -> bytes from the host link, with the
+ * link's handle (FE_RIGHT_READ; hostlink.c) */
 int64_t sys_link_read(struct syscall *call)
 {
-	return hostlink_read(call->tf, call->caller, call->arg[0], call->arg[1]);
+	const int64_t link = (int64_t)call->arg[0];
+	const uint64_t buf = call->arg[1], cap = call->arg[2];
+
+	return hostlink_read(call->tf, call->caller, link, buf, cap);
 }
 
-/* SYS_LINK_WRITE (buf, len) -> bytes queued for the host (hostlink.c) */
+/* SYS_LINK_WRITE (link, buf, len) -> bytes queued for the host, with the
+ * link's handle (FE_RIGHT_WRITE; hostlink.c) */
 int64_t sys_link_write(struct syscall *call)
 {
-	return hostlink_write(call->tf, call->caller, call->arg[0], call->arg[1]);
+	const int64_t link = (int64_t)call->arg[0];
+	const uint64_t buf = call->arg[1], len = call->arg[2];
+
+	return hostlink_write(call->tf, call->caller, link, buf, len);
 }
 
 /* SYS_TIME (clock) -> nanoseconds: FE_CLOCK_MONOTONIC since genesis, or

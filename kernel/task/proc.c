@@ -380,27 +380,27 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	return 0;
 }
 
-/* proc_start -- `program` (a catalogue name) as `name`, with no parent
- * and kproc.flags `flags`; NULL, after saying why, if it cannot start */
-struct pctx *proc_start(const char *program, const char *name, uint32_t flags)
+/* proc_start -- code object `code` as `name`, with no parent, kproc.flags
+ * `flags`, and `grant` (if its object is not 0) as its first inherited
+ * handle; NULL, after saying why, if it cannot start */
+struct pctx *proc_start(uint64_t code, const char *name, uint32_t flags,
+			const struct spawn_grant *grant)
 {
 	static struct spawn_args args;
 	struct spawn_args *a = &args;
 	struct pctx *p;
-	uint64_t code;
 	unsigned slot;
 	int err;
 
-	if (os_cat_lookup(&kheap, program, strlen(program), &code)) {
-		pr_info("ferrite: no %s in the catalogue\n", program);
-		return NULL;
-	}
 	a->argc = 1;
 	a->argv_bytes = strlen(name) + 1;
 	memcpy(a->argv, name, a->argv_bytes);
+	a->grant_count = grant && grant->object ? 1 : 0;
+	if (a->grant_count)
+		a->grant[0] = *grant;
 	err = proc_spawn(NULL, code, a, &slot);
 	if (err) {
-		pr_err("ferrite: cannot start %s: %s\n", program, err_str(err));
+		pr_err("ferrite: cannot start %s: %s\n", name, err_str(err));
 		return NULL;
 	}
 	p = ptable_slot(slot);
@@ -413,7 +413,13 @@ struct pctx *proc_start(const char *program, const char *name, uint32_t flags)
  * NULL, after saying why, if it cannot start */
 struct pctx *proc_start_shell(uint32_t flags)
 {
-	return proc_start(SHELL_PROGRAM, SHELL_NAME, flags);
+	uint64_t code;
+
+	if (os_cat_lookup(&kheap, SHELL_PROGRAM, strlen(SHELL_PROGRAM), &code)) {
+		pr_info("ferrite: no %s in the catalogue\n", SHELL_PROGRAM);
+		return NULL;
+	}
+	return proc_start(code, SHELL_NAME, flags, NULL);
 }
 
 /* proc_is_shell -- whether p is a shell: a process named as bin/osh's are */

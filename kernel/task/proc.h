@@ -23,9 +23,13 @@
 #include "kformat/kformat.h"
 #include "task/ptable.h"
 
-/* proc_start -- start `program` (a catalogue name) as `name` with no
- * parent and kproc.flags `flags`; NULL, after saying why, if it cannot */
-struct pctx *proc_start(const char *program, const char *name, uint32_t flags);
+/* proc_start -- start code object `code` as `name` with no parent,
+ * kproc.flags `flags`, and `grant` (NULL or object 0: none) as its first
+ * inherited handle (FE_INHERITED_HANDLE(0)); NULL, after saying why, if
+ * it cannot */
+struct spawn_grant;
+struct pctx *proc_start(uint64_t code, const char *name, uint32_t flags,
+			const struct spawn_grant *grant);
 /* proc_start_shell -- start bin/osh with no parent and kproc.flags
  * `flags`; NULL, after saying why, if it cannot start */
 struct pctx *proc_start_shell(uint32_t flags);

@@ -133,6 +133,31 @@ def test_run_gives_output_and_status(machine):
     osh_run(machine, "echo still here", r"still here\n")
 
 
+def test_the_link_s_powers_are_a_handle_the_kernel_gives(machines, tmp_path):
+    """The link's powers are a handle to the link that the kernel gives the
+    service it starts, never a name: a program a user binds to bin/linkd
+    gets none (usertest's link checks, run as bin/linkd, find every handle
+    it holds or forges refused), and the kernel starts the service from the
+    program it imported at genesis, not from what bin/linkd names when
+    bytes first come."""
+    image = tmp_path / "powers.nvm"
+    m = machines(image=image, size="32M")
+    m.expect(PROMPT, timeout=STEP)
+    # the real program, run from osh, holds no handle either
+    osh_run(m, "linkd", r"linkd: no link handle: the kernel starts the link's "
+                        r"service itself, with one\n")
+    osh_run(m, "rm bin/linkd", r"")
+    osh_run(m, "ln bin/usertest bin/linkd", r"")
+    osh_run(m, "linkd link", r"usertest: [1-9]\d* passed, 0 failed\n")
+    # no service ran yet: the first bytes from the host start it, from the
+    # program the kernel trusts -- it speaks the protocol (usertest would not)
+    hello = os.path.join(ROOT, "build", "user", "bin", "hello")
+    r = fe(image, "put", hello, "bin/greeter")
+    assert r.returncode == 0, r
+    assert get_bytes(image, "bin/greeter") == open(hello, "rb").read()
+    osh_run(m, "ps", r"\n\s*\d+\s+0\s+\S+\s+\d+\s+\d+\s+linkd\n")
+
+
 def test_program_put_live_runs_from_osh(machine):
     hello = os.path.join(ROOT, "build", "user", "bin", "hello")
     r = fe(machine.image, "put", hello, "bin/greeter")

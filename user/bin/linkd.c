@@ -1,9 +1,13 @@
 /*
  * linkd.c -- the host link's service: what tools/fe talks to.
  *
- * The kernel starts bin/linkd (marked as the link's service) when bytes
- * arrive on the host link and none runs; it is an ordinary process
- * otherwise, persistent like every other. It reads frames from the link
+ * The kernel starts linkd (marked as the link's service, from the program
+ * bin/linkd named when it imported its boot modules) when bytes arrive on
+ * the host link and none runs, and hands it the link's handle as its
+ * first inherited handle (LINK): the one power linkd has that other
+ * programs lack -- reading the link, writing it, making code objects from
+ * blobs -- and one it cannot pass on. It is an ordinary process otherwise,
+ * persistent like every other. It reads frames from the link
  * (SYS_LINK_READ), does what they ask with ordinary system calls, and
  * answers (SYS_LINK_WRITE). docs/hostlink.md is the protocol; in short:
  *
@@ -36,6 +40,7 @@
  */
 #include <fe.h>
 
+#define LINK FE_INHERITED_HANDLE(0)          /* the link's handle, from the kernel */
 #define VERSION 1
 #define DATA_MAX 4096u                       /* bytes of one DATA frame */
 #define PAYLOAD_MAX (8u + DATA_MAX)          /* offset + data */
@@ -187,7 +192,7 @@ static long cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 static void link_write_all(const uint8_t *p, size_t len)
 {
 	while (len) {
-		long n = fe_link_write(p, len);
+		long n = fe_link_write(LINK, p, len);
 
 		if (n <= 0)
 			return; /* only a power cut's reset ends the link: nothing to tell */
@@ -290,7 +295,7 @@ static void put_finish(void)
 	}
 	if (!err && put.kind == KIND_CODE) {
 		long code = fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, put.size,
-				       (uint64_t)(int64_t)h, 0, 0, 0);
+				       (uint64_t)(int64_t)h, (uint64_t)(int64_t)LINK, 0, 0);
 
 		if (code < 0)
 			err = code;
@@ -702,9 +707,13 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	if (fe_inherited_count < 1) {
+		printf("linkd: no link handle: the kernel starts the link's service itself, with one\n");
+		return 1;
+	}
 	crc_init();
 	for (;;) {
-		long n = fe_link_read(in, sizeof(in));
+		long n = fe_link_read(LINK, in, sizeof(in));
 
 		if (n == -ERR_RESET) {
 			reset();

@@ -196,12 +196,13 @@ long fe_name_replace(int32_t handle, const char *name, uint64_t name_len);
  * of handle (-1: the console again); children spawned later inherit it */
 long fe_console_sink(int32_t channel);
 
-/* fe_link_read -- up to cap bytes from the host link (the link service only) */
-long fe_link_read(void *buf, uint64_t cap);
+/* fe_link_read -- up to cap bytes from the host link, with the link's
+ * handle `link` (only the kernel hands one out: to the link's service) */
+long fe_link_read(int32_t link, void *buf, uint64_t cap);
 
-/* fe_link_write -- up to len bytes to the host, sent once committed (the
- * link service only) -> bytes taken */
-long fe_link_write(const void *buf, uint64_t len);
+/* fe_link_write -- up to len bytes to the host, sent once committed, with
+ * the link's handle -> bytes taken */
+long fe_link_write(int32_t link, const void *buf, uint64_t len);
 
 /*
  * fe_syscall -- any call number (even one outside enum fe_syscall) with six

@@ -301,15 +301,15 @@ long fe_console_sink(int32_t channel)
 }
 
 /* fe_link_read -- SYS_LINK_READ */
-long fe_link_read(void *buf, uint64_t cap)
+long fe_link_read(int32_t link, void *buf, uint64_t cap)
 {
-	return sys3(SYS_LINK_READ, P(buf), cap, 0);
+	return sys3(SYS_LINK_READ, H(link), P(buf), cap);
 }
 
 /* fe_link_write -- SYS_LINK_WRITE */
-long fe_link_write(const void *buf, uint64_t len)
+long fe_link_write(int32_t link, const void *buf, uint64_t len)
 {
-	return sys3(SYS_LINK_WRITE, P(buf), len, 0);
+	return sys3(SYS_LINK_WRITE, H(link), P(buf), len);
 }
 
 /* fe_syscall -- system call nr with six raw 64-bit arguments */

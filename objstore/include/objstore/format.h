@@ -95,7 +95,9 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * of an OS_TYPE_KERNEL object remembering the machine the heap last ran
  * on (its clock rates: kernel/core/time.c); app_roots[OS_APP_ROOT_RESERVE]
  * the id of an OS_TYPE_ANON object whose pages only a safe power-on gives
- * back (kernel/epoch/rescue.c). Invariant: a non-zero app root names a live
+ * back (kernel/epoch/rescue.c); app_roots[OS_APP_ROOT_LINK] the id of the
+ * OS_TYPE_KERNEL object a handle to which carries the host link's powers
+ * (kernel/hostlink/hostlink.c). Invariant: a non-zero app root names a live
  * object (os_app_root_set and os_check).
  *
  * pages_unformatted (layout 2.1; zero in every older heap, whose pages were
@@ -113,6 +115,7 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
 #define OS_APP_ROOT_KERNEL 0
 #define OS_APP_ROOT_MACHINE 1
 #define OS_APP_ROOT_RESERVE 2
+#define OS_APP_ROOT_LINK 3
 struct os_root {
 	uint64_t next_object_id;    /* ids start at 1 and are never reused */
 	uint64_t object_count;      /* live objects */

@@ -168,8 +168,11 @@ static void fuzz_obj_create(void)
 	};
 	uint64_t type = fz_chance(16) ? fz_any()
 				      : types[fz_rand(sizeof(types) / sizeof(types[0]))];
-	long r = fz_call(SYS_OBJ_CREATE, type, fz_size(), junk(), junk(), junk(), junk());
+	long r = fz_call(SYS_OBJ_CREATE, type, fz_size(), fz_handle(), fz_handle(),
+			 junk(), junk());
 
+	if (r >= 0 && type == FE_TYPE_CODE)
+		fz_fail("SYS_OBJ_CREATE made a code object for a program without the link's handle");
 	if (r < 0)
 		return;
 	fz_id_add((int32_t)r);
@@ -739,18 +742,18 @@ static void fuzz_console_sink(void)
 	}
 }
 
-/* fuzz_link -- SYS_LINK_READ or SYS_LINK_WRITE: the fuzzer is not the
- * link's service, so they fail, whatever the arguments */
+/* fuzz_link -- SYS_LINK_READ or SYS_LINK_WRITE: the fuzzer holds no
+ * handle to the link, so they fail, whatever handle and buffer it names */
 static void fuzz_link(void)
 {
 	bool write = fz_chance(2);
 	uint64_t len = fz_len(256);
 	uint64_t buf = write ? fz_ptr_in(len) : fz_ptr_out(len);
-	long r = fz_call(write ? SYS_LINK_WRITE : SYS_LINK_READ, buf, len,
-			 junk(), junk(), junk(), junk());
+	long r = fz_call(write ? SYS_LINK_WRITE : SYS_LINK_READ, fz_handle(), buf,
+			 len, junk(), junk(), junk());
 
 	if (r >= 0)
-		fz_fail("SYS_LINK_%s returned %ld to a program not the link's service",
+		fz_fail("SYS_LINK_%s returned %ld to a program without the link's handle",
 			write ? "WRITE" : "READ", r);
 }
 

@@ -321,3 +321,36 @@ int run_others_child(const char *sibling)
 		bad |= 32;
 	return bad;
 }
+
+/* test_link_powers -- the host link's powers (reading it, writing it,
+ * making code from a blob) come only with the handle the kernel gives its
+ * service: every handle a program can hold or forge is refused, for the
+ * right reason */
+void test_link_powers(void)
+{
+	int32_t blob = new_blob(PAGE, "\x7f" "ELF"), e[2] = {-1, -1};
+	const int32_t forged[] = { FE_INHERITED_HANDLE(0), FE_HANDLE_VALUE(0, 2),
+				   FE_HANDLE_VALUE(FE_HANDLE_SLOTS - 1, 1), 0, -1 };
+	char buf[16] = "to the host";
+
+	EQ(fe_chan_create(e), 0);
+	for (unsigned i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+		if (forged[i] > 0 && object_id(forged[i]))
+			continue; /* one of usertest's own: below */
+		ERR(fe_link_read(forged[i], buf, sizeof(buf)), ERR_BADF);
+		ERR(fe_link_write(forged[i], buf, sizeof(buf)), ERR_BADF);
+		ERR(fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, PAGE, (uint64_t)(int64_t)blob,
+			       (uint64_t)(int64_t)forged[i], 0, 0), ERR_BADF);
+	}
+	/* Its own handles name other objects: the wrong type for the link
+	 * (rights are checked first: a channel end cannot carry EXEC). */
+	ERR(fe_link_read(blob, buf, sizeof(buf)), ERR_INVAL);
+	ERR(fe_link_write(e[0], buf, sizeof(buf)), ERR_INVAL);
+	ERR(fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, PAGE, (uint64_t)(int64_t)blob,
+		       (uint64_t)(int64_t)blob, 0, 0), ERR_INVAL);
+	ERR(fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, PAGE, (uint64_t)(int64_t)blob,
+		       (uint64_t)(int64_t)e[1], 0, 0), ERR_PERM);
+	EQ(fe_close(blob), 0);
+	EQ(fe_close(e[0]), 0);
+	EQ(fe_close(e[1]), 0);
+}

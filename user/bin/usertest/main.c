@@ -121,6 +121,7 @@ static const struct test tests[] = {
 	{"open by id sweep", test_open_id_sweep},
 	{"private memory", test_private_memory},
 	{"other processes", test_other_processes},
+	{"link powers", test_link_powers},
 };
 
 /* The checks of "usertest exhaust". */
@@ -210,6 +211,11 @@ int main(int argc, char **argv)
 	self_pid = fe_getpid();
 	if (argc == 1)
 		return run_all();
+	if (argc == 2 && strcmp(argv[1], "link") == 0) {
+		group = "link powers";
+		test_link_powers();
+		return summary();
+	}
 	if (strcmp(argv[1], "exhaust") == 0 &&
 	    (argc == 2 || (argc == 3 && strcmp(argv[2], "hold") == 0))) {
 		exhaust_hold = argc == 3;
@@ -223,6 +229,6 @@ int main(int argc, char **argv)
 		if (r >= 0)
 			return r;
 	}
-	printf("usage: usertest [exhaust [hold] | many N | churn N | objects N]\n");
+	printf("usage: usertest [link | exhaust [hold] | many N | churn N | objects N]\n");
 	return 2;
 }

@@ -192,6 +192,7 @@ void test_passed_then_closed(void);
 void test_open_id_sweep(void);
 void test_private_memory(void);
 void test_other_processes(void);
+void test_link_powers(void);
 int run_forge_child(int argc, char **argv);
 int run_close_inherited_child(void);
 int run_secret_child(void);
