@@ -148,8 +148,7 @@ static __attribute__((noreturn)) void power_on(void)
 	hostlink_power_on();
 	snapshot_init(genesis);
 	rescue_power_on();
-	if (!ptable_count())
-		proc_start_shell(0);
+	rescue_keep_shell();
 	epoch_commit(NULL);
 	if (snapshot_power_on(kroot->power_ons))
 		epoch_commit(NULL); /* power-on-N alone in its epoch */

@@ -35,6 +35,7 @@
 #include "core/smp.h"
 #include "entry/entry.h"
 #include "epoch/epoch.h"
+#include "epoch/rescue.h"
 #include "hostlink/hostlink.h"
 #include "obj/kobj.h"
 #include "task/proc.h"
@@ -47,11 +48,13 @@ bool kernel_enter_from_user(struct trap_frame *tf)
 	return cpu_self()->running >= 0;
 }
 
-/* take_input -- typed bytes into the console's queue, link bytes to the service */
+/* take_input -- typed bytes into the console's queue, link bytes to the
+ * service; the console's shell kept (a process may have ended) */
 static void take_input(void)
 {
 	console_input_poll();
 	hostlink_poll();
+	rescue_keep_shell();
 }
 
 /* run_next -- load the next runnable thread into tf, committing and

@@ -1,7 +1,17 @@
 /*
- * rescue.c -- the safe power-on (`safe` on the command line): every saved
- * process held, a rescue shell on the console, and SYS_RESUME to let them
- * all run on.
+ * rescue.c -- the console's shell, kept alive; and the safe power-on
+ * (`safe` on the command line): every saved process held, a rescue shell
+ * on the console, and SYS_RESUME to let them all run on.
+ *
+ * The console always has a shell. As init does for a getty, the kernel
+ * starts a fresh bin/osh, and says why, whenever no shell holds the
+ * console: at a power-on that finds none among the saved processes, and
+ * whenever the last one ends, for any reason (rescue_keep_shell). A shell
+ * here is a live process named as bin/osh's are, on the console (not a
+ * `run` of the host link, whose console is a channel), and not held by a
+ * safe power-on. A shell that cannot start (no bin/osh, a full heap) is
+ * said so, with the way out; one that keeps ending at once is started
+ * again QUICK_ENDS_MAX times in a row at most.
  *
  * Every power-on carries on every process, so a state that misbehaves --
  * a program that fills the heap or the process table, a service in a
@@ -53,6 +63,7 @@
 #include "core/cmdline.h"
 #include "core/heap.h"
 #include "core/printk.h"
+#include "core/time.h"
 #include "epoch/epoch.h"
 #include "epoch/rescue.h"
 #include "errstr.h"
@@ -63,6 +74,14 @@
 #include "task/sched.h"
 
 #define RESERVE_BYTES (KRESERVE_PAGES * (uint64_t)FE_PAGE_SIZE)
+#define QUICK_END_NS 2000000000ull     /* a shell ending this soon after its start ended at once */
+#define QUICK_ENDS_MAX 5
+
+/* Volatile: the console's shell as this power-on kept it. */
+static bool shell_looked;              /* rescue_keep_shell ran once */
+static uint64_t ends_seen;             /* proc_ends() when it last looked */
+static uint64_t started_ns;            /* when it last started a shell; 0: none */
+static unsigned quick_ends;            /* shells it started that ended at once, in a row */
 
 /* --- the rescue reserve ------------------------------------------------- */
 
@@ -175,6 +194,71 @@ static void dismiss_left_over(void)
 			pid);
 }
 
+/* --- the console's shell ------------------------------------------------ */
+
+/* console_shell -- a shell that holds the console, NULL if none */
+static struct pctx *console_shell(void)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *p = ptable_slot(i);
+
+		if (p && proc_is_shell(p) && proc_on_console(p) && !sched_held(p))
+			return p;
+	}
+	return NULL;
+}
+
+/* emit -- a line on the console, in order with what programs wrote */
+static void emit(const char *line)
+{
+	console_emit(line, strlen(line));
+}
+
+/* say_why -- the line that says why a new shell starts on the console */
+static void say_why(void)
+{
+	const struct fe_exit_info *end = proc_console_shell_end();
+	char line[200];
+
+	if (end->pid)
+		snprintf(line, sizeof(line),
+			 "ferrite: the console's shell (pid %llu) ended: %s; starting a new osh\n",
+			 (unsigned long long)end->pid, end->detail);
+	else
+		snprintf(line, sizeof(line),
+			 "ferrite: no shell holds the console (%u processes run); starting osh\n",
+			 ptable_count());
+	emit(line);
+}
+
+/* rescue_keep_shell -- the console always has a shell: if none holds it
+ * (looked at once per power-on, then whenever a process ended), a fresh
+ * osh starts, and the console says why */
+void rescue_keep_shell(void)
+{
+	struct pctx *p;
+
+	if (shell_looked && proc_ends() == ends_seen)
+		return;
+	shell_looked = true;
+	ends_seen = proc_ends();
+	if (console_shell())
+		return;
+	/* None holds it, so the shell started last has ended: at once? */
+	quick_ends = started_ns && time_mono_ns() - started_ns < QUICK_END_NS ?
+		     quick_ends + 1 : 0;
+	if (quick_ends >= QUICK_ENDS_MAX) {
+		emit("ferrite: shells ended as soon as they started, again and again: not starting another now (power on with `safe` on the command line for a rescue shell)\n");
+		return;
+	}
+	if (ptable_count())
+		say_why();
+	p = proc_start_shell(sched_holding() ? KPROC_RESCUE : 0);
+	started_ns = p ? time_mono_ns() : 0;
+	if (!p)
+		emit("ferrite: the console has no shell: power on with `safe` on the command line (every process held, and a rescue shell on a reserve of the heap), or with `import` if bin/osh is gone\n");
+}
+
 /* --- power-on and resume ------------------------------------------------ */
 
 /* plural -- "es" unless n is 1 */
@@ -230,7 +314,7 @@ static void say_resumed(unsigned released, unsigned long long rescue_pid,
 			      "; no other shell was saved, so the rescue shell (pid %llu) stays",
 			      rescue_pid);
 	snprintf(line + n, sizeof(line) - (size_t)n, "\n");
-	console_emit(line, strlen(line));
+	emit(line);
 }
 
 /* rescue_resume -- SYS_RESUME: release every held process, refill the

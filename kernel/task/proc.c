@@ -42,6 +42,10 @@
  * runaway program may have filled the rest). */
 #define SPAWN_MAX_PROCS (KROOT_MAX_PROCS - 1)
 
+/* Volatile: since power-on. */
+static uint64_t ends;                          /* processes ended */
+static struct fe_exit_info console_shell_end;  /* the last shell on the console to end */
+
 /* proc_is_ancestor -- whether `a` is `p` or one of its ancestors */
 bool proc_is_ancestor(const struct pctx *a, const struct pctx *p)
 {
@@ -182,6 +186,7 @@ void proc_exit(struct pctx *p, struct fe_exit_info *how)
 {
 	uint64_t id = p->proc_id;
 	struct kproc *proc = p->proc;
+	bool console_shell = proc_on_console(p) && proc_is_shell(p);
 
 	adopt_orphans(p);
 	teardown(p);
@@ -190,6 +195,29 @@ void proc_exit(struct pctx *p, struct fe_exit_info *how)
 	proc->state = KPROC_EXITED;
 	sched_wake(KWAIT_PROCESS, id);
 	kobj_release(id); /* the slot's reference */
+	ends++;
+	if (console_shell)
+		console_shell_end = *how;
+}
+
+/* proc_ends -- how many processes ended since power-on */
+uint64_t proc_ends(void)
+{
+	return ends;
+}
+
+/* proc_console_shell_end -- how the last shell on the console ended in
+ * this power-on (pid 0: none did) */
+const struct fe_exit_info *proc_console_shell_end(void)
+{
+	return &console_shell_end;
+}
+
+/* proc_on_console -- whether p's console is the console, not a channel
+ * (a sink: SYS_CONSOLE_SINK, as for the host link's `run`) */
+bool proc_on_console(const struct pctx *p)
+{
+	return p->ht->console_sink == 0;
 }
 
 /* proc_end -- proc_exit with a reason, status and detail text */

@@ -46,6 +46,15 @@ void proc_exit(struct pctx *p, struct fe_exit_info *how);
 /* proc_end -- proc_exit with a reason, status and detail text */
 void proc_end(struct pctx *p, uint32_t reason, int64_t status,
 	      const char *detail);
+/* proc_ends -- how many processes ended since power-on (a count to
+ * compare: something ended since it was last read) */
+uint64_t proc_ends(void);
+/* proc_console_shell_end -- how the last shell on the console ended in
+ * this power-on (pid 0: none did) */
+const struct fe_exit_info *proc_console_shell_end(void);
+/* proc_on_console -- whether p's console is the console, not a channel
+ * it was sent to (SYS_CONSOLE_SINK) */
+bool proc_on_console(const struct pctx *p);
 /* proc_is_ancestor -- whether `a` is `p` or one of its ancestors */
 bool proc_is_ancestor(const struct pctx *a, const struct pctx *p);
 /* proc_thread_new -- a new runnable thread of p at `entry` with stack

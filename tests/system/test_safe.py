@@ -268,3 +268,79 @@ def test_ctrl_c_in_the_rescue_shell_spares_the_saved_foreground(machines, image)
     m.send("\x03")
     m.expect(r"\^C\n\[%d\] killed: interrupted \(Ctrl-C\)\n" % counter,
              timeout=STEP_TIMEOUT, start=start)
+
+
+def test_the_shell_survives_a_full_heap(machines, image):
+    """The console's shell keeps the memory it needs from its start: with
+    the heap full, a command that needs a new object fails with a message,
+    and the shell goes on."""
+    m = power_on(machines, image)
+    background(m, "fillheap")
+    m.expect(r"fillheap: the heap is full, \d+ pages taken; taking every page freed\n",
+             timeout=STEP_TIMEOUT)
+    run(m, "write after-full hello", r"write: 'after-full': out of memory\n")
+    run(m, "history", r"\d+  fillheap &\n +\d+  write after-full hello\n +\d+  history\n")
+    run(m, "mem", r"heap 32\.0 MiB: [\d.]+ MiB used, 0 B free")
+    run(m, "write again hello", r"write: 'again': out of memory\n")
+    run(m, "echo still here", r"still here\n")
+    assert "killed" not in m.output
+
+
+NO_SHELL = (r"ferrite: the console has no shell: power on with `safe` on the command line "
+            r"\(every process held, and a rescue shell on a reserve of the heap\), or with "
+            r"`import` if bin/osh is gone\n")
+
+
+def test_the_console_always_gets_a_shell_back(machines, image):
+    """Whenever the last shell on the console ends -- exit, killed, at a
+    power-on that finds none -- the kernel starts a fresh osh and says
+    why, as init does for a getty; the other processes run on."""
+    m = power_on(machines, image)
+    counter = background(m, "counter 1 5000")
+    start = len(m.output)
+    m.send("exit 3\n")
+    m.expect(r"ferrite: the console's shell \(pid 1\) ended: exited with status 3; "
+             r"starting a new osh\n", timeout=STEP_TIMEOUT, start=start)
+    m.expect(r"osh: the object shell", timeout=STEP_TIMEOUT, start=start)
+    m.expect(PROMPT, timeout=STEP_TIMEOUT, start=start)
+    procs = ps(m)
+    assert procs[counter][2] == "counter" and not procs[counter][1].startswith("held"), procs
+    shell = [pid for pid, (_, _, name) in procs.items() if name == "osh"]
+    assert len(shell) == 1 and shell[0] > counter, procs
+    # killed: osh ends itself
+    start = len(m.output)
+    m.send("kill %d\n" % shell[0])
+    m.expect(r"ferrite: the console's shell \(pid %d\) ended: killed by pid %d; "
+             r"starting a new osh\n" % (shell[0], shell[0]), timeout=STEP_TIMEOUT, start=start)
+    m.expect(PROMPT, timeout=STEP_TIMEOUT, start=start)
+    run(m, "echo here", r"here\n")
+    check_clean(m, image)
+
+
+def test_with_no_shell_to_start_the_console_says_how_to_get_one(machines, image):
+    """No bin/osh and no shell: the console says so and how to get one
+    back; a power-on that finds no shell among the saved processes tries
+    again and says why; a power-on with `import` brings bin/osh back from
+    the boot modules, and the console has a shell again."""
+    m = power_on(machines, image)
+    counter = background(m, "counter 1 100000")
+    run(m, "rm bin/osh")
+    start = len(m.output)
+    m.send("exit\n")
+    m.expect(r"ferrite: the console's shell \(pid 1\) ended: exited with status 0; "
+             r"starting a new osh\n", timeout=STEP_TIMEOUT, start=start)
+    m.expect(NO_SHELL, timeout=STEP_TIMEOUT, start=start)
+    m.power_cut()
+
+    m = machines(image=image, size="32M")
+    m.expect(r"ferrite: no shell holds the console \(1 processes run\); starting osh\n"
+             r"(.*\n)*?" + NO_SHELL, timeout=STEP_TIMEOUT)
+    m.power_cut()
+
+    m = machines(image=image, size="32M", append="import")
+    m.expect(r"ferrite: no shell holds the console \(1 processes run\); starting osh\n",
+             timeout=STEP_TIMEOUT)
+    m.expect(PROMPT, timeout=STEP_TIMEOUT)
+    procs = ps(m)
+    assert procs[counter][2] == "counter", procs
+    check_clean(m, image)

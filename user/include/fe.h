@@ -323,6 +323,15 @@ void *calloc(size_t n, size_t size);
 /* realloc -- resize ptr's block to size bytes, moving it if need be, or NULL */
 void *realloc(void *ptr, size_t size);
 
+/* fe_keep_memory -- give a long-lived program now every page it will
+ * write while it stays within `stack` bytes of stack below the caller and
+ * `heap` bytes of malloc's heap, with its writable image: then a heap that
+ * fills later cannot end it with a page fault (its calls fail with
+ * -ERR_NOMEM instead). Done only if the heap has room to spare for it
+ * (twice what it takes): 0, or -ERR_NOMEM when it did nothing. osh, the
+ * console's shell, keeps its memory so. */
+long fe_keep_memory(uint64_t stack, uint64_t heap);
+
 /* --- pseudo-random numbers (rand.c) --------------------------------------- */
 
 /* fe_mix64 -- x mixed so that every bit of it affects every bit of the result */

@@ -344,3 +344,36 @@ void *realloc(void *ptr, size_t size)
 	fe_mutex_unlock(&heap_lock);
 	return p;
 }
+
+/* touch -- write every page of [from, to) with the bytes it holds, so that
+ * each exists (a private page gets its copy, a sparse one its page) */
+static void touch(char *from, char *to)
+{
+	for (char *p = (char *)((uintptr_t)from & ~(uintptr_t)(FE_PAGE_SIZE - 1)); p < to;
+	     p += FE_PAGE_SIZE)
+		*(volatile char *)p = *(volatile char *)p;
+}
+
+/* fe_keep_memory -- every page the program will write, made now */
+long fe_keep_memory(uint64_t stack, uint64_t heap_bytes)
+{
+	extern char fe_image_data[], fe_image_end[]; /* user/user.ld */
+	struct fe_sysinfo si;
+	char here;
+	uintptr_t sp = (uintptr_t)&here;
+	uint64_t pages = (uint64_t)(fe_image_end - fe_image_data + stack + heap_bytes) /
+			 FE_PAGE_SIZE + 3;
+	long err = fe_sysinfo(&si);
+
+	if (err < 0)
+		return err;
+	if (si.heap_free / FE_PAGE_SIZE < 2 * pages)
+		return -ERR_NOMEM;
+	fe_mutex_lock(&heap_lock);
+	if (heap.base || heap_init())
+		touch(heap.base, heap.base + heap_bytes);
+	fe_mutex_unlock(&heap_lock);
+	touch(fe_image_data, fe_image_end);
+	touch((char *)(sp - stack), (char *)(sp - FE_PAGE_SIZE));
+	return 0;
+}

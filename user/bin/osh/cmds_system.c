@@ -159,6 +159,20 @@ void cmd_poweroff(int argc, char **argv)
 		complain("poweroff: %s", err_str((int)err));
 }
 
+/* cmd_exit -- exit [STATUS]: end the shell (with $?, or STATUS); its
+ * background jobs run on. On the console the kernel starts a new osh. */
+void cmd_exit(int argc, char **argv)
+{
+	uint64_t status = (uint64_t)shell_status;
+
+	if (argc == 2 && (!parse_number(argv[1], &status) || status > 255)) {
+		complain("exit: '%s' is not a status from 0 to 255", argv[1]);
+		return;
+	}
+	out_flush();
+	fe_exit((int)status);
+}
+
 /* --- snapshots (docs/snapshots.md) --- */
 
 /* time_text -- wall-clock ns since 1970 as "YYYY-MM-DD HH:MM:SS" (UTC), "-" for 0 */
@@ -193,7 +207,7 @@ static void snapshot_take(const char *name)
 		complain("snapshot: there is a snapshot named %s already ('snapshot rm %s' first)",
 			 name, name);
 	else if (err == -ERR_NOSPC)
-		complain("snapshot: %d snapshots already: remove one first", FE_SNAP_MAX);
+		complain("snapshot: %d snapshots already: remove one first", FE_SNAP_TAKE_MAX);
 	else if (err == -ERR_TOOBIG || err == -ERR_INVAL)
 		complain("snapshot: '%s' is not a snapshot name (1 to %d printable bytes, no spaces)",
 			 name, FE_SNAP_NAME_MAX);

@@ -38,6 +38,7 @@
 #include "osh.h"
 
 #define HISTORY_MAX 500
+#define HISTORY_BYTES (128u << 10)   /* the lines' bytes kept at most (OSH_HEAP_KEEP) */
 #define AHEAD_CAP 4096
 #define READ_CHUNK 256
 #define PARAM_MAX 8
@@ -75,6 +76,7 @@ static struct editor ed;
 /* The history: the last HISTORY_MAX lines run, oldest first (malloc'ed). */
 static char *history[HISTORY_MAX];
 static size_t history_len;
+static size_t history_bytes;     /* their bytes, NULs included */
 static uint64_t history_count;   /* lines ever added: numbers for `history` */
 
 /* Bytes typed but not yet edited: ahead[ahead_at .. ahead_len). */
@@ -494,15 +496,18 @@ void history_add(const char *line)
 	if (*line == '\0' ||
 	    (history_len > 0 && strcmp(history[history_len - 1], line) == 0))
 		return;
+	while (history_len && (history_len == HISTORY_MAX ||
+				history_bytes + n + 1 > HISTORY_BYTES)) {
+		history_bytes -= strlen(history[0]) + 1;
+		free(history[0]);
+		memmove(history, history + 1, (history_len - 1) * sizeof(history[0]));
+		history_len--;
+	}
 	copy = malloc(n + 1);
 	if (copy == NULL)
 		return;
 	memcpy(copy, line, n + 1);
-	if (history_len == HISTORY_MAX) {
-		free(history[0]);
-		memmove(history, history + 1, (HISTORY_MAX - 1) * sizeof(history[0]));
-		history_len--;
-	}
+	history_bytes += n + 1;
 	history[history_len++] = copy;
 	history_count++;
 	ed.browsing = history_len;

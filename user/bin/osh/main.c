@@ -51,6 +51,7 @@ const struct builtin builtins[] = {
 	{"uptime", 0, 0, "uptime", "running time since genesis, and power-ons", cmd_uptime},
 	{"mem", 0, 0, "mem", "the heap: size, used, free; objects and names", cmd_mem},
 	{"poweroff", 0, 0, "poweroff", "commit everything, then power off", cmd_poweroff},
+	{"exit", 0, 1, "exit [STATUS]", "end this shell (the console then gets a new one)", cmd_exit},
 	{"snapshot", 1, 2, "snapshot NAME | snapshot rm NAME | snapshot boot NAME|off | snapshot keep N",
 	 "keep the whole system as of now under NAME; remove one; start every power-on from one; power-on snapshots kept",
 	 cmd_snapshot},
@@ -252,6 +253,10 @@ int main(int argc, char **argv)
 		complain("usage: osh [-c LINE]");
 		return STATUS_USAGE;
 	}
+	/* The console's shell: every page it will write exists from now on,
+	 * so a full heap fails its commands, never ends it (a rescue shell in
+	 * a full heap has no room for that, and runs as it can). */
+	fe_keep_memory(OSH_STACK_KEEP, OSH_HEAP_KEEP);
 	edit_init();
 	out_printf("osh: the object shell; 'help' lists the commands\n");
 	for (;;) {

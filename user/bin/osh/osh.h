@@ -12,7 +12,7 @@
  *   out.c              buffered console output, messages, number formats
  *   cmds_catalogue.c   ls stat cat hexdump new write append cp mv rm ln find
  *   cmds_process.c     programs, & jobs, ps kill wait jobs fg status resume
- *   cmds_system.c      sync epoch stats uptime mem poweroff history echo clear
+ *   cmds_system.c      sync epoch stats uptime mem poweroff exit history echo clear
  *
  * Every piece of state here (the line being edited, the history, the job
  * table, the last status) is an ordinary global or heap block of the
@@ -26,6 +26,11 @@
 
 /* The longest command line, in bytes (the editor refuses more). */
 #define OSH_LINE_MAX 4095
+/* What the console's shell keeps of its memory (fe_keep_memory): its
+ * deepest stack, and its malloc'ed history (HISTORY_BYTES, edit.c) and
+ * lines, with room to spare. */
+#define OSH_STACK_KEEP (128u << 10)
+#define OSH_HEAP_KEEP (256u << 10)
 /* The most words in one command line. */
 #define OSH_WORDS_MAX 64
 
@@ -185,6 +190,7 @@ void cmd_epoch(int argc, char **argv);
 void cmd_uptime(int argc, char **argv);
 void cmd_mem(int argc, char **argv);
 void cmd_poweroff(int argc, char **argv);
+void cmd_exit(int argc, char **argv);
 void cmd_snapshot(int argc, char **argv);
 void cmd_snapshots(int argc, char **argv);
 void cmd_echo(int argc, char **argv);
