@@ -118,9 +118,16 @@ static inline void os_fence(const struct objstore *os)
  * head node's, each logged once per transaction (320 + 192, rounded). */
 #define OS_SNAP_LOG_RESERVE 512u
 
-/* os_snap_log_reserve -- log bytes no caller may take: the reserve, until
- * this transaction has logged what capture needs */
-uint64_t os_snap_log_reserve(const struct objstore *os);
+/* os_snap_log_reserve -- log bytes no caller may take: the reserve, kept
+ * for capture's own records (the header's and the head's) until this
+ * transaction has logged both. Inline: every check of the log's room
+ * (os_log_room, os_log_append) asks it, below the snapshot code. */
+static inline uint64_t os_snap_log_reserve(const struct objstore *os)
+{
+	if (!os->snap || !os->snap->head || os->snap_capture_ready)
+		return 0;
+	return OS_SNAP_LOG_RESERVE;
+}
 
 /* os_snap_capture -- before [off, off+len) of the live heap changes: the
  * pages first changed since the newest snapshot are copied for it */
@@ -179,6 +186,12 @@ static inline int os_log_room(const struct objstore *os, uint64_t bytes)
 	return os->log_size - os->log_tail >= bytes + os_snap_log_reserve(os) + os->log_kept ?
 		0 : -ERR_NOSPC;
 }
+
+/* os_log_append -- write one record at the log's tail (log.c), with the
+ * `len` bytes at `bytes` for a data record; an UNDO record is flushed and
+ * fenced. -ERR_NOSPC when it does not fit */
+int os_log_append(struct objstore *os, unsigned kind, uint64_t off,
+		  const void *bytes, uint32_t len);
 
 /* os_log_root -- log the root block once per transaction */
 int os_log_root(struct objstore *os);

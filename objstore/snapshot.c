@@ -352,15 +352,6 @@ void os_snap_tx_begin(struct objstore *os)
 	os->snap_logged_nodes = 0;
 }
 
-/* os_snap_log_reserve -- log bytes kept for capture's own records: the
- * header's and the head's, until this transaction has logged both */
-uint64_t os_snap_log_reserve(const struct objstore *os)
-{
-	if (!os->snap || !os->snap->head || os->snap_capture_ready)
-		return 0;
-	return OS_SNAP_LOG_RESERVE;
-}
-
 /* --- area pages ------------------------------------------------------ */
 
 /* area_free_pages -- pages capture may take in this transaction */
