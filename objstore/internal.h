@@ -193,6 +193,14 @@ static inline int os_log_room(const struct objstore *os, uint64_t bytes)
 int os_log_append(struct objstore *os, unsigned kind, uint64_t off,
 		  const void *bytes, uint32_t len);
 
+/* os_log_refusal -- why [p, p+len) may not be saved in the running chain
+ * now (-ERR_INVAL, -ERR_FAULT, -ERR_NOSPC), 0 if it may */
+int os_log_refusal(const struct objstore *os, const void *p, size_t len);
+
+/* os_log_undo -- save [p, p+len) in the running chain without a capture:
+ * the snapshot area's own bytes (os_tx_log is this after a capture) */
+int os_log_undo(struct objstore *os, const void *p, size_t len);
+
 /* os_log_root -- log the root block once per transaction */
 int os_log_root(struct objstore *os);
 

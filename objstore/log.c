@@ -23,7 +23,10 @@
  *
  * The format of a record is known here alone, on both sides: its writer
  * (tx.c) and its readers (recovery in tx.c, heap.c's open, the checker)
- * call this file, which calls nothing of objstore's but the CRC.
+ * call this file, which calls nothing of objstore's but the CRC. So does
+ * the snapshots' capture, which tx.c calls before every record: it logs
+ * the snapshot area's own bytes with os_log_undo, os_tx_log's checks and
+ * record without a capture, so that capture never calls tx.c back.
  */
 #include <stdio.h>
 #include <string.h>
@@ -279,6 +282,41 @@ int os_log_append(struct objstore *os, unsigned kind, uint64_t off,
 	if (os->log_tail > os->log_high_water)
 		os->log_high_water = os->log_tail;
 	return 0;
+}
+
+/* loggable -- whether [off, off+len) may be logged: past the superblock, not the log */
+static bool loggable(const struct objstore *os, uint64_t off, uint64_t len)
+{
+	const struct os_superblock *sb = os->sb;
+
+	if (len == 0 || len > UINT32_MAX || off < sb->root_offset ||
+	    off > os->size || len > os->size - off)
+		return false;
+	return !(off < sb->log_offset + sb->log_size && off + len > sb->log_offset);
+}
+
+/* os_log_refusal -- why [p, p+len) may not be saved in the running chain
+ * now: -ERR_INVAL outside a transaction, -ERR_FAULT outside the heap's
+ * loggable ranges, -ERR_NOSPC without room for its record; 0 if it may */
+int os_log_refusal(const struct objstore *os, const void *p, size_t len)
+{
+	if (!os->in_tx)
+		return -ERR_INVAL;
+	if ((const uint8_t *)p < os->base || !loggable(os, os_off(os, p), len))
+		return -ERR_FAULT;
+	if (os_log_room(os, os_log_record_size(OS_LOG_UNDO, len)))
+		return -ERR_NOSPC;
+	return 0;
+}
+
+/* os_log_undo -- save [p, p+len) in the running chain, an UNDO record,
+ * without a capture: for the snapshot area's own bytes, which capture
+ * never copies (os_tx_log is this record after a capture) */
+int os_log_undo(struct objstore *os, const void *p, size_t len)
+{
+	int err = os_log_refusal(os, p, len);
+
+	return err ? err : os_log_append(os, OS_LOG_UNDO, os_off(os, p), p, (uint32_t)len);
 }
 
 /* os_log_each_replayed -- fn(ctx, e) for the REDO records of the chains

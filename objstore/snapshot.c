@@ -311,7 +311,7 @@ static int log_area(struct objstore *os)
 
 	if (os->snap_area_logged)
 		return 0;
-	err = os_tx_log(os, os->snap, sizeof(*os->snap));
+	err = os_log_undo(os, os->snap, sizeof(*os->snap));
 	if (!err)
 		os->snap_area_logged = true;
 	return err;
@@ -324,7 +324,7 @@ static int log_node(struct objstore *os, unsigned i)
 
 	if (os->snap_logged_nodes & (1ull << i))
 		return 0;
-	err = os_tx_log(os, node(os, i), sizeof(struct os_snap_node));
+	err = os_log_undo(os, node(os, i), sizeof(struct os_snap_node));
 	if (!err)
 		os->snap_logged_nodes |= 1ull << i;
 	return err;

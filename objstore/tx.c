@@ -97,28 +97,15 @@ int os_tx_begin(struct objstore *os)
 	return 0;
 }
 
-/* loggable -- whether [off, off+len) may be logged: past the superblock, not the log */
-static bool loggable(const struct objstore *os, uint64_t off, uint64_t len)
-{
-	const struct os_superblock *sb = os->sb;
-
-	if (len == 0 || len > UINT32_MAX || off < sb->root_offset ||
-	    off > os->size || len > os->size - off)
-		return false;
-	return !(off < sb->log_offset + sb->log_size && off + len > sb->log_offset);
-}
-
-/* os_tx_log -- save [p, p+len) before changing it */
+/* os_tx_log -- save [p, p+len) before changing it: the newest snapshot's
+ * copy of its pages first (capture), then the UNDO record */
 int os_tx_log(struct objstore *os, const void *p, size_t len)
 {
 	uint64_t off = os_off(os, p);
+	int err = os_log_refusal(os, p, len);
 
-	if (!os->in_tx)
-		return -ERR_INVAL;
-	if ((const uint8_t *)p < os->base || !loggable(os, off, len))
-		return -ERR_FAULT;
-	if (os_log_room(os, os_log_record_size(OS_LOG_UNDO, len)))
-		return -ERR_NOSPC; /* before a capture: a refused call changes nothing */
+	if (err)
+		return err; /* before a capture: a refused call changes nothing */
 	os_snap_capture(os, off, len);
 	return os_log_append(os, OS_LOG_UNDO, off, p, (uint32_t)len);
 }
