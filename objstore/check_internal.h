@@ -4,10 +4,13 @@
  * check.c walks the superblock, root block, log, page descriptors and the
  * free-page stack, then asks each structure's checker to walk what it
  * owns (os_check_objects in check_objects.c, os_check_catalogue in
- * check_catalogue.c). Each claims every page and small block it reaches;
- * at the end check.c compares the claims with the allocator: an allocated
- * page or block that nobody claimed is a leak, one claimed twice is a
- * double use, one claimed but free is a dangling reference.
+ * check_catalogue.c, os_check_snapshots in check_snapshots.c). Each
+ * claims every page and small block it reaches; at the end check.c
+ * compares the claims with the allocator: an allocated page or block that
+ * nobody claimed is a leak, one claimed twice is a double use, one claimed
+ * but free is a dangling reference. The reports and the claims are
+ * check_common.c's, which the driver and every walk call, and which calls
+ * none of them.
  *
  * Only the checker's files include this header (and test_object.c, which
  * asks os_check_object_exists directly). A checker reads its structure
@@ -49,6 +52,8 @@ struct os_checker {
 	uint64_t problems;
 	const struct os_check_report *report;
 };
+
+/* --- the bookkeeping (check_common.c) --- */
 
 /* os_check_problem -- report one problem (printf-style) and count it */
 void os_check_problem(struct os_checker *ck, const char *fmt, ...)

@@ -1,24 +1,154 @@
 /*
- * check_snapshots.c -- the checker's walk of the snapshot area (format.h,
- * snapshot.c).
+ * check_snapshots.c -- every check of the snapshot area's format
+ * (format.h, snapshot.c): what open refuses, what the checker walks, and
+ * what restore and reclaim ask of an entry before they use it.
  *
- * Verified: the header and every node in use (as os_diagnose does); the
- * nodes form one tree under the head (every parent in use, no cycle,
- * exactly the head has parent 0); no restore is left unfinished; every
- * list entry names a captured heap page and a copy handed out, no page
- * twice in one list; every area page handed out is exactly one of: on the
- * free stack, a directory, a list page, a copy (no leak, no double use);
- * and the head map finds every entry of the head (else capture would copy
- * a page twice, the second time with bytes the snapshot never had).
+ * At every open (os_diagnose), and in the checker before anything else:
+ * the superblock's area geometry (os_snap_geometry_check, which
+ * os_create's layout asks too), then the header and every node in use as
+ * the rollback of the log would leave them (os_snap_after_rollback_problem):
+ * checksums, fields in range, reserved fields zero.
+ *
+ * The checker's walk (os_check_snapshots) verifies besides: the nodes form
+ * one tree under the head (every parent in use, no cycle, exactly the head
+ * has parent 0); no restore is left unfinished; every list entry names a
+ * captured heap page and a copy handed out, no page twice in one list;
+ * every area page handed out is exactly one of: on the free stack, a
+ * directory, a list page, a copy (no leak, no double use); and the head
+ * map finds every entry of the head (else capture would copy a page
+ * twice, the second time with bytes the snapshot never had).
  *
  * Scratch: the caller's, reused once the rest of the checker is done: a
  * byte per area page (its owner) and a bit per heap page (seen in the
  * list being walked).
+ *
+ * It calls only below it -- the checker's bookkeeping (check_common.c),
+ * the area's accessors (snapshot_area.c), the log's reading (log.c) -- so
+ * heap.c's open, the checker's driver, restore and reclaim all call it.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "check_internal.h"
-#include "internal.h"
+#include "snapshot_internal.h"
+
+/* os_snap_geometry_check -- the area of a superblock: NULL or what is wrong */
+const char *os_snap_geometry_check(const struct os_superblock *sb)
+{
+	struct os_snap_geometry g;
+
+	if (sb->layout_major < 2)
+		return sb->snap_offset || sb->snap_size ?
+			"a layout 1 heap with a snapshot area" : NULL;
+	if (!sb->snap_size)
+		return sb->snap_offset ? "snapshot area offset without a size" : NULL;
+	if (sb->snap_offset % OS_PAGE_SIZE || sb->snap_size % OS_PAGE_SIZE ||
+	    sb->snap_offset > sb->heap_size ||
+	    sb->snap_size != sb->heap_size - sb->snap_offset)
+		return "snapshot area does not end the heap";
+	if (sb->snap_offset < sb->data_offset + sb->page_count * OS_PAGE_SIZE)
+		return "snapshot area overlaps the data pages";
+	if (os_snap_geometry(sb->snap_offset, sb->snap_size, &g))
+		return "snapshot area too small";
+	return NULL;
+}
+
+/* area_problem -- the first thing wrong with an area header, NULL if none */
+static const char *area_problem(const struct os_snap_area *a,
+				const struct os_superblock *sb, char *why, size_t why_size)
+{
+	struct os_snap_geometry g;
+
+	os_snap_geometry(sb->snap_offset, sb->snap_size, &g);
+	if (memcmp(a->magic, OS_SNAP_MAGIC, 8))
+		snprintf(why, why_size, "snapshot area: no magic");
+	else if (a->crc != os_snap_area_crc(a))
+		snprintf(why, why_size, "snapshot area: checksum %#x != %#x", a->crc,
+			 os_snap_area_crc(a));
+	else if (a->map_pages != g.map_pages || a->stack_pages != g.stack_pages ||
+		 a->data_pages != g.data_pages)
+		snprintf(why, why_size, "snapshot area: geometry differs from the superblock's");
+	else if (a->high_water > a->data_pages || a->free_top > a->high_water)
+		snprintf(why, why_size, "snapshot area: %u pages handed out, %u free, of %u",
+			 a->high_water, a->free_top, a->data_pages);
+	else if (a->head > OS_SNAP_NODES || a->boot > OS_SNAP_NODES ||
+		 a->restore_target > OS_SNAP_NODES || a->restore_before > OS_SNAP_NODES ||
+		 !a->table_gen)
+		snprintf(why, why_size, "snapshot area: node number out of range");
+	else if (!os_all_zero(a->reserved, sizeof(a->reserved)) || a->reserved1)
+		snprintf(why, why_size, "snapshot area: reserved fields are not zero");
+	else
+		return NULL;
+	return why;
+}
+
+/* node_problem -- the first thing wrong with node i of an area (NULL if
+ * none, or if it is not in use) */
+static const char *node_problem(const struct os_snap_area *a, const struct os_snap_node *n,
+				unsigned i, char *why, size_t why_size)
+{
+	if (n->gen != a->table_gen)
+		return NULL;
+	if (n->crc != os_snap_node_crc(n))
+		snprintf(why, why_size, "snapshot node %u: checksum %#x != %#x", i, n->crc,
+			 os_snap_node_crc(n));
+	else if (n->parent > OS_SNAP_NODES || n->parent == i + 1 || n->dir > a->high_water ||
+		 n->count > OS_SNAP_MAX_ENTRIES || (n->count && !n->dir) ||
+		 memchr(n->name, 0, sizeof(n->name)) == NULL ||
+		 n->flags & ~(OS_SNAP_HIDDEN | OS_SNAP_AUTO))
+		snprintf(why, why_size, "snapshot node %u: a field out of range", i);
+	else if (!os_all_zero(n->reserved, sizeof(n->reserved)) || n->reserved1)
+		snprintf(why, why_size, "snapshot node %u: reserved fields are not zero", i);
+	else
+		return NULL;
+	return why;
+}
+
+/* table_problem -- the first thing wrong with an area header and its node
+ * table as they are, NULL if none */
+static const char *table_problem(const struct os_snap_area *a, const struct os_snap_node *nodes,
+				 const struct os_superblock *sb, char *why, size_t why_size)
+{
+	if (area_problem(a, sb, why, why_size))
+		return why;
+	for (unsigned i = 0; i < OS_SNAP_NODES; i++)
+		if (node_problem(a, &nodes[i], i, why, why_size))
+			return why;
+	return NULL;
+}
+
+/* os_snap_after_rollback_problem -- the first thing wrong with the area
+ * header and node table of a heap as the rollback of a scanned log would
+ * leave them (os_diagnose); NULL if none or no area. Reads only. */
+const char *os_snap_after_rollback_problem(const uint8_t *base, const struct os_superblock *sb,
+					   const struct os_log_scan *scan, char *why,
+					   size_t why_size)
+{
+	struct os_snap_area a;
+	struct os_snap_node n;
+
+	if (sb->layout_major < 2 || !sb->snap_size)
+		return NULL;
+	os_after_rollback(base, sb, scan, sb->snap_offset, sizeof(a), &a);
+	if (area_problem(&a, sb, why, why_size))
+		return why;
+	for (unsigned i = 0; i < OS_SNAP_NODES; i++) {
+		os_after_rollback(base, sb, scan, sb->snap_offset + OS_PAGE_SIZE + i * sizeof(n),
+				  sizeof(n), &n);
+		if (node_problem(&a, &n, i, why, why_size))
+			return why;
+	}
+	return NULL;
+}
+
+/* os_snap_entry_sound -- whether an entry may be used: its page captured,
+ * its copy handed out */
+bool os_snap_entry_sound(const struct objstore *os, const struct os_snap_entry *e)
+{
+	return e && os_snap_in_domain(os, e->page) && os_snap_handed_out(os, e->copy);
+}
+
+/* --- the checker's walk --- */
 
 enum area_owner { AREA_NONE, AREA_FREE, AREA_DIR, AREA_LIST, AREA_COPY };
 
@@ -151,7 +281,7 @@ void os_check_snapshots(struct os_checker *ck, void *scratch)
 	a = os.snap;
 	if (!a)
 		return;
-	if (os_snap_area_problem(a, os.snap_nodes, sb, why, sizeof(why))) {
+	if (table_problem(a, os.snap_nodes, sb, why, sizeof(why))) {
 		os_check_problem(ck, "%s", why);
 		return;
 	}

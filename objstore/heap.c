@@ -129,39 +129,6 @@ int os_sb_check(const struct os_superblock *sb, uint64_t size, const char **why)
 	return *why ? -ERR_CORRUPT : 0;
 }
 
-/* The bytes of [off, off+len) as recovery leaves them, being built. */
-struct overlay {
-	uint64_t off, len;
-	uint8_t *out;
-};
-
-/* overlay_one -- copy into the overlay the part of record e's data that
- * falls inside its range */
-static void overlay_one(void *ctx, const struct os_log_entry *e)
-{
-	struct overlay *o = ctx;
-	uint64_t from = e->offset > o->off ? e->offset : o->off;
-	uint64_t to = e->offset + e->length < o->off + o->len ? e->offset + e->length
-							       : o->off + o->len;
-
-	if (from < to)
-		memcpy(o->out + (from - o->off), (const uint8_t *)(e + 1) + (from - e->offset),
-		       to - from);
-}
-
-/* os_after_rollback -- the `len` bytes at heap offset `off` as recovery
- * of a scanned log would leave them, in *out, writing nothing */
-void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
-		       const struct os_log_scan *scan, uint64_t off, uint64_t len,
-		       void *out)
-{
-	struct overlay o = { off, len, out };
-
-	memcpy(out, base + off, len);
-	os_log_each_replayed(base + sb->log_offset, scan, overlay_one, &o);
-	os_log_each_undone(base + sb->log_offset, scan, overlay_one, &o);
-}
-
 /* os_root_problem -- the first thing wrong with a root block, NULL if none */
 const char *os_root_problem(const struct os_root *r, const struct os_superblock *sb,
 			    char *why, size_t why_size)

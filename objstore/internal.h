@@ -112,28 +112,36 @@ static inline void os_fence(const struct objstore *os)
  * a 4160-byte record). os_alloc checks the need of its actual size. */
 #define OS_ALLOC_LOG_RESERVE (OS_FREE_LOG_RESERVE + 4160u)
 
-/* --- the snapshot area (snapshot.c) --- */
+/* --- the snapshot area, as the rest of objstore sees it (the snapshot
+ * files share more through snapshot_internal.h; the map of them is at
+ * the top of snapshot.c) --- */
 
 /* Log bytes capture keeps for its own records: the area header's and the
  * head node's, each logged once per transaction (320 + 192, rounded). */
 #define OS_SNAP_LOG_RESERVE 512u
 
-/* os_snap_log_reserve -- log bytes no caller may take: the reserve, until
- * this transaction has logged what capture needs */
-uint64_t os_snap_log_reserve(const struct objstore *os);
+/* os_snap_log_reserve -- log bytes no caller may take: the reserve, kept
+ * for capture's own records (the header's and the head's) until this
+ * transaction has logged both. Inline: every check of the log's room
+ * (os_log_room, os_log_append) asks it, below the snapshot code. */
+static inline uint64_t os_snap_log_reserve(const struct objstore *os)
+{
+	if (!os->snap || !os->snap->head || os->snap_capture_ready)
+		return 0;
+	return OS_SNAP_LOG_RESERVE;
+}
 
 /* os_snap_capture -- before [off, off+len) of the live heap changes: the
- * pages first changed since the newest snapshot are copied for it */
+ * pages first changed since the newest snapshot are copied for it
+ * (snapshot_capture.c, for tx.c and alloc.c) */
 void os_snap_capture(struct objstore *os, uint64_t off, uint64_t len);
 
 /* os_snap_tx_begin, os_snap_seal -- at a transaction's begin and commit */
 void os_snap_tx_begin(struct objstore *os);
 void os_snap_seal(struct objstore *os);
 
-/* os_snap_geometry_check -- the area of a superblock: NULL or what is wrong */
-const char *os_snap_geometry_check(const struct os_superblock *sb);
-
-/* os_snap_area_size -- the default area of a heap of `size` bytes */
+/* os_snap_area_size -- the default area of a heap of `size` bytes
+ * (snapshot_area.c, for heap.c) */
 uint64_t os_snap_area_size(uint64_t size);
 
 /* os_snap_attach, os_snap_format -- find the area of a heap of geometry
@@ -141,34 +149,15 @@ uint64_t os_snap_area_size(uint64_t size);
 void os_snap_attach(struct objstore *os, const struct os_superblock *sb);
 void os_snap_format(struct objstore *os, const struct os_superblock *sb);
 
-/* os_snap_area_crc, os_snap_node_crc -- the checksums they must carry */
-uint32_t os_snap_area_crc(const struct os_snap_area *a);
-uint32_t os_snap_node_crc(const struct os_snap_node *n);
-
-/* os_snap_node_problem -- the first thing wrong with node i (in use), NULL if none */
-const char *os_snap_node_problem(const struct os_snap_area *a, const struct os_snap_node *n,
-				 unsigned i, char *why, size_t why_size);
-
-/* os_snap_in_domain -- whether heap page p is one capture copies */
-bool os_snap_in_domain(const struct objstore *os, uint64_t p);
-
-/* os_snap_dir_slot, os_snap_entry_at -- where node n keeps list page k,
- * and its entry i (meaningful below n->count); NULL where the list's
- * pages are missing or were never handed out */
-uint32_t *os_snap_dir_slot(const struct objstore *os, const struct os_snap_node *n,
-			   uint32_t k);
-struct os_snap_entry *os_snap_entry_at(const struct objstore *os,
-				       const struct os_snap_node *n, uint32_t i);
-
-/* os_snap_area_problem -- the first thing wrong with an area header and
- * its node table as they are, NULL if none */
-const char *os_snap_area_problem(const struct os_snap_area *a, const struct os_snap_node *nodes,
-				 const struct os_superblock *sb, char *why, size_t why_size);
+/* os_snap_geometry_check -- the area of a superblock: NULL or what is
+ * wrong (check_snapshots.c, for heap.c) */
+const char *os_snap_geometry_check(const struct os_superblock *sb);
 
 struct os_log_scan;
 
 /* os_snap_after_rollback_problem -- the first thing wrong with the area
- * header and node table as rollback would leave them, NULL if none */
+ * header and node table as rollback would leave them, NULL if none
+ * (check_snapshots.c, for open and the checker) */
 const char *os_snap_after_rollback_problem(const uint8_t *base, const struct os_superblock *sb,
 					   const struct os_log_scan *scan, char *why,
 					   size_t why_size);
@@ -179,6 +168,20 @@ static inline int os_log_room(const struct objstore *os, uint64_t bytes)
 	return os->log_size - os->log_tail >= bytes + os_snap_log_reserve(os) + os->log_kept ?
 		0 : -ERR_NOSPC;
 }
+
+/* os_log_append -- write one record at the log's tail (log.c), with the
+ * `len` bytes at `bytes` for a data record; an UNDO record is flushed and
+ * fenced. -ERR_NOSPC when it does not fit */
+int os_log_append(struct objstore *os, unsigned kind, uint64_t off,
+		  const void *bytes, uint32_t len);
+
+/* os_log_refusal -- why [p, p+len) may not be saved in the running chain
+ * now (-ERR_INVAL, -ERR_FAULT, -ERR_NOSPC), 0 if it may */
+int os_log_refusal(const struct objstore *os, const void *p, size_t len);
+
+/* os_log_undo -- save [p, p+len) in the running chain without a capture:
+ * the snapshot area's own bytes (os_tx_log is this after a capture) */
+int os_log_undo(struct objstore *os, const void *p, size_t len);
 
 /* os_log_root -- log the root block once per transaction */
 int os_log_root(struct objstore *os);

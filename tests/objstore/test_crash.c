@@ -2347,7 +2347,7 @@ CHECK_TEST(objects_random_by_epoch)
 	objects_random("objects_random_by_epoch", false);
 }
 
-/* --- snapshots (objstore/snapshot.c) ----------------------------------- */
+/* --- snapshots (objstore/snapshot*.c) ---------------------------------- */
 
 /* h_snapshot -- take a snapshot in a transaction of its own; from its
  * commit on, every crash image must give back the state it was taken from */

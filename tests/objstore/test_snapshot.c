@@ -1,5 +1,5 @@
 /*
- * test_snapshot.c -- whole-heap snapshots (objstore/snapshot.c): taking,
+ * test_snapshot.c -- whole-heap snapshots (objstore/snapshot*.c): taking,
  * capture, restore to any snapshot and back, removal and reclaim, a full
  * area, and damaged snapshot metadata. Every state is compared by a digest
  * of what a reader sees (every name, its object's bytes) and checked with
@@ -10,6 +10,7 @@
 #include "os_test.h"
 
 #include "internal.h"
+#include "snapshot_internal.h"
 #include "objstore/catalogue.h"
 #include "objstore/check.h"
 #include "objstore/object.h"

@@ -142,7 +142,7 @@ def fix_cat_entry(b, off):
 
 
 def _record_checksum(header_crc0, data):
-    """objstore/tx.c record_checksum: CRC-32C of the header, mixed with a
+    """objstore/log.c record_checksum: CRC-32C of the header, mixed with a
     Fletcher-style sum of the data."""
     a, b = len(data), 0
     padded = data + b"\0" * (-len(data) % 4)

@@ -22,7 +22,7 @@ trace-kernel:
 # docs/persistence-model.md), each built as $(BUILD)/mutant-NAME/ferrite.elf
 # with -DFERRITE_MUTANT_NAME (upper case, '_' for '-'):
 #   unflushed-undo   a transaction's first undo record is not written back
-#                    (objstore/tx.c)
+#                    (objstore/log.c)
 #   unflushed-pages  the commit writes back no logged whole page: a user
 #                    page's new bytes (objstore/tx.c)
 #   unfenced-commit  no fence between the commit's write-backs and the

@@ -159,7 +159,7 @@ static int probe(struct image *img)
 	case -ERR_CORRUPT:
 		if (img->access == ACCESS_CHECK)
 			return EXIT_OK; /* check reports what is wrong */
-		/* os_diagnose's reasons about the area all begin so (snapshot.c) */
+		/* os_diagnose's reasons about the area all begin so (check_snapshots.c) */
 		what = strncmp(d.why, "snapshot", 8) == 0 ? "snapshot area" :
 		       "superblock, undo log or root block";
 		if (sb->heap_size != img->size)

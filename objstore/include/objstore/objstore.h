@@ -82,7 +82,8 @@ struct objstore {
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
 	uint64_t pending_epoch;        /* ... and the epoch its confirm stores */
 	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
-	/* the snapshot area (snapshot.c); snap is NULL in a heap without one */
+	/* the snapshot area (found by snapshot_area.c, the flags kept by
+	 * snapshot_capture.c); snap is NULL in a heap without one */
 	struct os_snap_area *snap;
 	struct os_snap_node *snap_nodes;
 	uint32_t *snap_map;            /* the head map */
@@ -246,7 +247,7 @@ static inline uint64_t os_off(const struct objstore *os, const void *p)
 	return (uint64_t)((const uint8_t *)p - os->base);
 }
 
-/* --- snapshots (snapshot.c; the format: format.h) --------------------- */
+/* --- snapshots (snapshot*.c; the format: format.h) -------------------- */
 
 /* What os_snap_list tells of a snapshot. */
 struct os_snap_info {

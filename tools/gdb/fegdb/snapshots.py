@@ -6,7 +6,7 @@ A node is in use when its generation is the table's; its list is what it
 holds relative to its parent (another node, or the live state for the
 newest). The figures are osh's `snapshots` (tests/system/test_gdb.py sets
 them side by side) and each node's own: its pages and those only it
-holds, what snapshot.c's list_pages and os_snap_list count.
+holds, what snapshot_query.c's list_pages and os_snap_list count.
 """
 
 import gdb
@@ -41,7 +41,7 @@ class Snapshots:
         return [c for c in self.in_use if int(self.nodes[c]["parent"]) == i + 1]
 
     def pages(self, i):
-        """Area pages node i's list takes: copies, list pages, directory (snapshot.c list_pages)."""
+        """Area pages node i's list takes: copies, list pages, directory (snapshot_query.c list_pages)."""
         n = self.nodes[i]
         count = int(n["count"])
         if not count:
