@@ -255,9 +255,9 @@ static int plan_file(struct image *img, struct import_plan *p)
 	if (pages > st.pages_free)
 		return fail(EXIT_FAILED, "import: %s needs %" PRIu64 " data pages (%s), "
 			    "the image has %" PRIu64 " free (%s)", p->file, pages,
-			    fmt_size(need, sizeof(need), pages * OS_PAGE_SIZE),
+			    size_text(need, sizeof(need), pages * OS_PAGE_SIZE),
 			    st.pages_free,
-			    fmt_size(have, sizeof(have), st.pages_free * OS_PAGE_SIZE));
+			    size_text(have, sizeof(have), st.pages_free * OS_PAGE_SIZE));
 	return EXIT_OK;
 }
 
@@ -354,7 +354,7 @@ static int run_import(struct image *img, const struct args *a)
 	if (!status)
 		printf("import: '%s' is #%" PRIu64 ", %s, %" PRIu64 " bytes (%s)\n",
 		       name_text(text, p.name, strlen(p.name)), id, os_obj_type_name(p.type),
-		       p.size, fmt_size(s, sizeof(s), p.size));
+		       p.size, size_text(s, sizeof(s), p.size));
 	free(buf);
 	if (p.fd >= 0)
 		close(p.fd);
