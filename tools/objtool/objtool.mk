@@ -17,6 +17,11 @@ OBJTOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(OBJTOOL_SRCS))
 OBJTOOL_OBJS += $(BUILD)/host/libc/numtext.o
 $(OBJTOOL_OBJS): HOST_CFLAGS += -idirafter libc/include
 
+# The kernel's ELF checker (kernel/task/elf.c, pure C), so that import
+# --type code refuses what a spawn would refuse, in the same words.
+OBJTOOL_OBJS += $(BUILD)/host/kernel/task/elf.o
+$(BUILD)/host/kernel/task/elf.o $(BUILD)/host/tools/objtool/cmd_data.o: HOST_CFLAGS += -Ikernel
+
 # The kernel's own checker of its objects (kernel/kformat/kcheck.h), so that
 # `objtool check` and a power-on name the same problems: it uses only
 # objstore's interface and the layouts of kernel/kformat/kformat.h.
