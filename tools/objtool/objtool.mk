@@ -12,9 +12,11 @@ OBJTOOL_SRCS := $(sort $(wildcard tools/objtool/*.c))
 OBJTOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(OBJTOOL_SRCS))
 
 # Numbers as people type and read them (libc/numtext.c: parse_size,
-# size_text), as osh and the kernel have them. Its header is found after
-# the host's own (-idirafter), so that <stdio.h> stays the host's.
-OBJTOOL_OBJS += $(BUILD)/host/libc/numtext.o
+# size_text), as osh and the kernel have them; the benchmarks link it too
+# (NUMTEXT_HOST). Its header is found after the host's own (-idirafter),
+# so that <stdio.h> stays the host's.
+NUMTEXT_HOST := $(BUILD)/host/libc/numtext.o
+OBJTOOL_OBJS += $(NUMTEXT_HOST)
 $(OBJTOOL_OBJS): HOST_CFLAGS += -idirafter libc/include
 
 # The kernel's ELF checker (kernel/task/elf.c, pure C), so that import
