@@ -1,15 +1,32 @@
-"""numtext.py -- sizes written as Ferrite writes them, for the host's Python.
+"""numtext.py -- sizes as Ferrite reads and writes them, for the host's Python.
 
-The rule's home is libc/numtext.c's size_text, which osh, objtool and the
-kernel's libc share: the largest binary unit the bytes reach, whole when
-exact ("64 MiB", "100 B"), else to a tenth rounded to nearest, ties to even
-("10.5 KiB"). This is the same rule, in integers as the C is, for the
-Python that writes sizes beside theirs: tools/fe's progress line and the
-gdb helpers (tools/gdb/fegdb/). tests/system/test_numtext.py sets the two
-side by side.
+The rules' home is libc/numtext.c, which osh, objtool, the benchmarks and
+the kernel share: parse_size reads "<decimal>[KMGT]" (binary units, either
+case, nothing else); size_text writes the largest binary unit the bytes
+reach, whole when exact ("64 MiB", "100 B"), else to a tenth rounded to
+nearest, ties to even ("10.5 KiB"). These are the same rules, in integers
+as the C is, for the Python that reads and writes sizes beside them:
+tools/run-qemu's --size and --ram, tools/fe's progress line, the gdb
+helpers (tools/gdb/fegdb/) and the benchmarks' scripts.
+tests/system/test_numtext.py sets each beside the C.
 """
 
+import re
+
 UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+_SIZE = re.compile(r"([0-9]+)([kKmMgGtT]?)")
+
+
+def parse_size(text):
+    """'64M', '1g', '4096' -> bytes (libc's parse_size); ValueError if the
+    text is not such a size or it does not fit in 64 bits."""
+    m = _SIZE.fullmatch(text)
+    if not m:
+        raise ValueError(f"{text!r} is not a size (a number with an optional K, M, G or T)")
+    value = int(m.group(1)) << (10 * " kmgt".index(m.group(2).lower() or " "))
+    if value >> 64:
+        raise ValueError(f"{text!r} is more than 64 bits")
+    return value
 
 
 def size_text(n):

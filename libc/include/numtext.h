@@ -8,8 +8,9 @@
  * that every part of Ferrite reads "4K" and writes "1.5 MiB" alike.
  * libc/numtext.c needs nothing but snprintf: the host tools compile it
  * against their own C library, finding this header after the host's
- * (-idirafter libc/include). tools/numtext.py writes sizes by the same
- * rule for the host's Python (tests/system/test_numtext.py compares).
+ * (-idirafter libc/include). tools/numtext.py reads and writes sizes by
+ * the same rules for the host's Python (tests/system/test_numtext.py
+ * compares).
  */
 #ifndef LIBC_NUMTEXT_H
 #define LIBC_NUMTEXT_H
