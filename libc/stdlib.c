@@ -1,5 +1,6 @@
 /*
- * stdlib.c -- number parsing: the strto* family and parse_size.
+ * stdlib.c -- number parsing: the strto* family (numtext.c has the strict
+ * parsers of command lines: parse_number, parse_size).
  *
  * All four strto* functions share one parser that reads an unsigned
  * magnitude and notes the sign and whether the magnitude overflowed 64 bits;
@@ -12,7 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include <ferrite/errors.h>
 
 /* <limits.h> is not usable with -nostdinc; gcc predefines what we need. */
 #define LIBC_LONG_MAX __LONG_MAX__
@@ -60,8 +60,8 @@ static const char *parse_lead(const char *s, int *base, bool *negative)
 	return s;
 }
 
-/* parse_number -- the part common to the strto* functions */
-static void parse_number(const char *nptr, char **endptr, int base,
+/* parse_common -- the part common to the strto* functions */
+static void parse_common(const char *nptr, char **endptr, int base,
 			 struct num_parse *num)
 {
 	const char *s, *digits;
@@ -111,7 +111,7 @@ unsigned long strtoul(const char *restrict nptr, char **restrict endptr,
 {
 	struct num_parse num;
 
-	parse_number(nptr, endptr, base, &num);
+	parse_common(nptr, endptr, base, &num);
 	return (unsigned long)clamp_unsigned(&num, LIBC_ULONG_MAX);
 }
 
@@ -121,7 +121,7 @@ unsigned long long strtoull(const char *restrict nptr, char **restrict endptr,
 {
 	struct num_parse num;
 
-	parse_number(nptr, endptr, base, &num);
+	parse_common(nptr, endptr, base, &num);
 	return clamp_unsigned(&num, LIBC_ULLONG_MAX);
 }
 
@@ -130,7 +130,7 @@ long strtol(const char *restrict nptr, char **restrict endptr, int base)
 {
 	struct num_parse num;
 
-	parse_number(nptr, endptr, base, &num);
+	parse_common(nptr, endptr, base, &num);
 	return (long)clamp_signed(&num, LIBC_LONG_MAX);
 }
 
@@ -139,50 +139,6 @@ long long strtoll(const char *restrict nptr, char **restrict endptr, int base)
 {
 	struct num_parse num;
 
-	parse_number(nptr, endptr, base, &num);
+	parse_common(nptr, endptr, base, &num);
 	return clamp_signed(&num, LIBC_LLONG_MAX);
-}
-
-/* size_shift -- log2 of the unit a size suffix stands for; -1 if none */
-static int size_shift(char c)
-{
-	switch (tolower((unsigned char)c)) {
-	case 'k':
-		return 10;
-	case 'm':
-		return 20;
-	case 'g':
-		return 30;
-	case 't':
-		return 40;
-	default:
-		return -1;
-	}
-}
-
-/* parse_size -- parse "<decimal>[KMGT]" into *out; 0, -ERR_INVAL or -ERR_RANGE */
-int parse_size(const char *text, uint64_t *out)
-{
-	uint64_t value = 0;
-	bool overflow = false;
-	int shift = 0;
-	const char *s = text;
-
-	if (s == NULL || !isdigit((unsigned char)*s))
-		return -ERR_INVAL;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (value > (UINT64_MAX - d) / 10)
-			overflow = true;
-		else
-			value = value * 10 + d;
-	}
-	if (*s != '\0' && (shift = size_shift(*s++)) < 0)
-		return -ERR_INVAL;
-	if (*s != '\0')
-		return -ERR_INVAL;
-	if (overflow || value > (UINT64_MAX >> shift))
-		return -ERR_RANGE;
-	*out = value << shift;
-	return 0;
 }

@@ -6,39 +6,175 @@ the protocol from the host's side -- framing, checksums, the requests --
 for tools/fe, the tests and any Python program; docs/hostlink.md is the
 same protocol for programs in any language.
 
+The protocol is defined once, in C: include/ferrite/hostlink.h (the frame
+types, the header and every payload's layout, the version and the
+limits), with the error codes of include/ferrite/errors.h and the object
+types and exit reasons of include/ferrite/syscall.h. This module reads
+those headers when it is imported (CHeader) and holds no copy of a
+number; tests/system/test_hostlink_header.py sets what it read against
+what the C compiler makes of the same headers.
+
 A frame is COBS(header + payload + CRC-32), then one 0x00 byte. The header
 is version (1), type, two zero bytes, the tag (u32) and the payload length
 (u32), little-endian; the CRC-32 (zlib's) covers header and payload.
 """
 
+import ast
 import os
+import re
 import select
 import socket
 import struct
 import zlib
 from pathlib import Path
 
-VERSION = 1
-DATA_MAX = 4096                       # bytes in one DATA frame
-PAYLOAD_MAX = 8 + DATA_MAX
-HEADER = struct.Struct("<BBHII")      # version, type, reserved, tag, length
-FRAME_MAX = HEADER.size + PAYLOAD_MAX + 4
+INCLUDE = Path(__file__).resolve().parent.parent / "include" / "ferrite"
 
-REQ_HELLO, REQ_LS, REQ_GET, REQ_PUT, REQ_DATA, REQ_RUN = 1, 2, 3, 4, 5, 6
-ANS_HELLO, ANS_NAMES, ANS_INFO, ANS_READY = 0x81, 0x82, 0x83, 0x84
-ANS_DATA, ANS_OUT, ANS_EXIT, ANS_END, ANS_ERR = 0x85, 0x86, 0x87, 0x8F, 0xFF
 
-KIND_BLOB, KIND_CODE = 1, 2
-TYPE_NAMES = {1: "blob", 2: "code", 3: "process", 4: "thread", 5: "aspace",
-              6: "channel", 7: "catalogue", 8: "anon"}
-EXIT_REASONS = {1: "exited", 2: "killed", 3: "fault", 4: "interrupted"}
-# The kernel's error codes (<ferrite/errors.h>), as linkd's ERR frames carry them.
-ERRORS = ["ERR_NONE", "ERR_PERM", "ERR_NOENT", "ERR_NOMEM", "ERR_FAULT",
-          "ERR_BUSY", "ERR_EXIST", "ERR_INVAL", "ERR_NOSPC", "ERR_RANGE",
-          "ERR_NOSYS", "ERR_BADF", "ERR_CORRUPT", "ERR_VERSION", "ERR_NOTSUP",
-          "ERR_TOOBIG", "ERR_AGAIN", "ERR_IO", "ERR_NOEXEC", "ERR_PEER",
-          "ERR_RESET"]
-ERR_BUSY = ERRORS.index("ERR_BUSY")
+class CHeader:
+    """The constants and packed structures of a C header, as far as a
+    protocol header needs: object-like #defines and enumerators whose
+    values are integer expressions (of numbers, other names and
+    sizeof(struct X)), and packed structures of fixed-width integers and
+    byte arrays, one field a line."""
+
+    _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+    _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(.+?)[ \t]*$", re.M)
+    _ENUM = re.compile(r"\benum\s+\w*\s*\{(.*?)\}", re.S)
+    _STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^{}]*)\}\s*__attribute__\s*"
+                         r"\(\(\s*(?:__)?packed(?:__)?\s*\)\)\s*;", re.S)
+    _FIELD = re.compile(r"^(u?int(?:8|16|32|64)_t)\s+(\w+)\s*(?:\[(\w+)\])?$")
+    _SIZEOF = re.compile(r"\bsizeof\s*\(\s*struct\s+(\w+)\s*\)")
+    _INT = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b")
+    FORMATS = {"uint8_t": "B", "uint16_t": "H", "uint32_t": "I", "uint64_t": "Q",
+               "int8_t": "b", "int16_t": "h", "int32_t": "i", "int64_t": "q"}
+
+    def __init__(self, path):
+        """Read `path`: its #defines and enumerators as expressions, its
+        packed structures as (name, format) fields."""
+        self.path = Path(path)
+        text = self._COMMENT.sub(" ", self.path.read_text())
+        self.expressions, self._values = {}, {}
+        for m in self._DEFINE.finditer(text):       # (a guard, with no value, is not one)
+            self.expressions[m.group(1)] = m.group(2)
+        for m in self._ENUM.finditer(text):
+            previous = None
+            for item in filter(None, (i.strip() for i in m.group(1).split(","))):
+                name, _, value = (part.strip() for part in item.partition("="))
+                self.expressions[name] = value or (f"({previous}) + 1" if previous else "0")
+                previous = name
+        self.structs = {}
+        for m in self._STRUCT.finditer(text):
+            fields = []
+            for line in filter(None, (f.strip() for f in m.group(2).split(";"))):
+                f = self._FIELD.match(line)
+                if not f or (f.group(3) and f.group(1) != "uint8_t"):
+                    raise ValueError(f"{self.path}: struct {m.group(1)}: cannot read '{line}'")
+                fmt = f"{self.value(f.group(3))}s" if f.group(3) else self.FORMATS[f.group(1)]
+                fields.append((f.group(2), fmt))
+            self.structs[m.group(1)] = fields
+
+    def value(self, name_or_number):
+        """The integer a name (or a number) stands for."""
+        if re.fullmatch(r"\d+", name_or_number):
+            return int(name_or_number)
+        if name_or_number not in self._values:
+            if name_or_number not in self.expressions:
+                raise KeyError(f"{self.path} defines no {name_or_number}")
+            self._values[name_or_number] = self._evaluate(self.expressions[name_or_number])
+        return self._values[name_or_number]
+
+    def names(self, prefix):
+        """{name: value} of every constant whose name starts with prefix."""
+        return {n: self.value(n) for n in self.expressions if n.startswith(prefix)}
+
+    def layout(self, name):
+        """struct `name` as a struct.Struct (little-endian, packed)."""
+        return struct.Struct("<" + "".join(fmt for _, fmt in self.structs[name]))
+
+    def fields(self, name):
+        """[(field, offset, size)] of struct `name`."""
+        out, at = [], 0
+        for field, fmt in self.structs[name]:
+            size = struct.calcsize("<" + fmt)
+            out.append((field, at, size))
+            at += size
+        return out
+
+    _OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+                  ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a // b,
+                  ast.Mod: lambda a, b: a % b, ast.LShift: lambda a, b: a << b,
+                  ast.RShift: lambda a, b: a >> b, ast.BitOr: lambda a, b: a | b,
+                  ast.BitAnd: lambda a, b: a & b, ast.USub: lambda a: -a,
+                  ast.Invert: lambda a: ~a}
+
+    @staticmethod
+    def _c_int(literal):
+        """A C integer literal's value (suffixes dropped): 0x hex, 0 octal, decimal."""
+        if literal[:2] in ("0x", "0X"):
+            return int(literal, 16)
+        return int(literal, 8 if literal.startswith("0") else 10)
+
+    def _evaluate(self, expression):
+        """An integer C expression: numbers (C suffixes dropped), names,
+        sizeof(struct X), the arithmetic operators and parentheses."""
+        text = self._SIZEOF.sub(lambda m: str(self.layout(m.group(1)).size), expression)
+        text = self._INT.sub(lambda m: str(self._c_int(m.group(1))), text)
+
+        def walk(node):
+            if isinstance(node, ast.Expression):
+                return walk(node.body)
+            if isinstance(node, ast.Constant) and isinstance(node.value, int):
+                return node.value
+            if isinstance(node, ast.Name):
+                return self.value(node.id)
+            if isinstance(node, ast.BinOp) and type(node.op) in self._OPERATORS:
+                return self._OPERATORS[type(node.op)](walk(node.left), walk(node.right))
+            if isinstance(node, ast.UnaryOp) and type(node.op) in self._OPERATORS:
+                return self._OPERATORS[type(node.op)](walk(node.operand))
+            raise ValueError(f"{self.path}: cannot evaluate '{expression}'")
+        try:
+            return walk(ast.parse(text.strip(), mode="eval"))
+        except SyntaxError:
+            raise ValueError(f"{self.path}: cannot evaluate '{expression}'") from None
+
+
+PROTOCOL = CHeader(INCLUDE / "hostlink.h")
+ERROR_CODES = CHeader(INCLUDE / "errors.h")
+ABI = CHeader(INCLUDE / "syscall.h")
+
+VERSION = PROTOCOL.value("HOSTLINK_VERSION")
+DATA_MAX = PROTOCOL.value("HOSTLINK_DATA_MAX")          # bytes in one DATA frame
+PAYLOAD_MAX = PROTOCOL.value("HOSTLINK_PAYLOAD_MAX")
+FRAME_MAX = PROTOCOL.value("HOSTLINK_FRAME_MAX")
+CRC = struct.Struct("<I")                                 # HOSTLINK_CRC_SIZE bytes
+
+# The frame types and the put kinds: the header's names less HOSTLINK_.
+REQ_HELLO, REQ_LS, REQ_GET, REQ_PUT, REQ_DATA, REQ_RUN = (
+    PROTOCOL.value("HOSTLINK_REQ_" + n) for n in ("HELLO", "LS", "GET", "PUT", "DATA", "RUN"))
+ANS_HELLO, ANS_NAMES, ANS_INFO, ANS_READY, ANS_DATA, ANS_OUT, ANS_EXIT, ANS_END, ANS_ERR = (
+    PROTOCOL.value("HOSTLINK_ANS_" + n) for n in
+    ("HELLO", "NAMES", "INFO", "READY", "DATA", "OUT", "EXIT", "END", "ERR"))
+KIND_BLOB, KIND_CODE = (PROTOCOL.value("HOSTLINK_KIND_" + n) for n in ("BLOB", "CODE"))
+
+# The payloads' fixed parts (struct hostlink_*), as struct.Structs.
+HEADER = PROTOCOL.layout("hostlink_header")
+HELLO_ANSWER = PROTOCOL.layout("hostlink_hello_answer")
+PUT = PROTOCOL.layout("hostlink_put")
+DATA = PROTOCOL.layout("hostlink_data")
+NAME_ENTRY = PROTOCOL.layout("hostlink_name_entry")
+INFO = PROTOCOL.layout("hostlink_info")
+EXIT = PROTOCOL.layout("hostlink_exit")
+END_GET = PROTOCOL.layout("hostlink_end_get")
+ERROR = PROTOCOL.layout("hostlink_error")
+
+# The object types' names (FE_TYPE_BLOB: "blob"), the words `run` ends
+# with, and the error codes' names, as ERR frames carry them.
+TYPE_NAMES = {v: n[len("FE_TYPE_"):].lower() for n, v in ABI.names("FE_TYPE_").items()}
+EXIT_REASONS = {ABI.value("FE_EXIT_NORMAL"): "exited", ABI.value("FE_EXIT_KILLED"): "killed",
+                ABI.value("FE_EXIT_FAULT"): "fault", ABI.value("FE_EXIT_INTERRUPT"): "interrupted"}
+ERRORS = {v: n for n, v in ERROR_CODES.names("ERR_").items() if n != "ERR__COUNT"}
+ERR_BUSY = ERROR_CODES.value("ERR_BUSY")
 
 
 def socket_path(image):
@@ -89,7 +225,7 @@ def cobs_decode(data):
 def frame(ftype, tag, payload=b"", version=VERSION):
     """One frame on the wire, delimiter included."""
     raw = HEADER.pack(version, ftype, 0, tag, len(payload)) + payload
-    return cobs_encode(raw + struct.pack("<I", zlib.crc32(raw))) + b"\0"
+    return cobs_encode(raw + CRC.pack(zlib.crc32(raw))) + b"\0"
 
 
 class LinkError(Exception):
@@ -166,16 +302,16 @@ class Link:
             raw = cobs_decode(encoded)
         except ValueError:
             raise LinkError("a garbled frame from the machine")
-        if len(raw) < HEADER.size + 4:
+        if len(raw) < HEADER.size + CRC.size:
             raise LinkError("a short frame from the machine")
         version, ftype, _, tag, length = HEADER.unpack_from(raw)
-        (crc,) = struct.unpack_from("<I", raw, len(raw) - 4)
-        if zlib.crc32(raw[:-4]) != crc:
+        (crc,) = CRC.unpack_from(raw, len(raw) - CRC.size)
+        if zlib.crc32(raw[:-CRC.size]) != crc:
             raise LinkError("a frame from the machine failed its CRC-32")
-        if version != VERSION or length != len(raw) - HEADER.size - 4:
+        if version != VERSION or length != len(raw) - HEADER.size - CRC.size:
             raise LinkError("a frame from the machine of another version or "
                             "length")
-        return ftype, tag, raw[HEADER.size:-4]
+        return ftype, tag, raw[HEADER.size:-CRC.size]
 
     def answer(self, tag, wait=True):
         """The next frame for `tag` (others, from an earlier session, are
@@ -186,9 +322,9 @@ class Link:
                 return None
             ftype, ftag, payload = got
             if ftype == ANS_ERR and ftag in (tag, 0):
-                code = struct.unpack_from("<I", payload)[0] if len(payload) >= 4 else 0
-                name = ERRORS[code] if code < len(ERRORS) else f"error {code}"
-                text = payload[4:].decode(errors="replace")
+                code = ERROR.unpack_from(payload)[0] if len(payload) >= ERROR.size else 0
+                name = ERRORS.get(code, f"error {code}")
+                text = payload[ERROR.size:].decode(errors="replace")
                 raise LinkError(f"{text} ({name})", code)
             if ftag == tag:
                 return ftype, payload
@@ -202,7 +338,7 @@ class Link:
     def hello(self):
         """Start over: a lone 0x00 ends whatever an earlier host left half
         sent, then HELLO with a nonce the answer must carry."""
-        nonce = os.urandom(8)
+        nonce = os.urandom(PROTOCOL.fields("hostlink_hello")[0][2])
         tag = self.next_tag()
         self.sock.sendall(b"\0")
         self.send(REQ_HELLO, tag, nonce)
@@ -212,15 +348,15 @@ class Link:
             ftype, ftag, payload = self.receive()
             if ftag != tag:
                 continue
-            if ftype == ANS_HELLO and payload[:8] == nonce:
-                version, self.data_max = struct.unpack_from("<II", payload, 8)
+            if ftype == ANS_HELLO and payload[:len(nonce)] == nonce:
+                _, version, self.data_max = HELLO_ANSWER.unpack_from(payload)
                 if version != VERSION or not 0 < self.data_max <= DATA_MAX:
                     raise LinkError(f"the machine speaks version {version}, "
                                     f"{self.data_max}-byte data; this is {VERSION}")
                 return version
             if ftype == ANS_ERR:
                 raise LinkError("the machine refused HELLO: "
-                                + payload[4:].decode(errors="replace"))
+                                + payload[ERROR.size:].decode(errors="replace"))
 
     def ls(self, prefix=""):
         """[(name, type name, size, id)] of the names starting with prefix."""
@@ -233,10 +369,11 @@ class Link:
                 return names
             at = 0
             while at < len(payload):
-                otype, size, oid, length = struct.unpack_from("<BQQB", payload, at)
-                name = payload[at + 18:at + 18 + length].decode(errors="replace")
+                otype, size, oid, length = NAME_ENTRY.unpack_from(payload, at)
+                at += NAME_ENTRY.size
+                name = payload[at:at + length].decode(errors="replace")
                 names.append((name, TYPE_NAMES.get(otype, str(otype)), size, oid))
-                at += 18 + length
+                at += length
 
     def get(self, name, out, progress=None):
         """Write the committed bytes of `name` to the file object `out`;
@@ -254,21 +391,21 @@ class Link:
         tag = self.next_tag()
         self.send(REQ_GET, tag, name.encode())
         _, info = self.expect(tag, ANS_INFO)
-        size = struct.unpack_from("<Q", info)[0]
+        size = INFO.unpack_from(info)[0]
         crc, got = 0, 0
         while True:
             ftype, payload = self.expect(tag, ANS_DATA, ANS_END)
             if ftype == ANS_END:
-                end_size, end_crc = struct.unpack_from("<QI", payload)
+                end_size, end_crc = END_GET.unpack_from(payload)
                 if end_size != size or got != size or end_crc != crc:
                     raise LinkError(f"get {name}: {got} bytes with CRC-32 "
                                     f"{crc:08x}; the machine sent {end_size} "
                                     f"with {end_crc:08x}")
                 return size
-            (offset,) = struct.unpack_from("<Q", payload)
+            (offset,) = DATA.unpack_from(payload)
             if offset != got:
                 raise LinkError(f"get {name}: bytes at {offset}, expected {got}")
-            data = payload[8:]
+            data = payload[DATA.size:]
             out.write(data)
             crc = zlib.crc32(data, crc)
             got += len(data)
@@ -279,12 +416,10 @@ class Link:
         """Store `data` as `name` (replacing what it named), durably: this
         returns once the machine committed it."""
         tag = self.next_tag()
-        self.send(REQ_PUT, tag, struct.pack("<QIB", len(data), zlib.crc32(data), kind)
-                  + name.encode())
+        self.send(REQ_PUT, tag, PUT.pack(len(data), zlib.crc32(data), kind) + name.encode())
         self.expect(tag, ANS_READY)
         for offset in range(0, len(data), self.data_max):
-            self.send(REQ_DATA, tag, struct.pack("<Q", offset)
-                      + data[offset:offset + self.data_max])
+            self.send(REQ_DATA, tag, DATA.pack(offset) + data[offset:offset + self.data_max])
             early = self.answer(tag, wait=False)  # an ERR raises here
             if early is not None:
                 raise LinkError(f"put {name}: the machine answered {early[0]:#x} "
@@ -304,6 +439,6 @@ class Link:
                 out.write(payload)
                 out.flush()
                 continue
-            status, reason = struct.unpack_from("<qI", payload)
+            status, reason = EXIT.unpack_from(payload)
             return (status, EXIT_REASONS.get(reason, str(reason)),
-                    payload[12:].decode(errors="replace"))
+                    payload[EXIT.size:].decode(errors="replace"))

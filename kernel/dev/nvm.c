@@ -13,8 +13,8 @@
  * nvm_init writes nothing to the NVM: what its bytes hold is the persistent
  * heap's business (core/heap.c).
  */
+#include <numtext.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "acpi/acpi.h"

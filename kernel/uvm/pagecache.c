@@ -58,7 +58,7 @@
  * accessed bits). With DRAM short the cache holds what it gets; with none
  * at all the caller maps the heap page as without a cache.
  */
-#include <stdlib.h>
+#include <numtext.h>
 #include <string.h>
 
 #include "arch/arch.h"

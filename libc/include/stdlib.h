@@ -4,9 +4,9 @@
  * The strto* functions follow C, with one difference: there is no errno.
  * On overflow they saturate (strtoul: ULONG_MAX, strtol: LONG_MAX or
  * LONG_MIN, ...) and still consume every digit; a caller that must tell
- * "18446744073709551615" from an overflow should use parse_size or check
- * the digits itself. An invalid base (not 0 or 2..36) or a string without
- * digits gives 0 with *endptr = nptr.
+ * "18446744073709551615" from an overflow should use parse_number
+ * (numtext.h) or check the digits itself. An invalid base (not 0 or
+ * 2..36) or a string without digits gives 0 with *endptr = nptr.
  */
 #ifndef LIBC_STDLIB_H
 #define LIBC_STDLIB_H
@@ -26,12 +26,5 @@ long strtol(const char *restrict nptr, char **restrict endptr, int base);
 
 /* strtoll -- parse a long long, as strtol */
 long long strtoll(const char *restrict nptr, char **restrict endptr, int base);
-
-/*
- * parse_size -- parse "<decimal>[KMGT]" (binary units, either case) into
- * *out; 0, -ERR_INVAL (empty, no digits, anything else after them) or
- * -ERR_RANGE (does not fit in 64 bits). *out is untouched on error.
- */
-int parse_size(const char *text, uint64_t *out);
 
 #endif

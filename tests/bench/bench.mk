@@ -57,7 +57,7 @@ PMDK_EXAMPLES ?= /usr/share/doc/libpmemobj-dev/examples
 PMDK_HASHMAP := $(PMDK_EXAMPLES)/hashmap
 
 BENCH_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Iobjstore/include \
-	-Itools/host -Itests/bench
+	-Itools/host -Itests/bench -idirafter libc/include
 BENCH_OBJSTORE := $(BENCH_DIR)/bench_objstore
 BENCH_PMDK := $(BENCH_DIR)/bench_pmdk
 BENCH_PMDK_COUNT := $(BENCH_DIR)/pmdk_count.so
@@ -135,15 +135,15 @@ $(BENCH_DIR)/hashmap_tx.o: $(PMDK_HASHMAP)/hashmap_tx.c
 	$(CC) -std=gnu11 -O2 -g -I$(PMDK_HASHMAP) -c $< -o $@
 
 $(BENCH_OBJSTORE): $(BENCH_DIR)/bench_objstore.o $(BENCH_DIR)/bench_common.o \
-		$(BUILD)/host/libobjstore.a
+		$(NUMTEXT_HOST) $(BUILD)/host/libobjstore.a
 	$(CC) -o $@ $^
 
 $(BENCH_PMDK): $(BENCH_DIR)/bench_pmdk.o $(BENCH_DIR)/bench_common.o \
-		$(BENCH_DIR)/hashmap_tx.o
+		$(BENCH_DIR)/hashmap_tx.o $(NUMTEXT_HOST)
 	$(CC) -o $@ $^ -lpmemobj -lpmem
 
 # Adds objects to a heap image on the host, through the objstore library.
-$(BENCH_FILL_HEAP): $(BENCH_DIR)/fill_heap.o $(BUILD)/host/libobjstore.a
+$(BENCH_FILL_HEAP): $(BENCH_DIR)/fill_heap.o $(NUMTEXT_HOST) $(BUILD)/host/libobjstore.a
 	$(CC) -o $@ $^
 
 $(BENCH_SNAPSHOT): $(BENCH_DIR)/bench_snapshot.o $(BUILD)/host/libobjstore.a

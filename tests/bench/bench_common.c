@@ -9,21 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <numtext.h>                /* libc's, after the host's headers */
+
 #include "bench.h"
 
-/* parse_u64 -- a number with an optional K/M/G suffix (powers of 1024) */
+/* parse_u64 -- a number with an optional K/M/G/T suffix (libc's parse_size) */
 static uint64_t parse_u64(const char *opt, const char *s)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
+	uint64_t v;
 
-	switch (*end) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end || end == s)
+	if (parse_size(s, &v) < 0)
 		bench_die("%s: not a number: %s", opt, s);
 	return v;
 }

@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <numtext.h>                /* libc's, after the host's headers */
+
 #include "ferrite/errors.h"
 #include "host_platform.h"
 #include "objstore/catalogue.h"
@@ -56,15 +58,14 @@ int main(int argc, char **argv)
 	struct objstore os;
 	struct os_stats st;
 	struct stat sb;
-	unsigned long count, i;
+	uint64_t count, i;
 	void *base;
 	int fd;
 
-	if (argc != 3) {
+	if (argc != 3 || parse_number(argv[2], &count) < 0) {
 		fprintf(stderr, "usage: fill_heap IMAGE COUNT\n");
 		return 1;
 	}
-	count = strtoul(argv[2], NULL, 10);
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0 || fstat(fd, &sb)) {
 		perror(argv[1]);

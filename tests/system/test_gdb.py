@@ -19,11 +19,15 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 
 import pytest
 
 from ferrite import PROMPT, ROOT, command, run
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from numtext import size_text  # noqa: E402  (as osh writes sizes: libc's rule)
 
 GDB = shutil.which("gdb")
 KERNEL = os.path.join(ROOT, "build", "ferrite.elf")
@@ -101,14 +105,6 @@ def info_fields(text):
     """The 'key: value' lines of objtool info or fe-info, as a dict."""
     return {k.strip(): v.strip() for k, v in
             (line.split(":", 1) for line in text.splitlines() if ":" in line)}
-
-
-def osh_size(n):
-    """n bytes as osh's size_text writes them ('124.0 KiB', '100 B')."""
-    units, u, tenths = ["B", "KiB", "MiB", "GiB", "TiB"], 0, 0
-    while n >= 1024 and u + 1 < len(units):
-        tenths, n, u = (n % 1024) * 10 // 1024, n // 1024, u + 1
-    return f"{n} B" if u == 0 else f"{n}.{tenths} {units[u]}"
 
 
 def snapshot_rows(text, header):
@@ -218,14 +214,14 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
         assert (f_epoch, f_taken, f_flags) == (epoch, taken, flags), (name, snaps)
         pages, held = map(int, f_pages.split()[:2])
         if "newest" not in flags:
-            assert osh_size(held * 4096) == size, (name, snaps, osh_snaps)
+            assert size_text(held * 4096) == size, (name, snaps, osh_snaps)
     assert osh_snaps["s1"][3] == ["newest", "boot"] and osh_snaps["power-on-1"][3] == ["auto"]
     free, total, keep = map(int, re.match(
         r"area: (\d+) of (\d+) pages free \(.*\); power-on snapshots kept: (\d+)$", fe_area).groups())
     osh_free, osh_total, osh_keep = re.match(
         r"area: (.*) free of (.*); power-on snapshots kept: (\d+)$", osh_area).groups()
-    assert osh_size(total * 4096) == osh_total and str(keep) == osh_keep, (fe_area, osh_area)
-    # osh's figure is truncated to a tenth; the area only fills up since.
+    assert size_text(total * 4096) == osh_total and str(keep) == osh_keep, (fe_area, osh_area)
+    # osh's figure is rounded to a tenth; the area only fills up since.
     whole, tenths, unit = re.match(r"(\d+)(?:\.(\d))? (\w+)$", osh_free).groups()
     scale = 1024 ** ["B", "KiB", "MiB", "GiB"].index(unit)
     assert free * 4096 < (int(whole) * 10 + int(tenths or 0) + 1) * scale / 10, (fe_area, osh_area)

@@ -328,7 +328,7 @@ def test_malformed_frames_are_refused_and_nothing_is_lost(machine, tmp_path):
             blob = good[:at] + bytes([good[at] ^ (1 << rnd.randrange(8)) or 1]) + good[at + 1:]
         elif kind == 3:  # a length that is not the payload's, with a good CRC
             bad = hostlink.HEADER.pack(1, hostlink.REQ_GET, 0, 9, rnd.randrange(1 << 32)) + b"fuzz/keep"
-            blob = hostlink.cobs_encode(bad + zlib.crc32(bad).to_bytes(4, "little")) + b"\0"
+            blob = hostlink.cobs_encode(bad + hostlink.CRC.pack(zlib.crc32(bad))) + b"\0"
         elif kind == 4:  # another version, an unknown type
             blob = hostlink.frame(rnd.randrange(0x20, 0x80), 10, b"x", version=rnd.choice([1, 2, 0]))
         elif kind == 5:  # DATA with no put, PUT with a bad kind or no name
@@ -337,9 +337,9 @@ def test_malformed_frames_are_refused_and_nothing_is_lost(machine, tmp_path):
         elif kind == 6:  # a flood: one frame far longer than any
             blob = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(5000, 20000))) + b"\0"
         elif kind == 7:  # the valid request in the middle of it all
-            blob = hostlink.cobs_encode(raw + zlib.crc32(raw).to_bytes(4, "little")) + b"\0"
+            blob = hostlink.cobs_encode(raw + hostlink.CRC.pack(zlib.crc32(raw))) + b"\0"
         else:            # a header only, no CRC
-            blob = hostlink.cobs_encode(raw[:12]) + b"\0"
+            blob = hostlink.cobs_encode(raw[:hostlink.HEADER.size]) + b"\0"
         ln.sock.sendall(blob)
     # A last request whose answer says every frame before it was handled.
     ln.sock.sendall(b"\0" + hostlink.frame(hostlink.REQ_HELLO, 99, b"lastlast"))
@@ -354,12 +354,11 @@ def test_malformed_frames_are_refused_and_nothing_is_lost(machine, tmp_path):
     reader.join()
     ln.close()
 
-    codes = {int.from_bytes(p[:4], "little") for t, _, p in
+    codes = {hostlink.ERROR.unpack_from(p)[0] for t, _, p in
              (a for a in answers if len(a) == 3) if t == hostlink.ANS_ERR}
-    errors = hostlink.ERRORS
     for name, kind in (("ERR_CORRUPT", 0), ("ERR_TOOBIG", 6), ("ERR_INVAL", 3)):
         if kind in kinds:
-            assert errors.index(name) in codes, (seed, name, sorted(codes))
+            assert hostlink.ERROR_CODES.value(name) in codes, (seed, name, sorted(codes))
     assert not [a for a in answers if a[0] == "garbled"], seed
 
     # nothing lost, and the link and the console work on

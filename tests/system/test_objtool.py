@@ -27,6 +27,7 @@ import heapimage
 from ferrite import ROOT
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
+HELLO = os.path.join(ROOT, "build", "user", "bin", "hello")   # a program the kernel runs
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -112,7 +113,7 @@ def assert_clean(image):
 
 
 def elf_header(e_class=2, e_data=1, e_type=2, e_machine=62):
-    """A minimal ELF file header (and a little more), for --type code."""
+    """An ELF file header (and a little more) without program headers, for --type code."""
     ident = b"\x7fELF" + bytes([e_class, e_data, 1, 0]) + bytes(8)
     header = ident + struct.pack("<HHIQQQIHHHHHH", e_type, e_machine, 1,
                                  0x401000, 64, 0, 0, 64, 56, 0, 64, 0, 0)
@@ -349,28 +350,31 @@ def test_import_refuses_a_bound_name_unless_replace(tmp_path):
     assert_clean(image)
 
 
-def test_import_code_checks_the_elf_header(tmp_path):
+def test_import_code_checks_the_program_as_a_spawn_does(tmp_path):
+    # objtool runs the kernel's own checker (kernel/task/elf.c): the
+    # reasons are the kernel's, and it looks past the file header.
     image = create(tmp_path / "a.nvm")
     cases = {
         "random": (os.urandom(4096), "not an ELF file"),
-        "short": (b"\x7fELF", "not an ELF file"),
-        "elf32": (elf_header(e_class=1), "32-bit"),
-        "bigendian": (elf_header(e_data=2), "big-endian"),
-        "arm": (elf_header(e_machine=183), "another machine"),
-        "pie": (elf_header(e_type=3), "ET_DYN"),
-        "object": (elf_header(e_type=1), "ET_REL"),
+        "short": (b"\x7fELF", "file too short for an ELF header"),
+        "elf32": (elf_header(e_class=1), "not a 64-bit ELF file"),
+        "bigendian": (elf_header(e_data=2), "not a little-endian ELF file"),
+        "arm": (elf_header(e_machine=183), "not x86_64"),
+        "pie": (elf_header(e_type=3), "position-independent executables and shared "
+                "objects are not supported"),
+        "object": (elf_header(e_type=1), "relocatable object files are not supported"),
+        "nosegments": (elf_header(), "no program headers"),
     }
     for name, (data, why) in cases.items():
         src = write_file(tmp_path / name, data)
         r = objtool(image, "import", f"bin/{name}", src, "--type", "code",
                     rc=EXIT_FAILED)
-        assert why in r.err and "ELF64 x86_64 executable" in r.err, r
+        assert f"import: {src}: {why}" in r.err and "ELF64 x86_64 executable" in r.err, r
         # The same bytes are a fine blob.
         objtool(image, "import", f"blob/{name}", src)
-    src = write_file(tmp_path / "exe", elf_header())
-    objtool(image, "import", "bin/exe", src, "--type", "code")
-    assert "type:      code" in objtool(image, "stat", "bin/exe").out
-    assert names(image, "bin/") == ["bin/exe"]
+    objtool(image, "import", "bin/hello", HELLO, "--type", "code")
+    assert "type:      code" in objtool(image, "stat", "bin/hello").out
+    assert names(image, "bin/") == ["bin/hello"]
     assert_clean(image)
 
 

@@ -1,8 +1,10 @@
 /*
  * test_host_diff.c -- Ferrite's libc against the host's C library, on
  * generated inputs: every combination of printf flags, width, precision,
- * length modifier and conversion over a set of awkward values, and the
- * strto* functions over generated strings in several bases.
+ * length modifier and conversion over a set of awkward values, the
+ * strto* functions over generated strings in several bases, and size_text
+ * against "%.1f" of the exact quotient (how objtool wrote sizes before
+ * libc had size_text).
  *
  * Only behaviour C defines is compared; where Ferrite chose differently from
  * glibc (%p, %s of NULL, unknown conversions, invalid bases) test_libc.c
@@ -58,6 +60,7 @@ static long host_strtol(const char *s, char **end, int base)
 
 #include "libc_names.h"
 
+#include "libc/include/numtext.h"
 #include "libc/include/stdio.h"
 #include "libc/include/stdlib.h"
 
@@ -307,6 +310,61 @@ CHECK_TEST(strto_every_combination)
 			}
 		}
 	}
+}
+
+/* host_size_text -- the reference for size_text: the same unit, whole
+ * when exact, else the host's "%.1f" of the quotient (exact in a double
+ * below 2^53) */
+static void host_size_text(char *buf, size_t cap, uint64_t bytes)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+	uint64_t scale = 1;
+
+	while (u + 1 < ARRAY_SIZE(units) && bytes >= scale * 1024) {
+		scale *= 1024;
+		u++;
+	}
+	if (bytes % scale == 0)
+		host_snprintf(buf, cap, "%llu %s", (unsigned long long)(bytes / scale), units[u]);
+	else
+		host_snprintf(buf, cap, "%.1f %s", (double)bytes / (double)scale, units[u]);
+}
+
+/* compare_size_text -- size_text of both ways for bytes; a mismatch reported */
+static void compare_size_text(uint64_t bytes)
+{
+	char ours[SIZE_TEXT_MAX], host[64];
+
+	size_text(ours, sizeof(ours), bytes);
+	host_size_text(host, sizeof(host), bytes);
+	if (!check_bytes_eq(ours, host, check_host_strlen(host) + 1) &&
+	    diff_reports++ < MAX_REPORTS) {
+		check_fail(__FILE__, __LINE__, "size_text differs from the host's %.1f");
+		printf("    %llu bytes: ours \"%s\", host \"%s\"\n",
+		       (unsigned long long)bytes, ours, host);
+	}
+}
+
+CHECK_TEST(size_text_against_host_printf)
+{
+	uint64_t x = 88172645463325252ull;  /* xorshift64's state */
+
+	diff_reports = 0;
+	/* Every magnitude below 2^53. */
+	for (unsigned i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		compare_size_text(x >> (11 + x % 53));
+	}
+	/* Each unit's quarters (the ties of a tenth: .25, .75), and a byte
+	 * either side of them. */
+	for (unsigned shift = 10; shift <= 40; shift += 10)
+		for (uint64_t k = 1; k < 2048; k += 7)
+			for (uint64_t q = 0; q < 4; q++)
+				for (int d = -1; d <= 1; d++)
+					compare_size_text((k << shift) + (q << (shift - 2)) + (uint64_t)d);
 }
 
 int main(void)

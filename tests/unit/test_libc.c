@@ -1,6 +1,6 @@
 /*
  * test_libc.c -- host unit tests of Ferrite's libc: strings, ctype, number
- * parsing, error names and formatting, each against expected values written
+ * parsing, numbers as text, error names and formatting, each against expected values written
  * out here (test_host_diff.c compares with the host's C library instead).
  *
  * The order of the includes matters: the host's headers and check.h first,
@@ -16,6 +16,7 @@
 
 #include "libc/include/ctype.h"
 #include "libc/include/errstr.h"
+#include "libc/include/numtext.h"
 #include "libc/include/stdio.h"
 #include "libc/include/stdlib.h"
 #include "libc/include/string.h"
@@ -478,6 +479,96 @@ CHECK_TEST(strtol_limits)
 	CHECK_EQ(strtoll("-9223372036854775809", NULL, 10), LLONG_MIN);
 	CHECK_EQ(strtoll("-zz", NULL, 36), -(35 * 36 + 35));
 	CHECK_EQ(strtoll("-101", NULL, 2), -5);
+}
+
+/* --- numtext: parse_number, parse_size, size_text ----------------------- */
+
+/* CHECK_NUMBER -- parse_number(text) succeeds with the value want */
+#define CHECK_NUMBER(text, want)                                              \
+	do {                                                                  \
+		uint64_t got_ = 0xdeadbeef;                                   \
+		CHECK_EQ(parse_number(text, &got_), 0);                       \
+		CHECK_EQ(got_, want);                                         \
+	} while (0)
+
+/* CHECK_NUMBER_ERR -- parse_number(text) fails with err and leaves *out alone */
+#define CHECK_NUMBER_ERR(text, err)                                           \
+	do {                                                                  \
+		uint64_t got_ = 0xdeadbeef;                                   \
+		CHECK_EQ(parse_number(text, &got_), err);                     \
+		CHECK_EQ(got_, 0xdeadbeef);                                   \
+	} while (0)
+
+CHECK_TEST(parse_number_values)
+{
+	CHECK_NUMBER("0", 0);
+	CHECK_NUMBER("7", 7);
+	CHECK_NUMBER("007", 7);            /* decimal: no octal */
+	CHECK_NUMBER("4096", 4096);
+	CHECK_NUMBER("0x0", 0);
+	CHECK_NUMBER("0x1f", 31);
+	CHECK_NUMBER("0X1F", 31);
+	CHECK_NUMBER("0xDeadBeef", 0xdeadbeef);
+	CHECK_NUMBER("18446744073709551615", UINT64_MAX);
+	CHECK_NUMBER("0xffffffffffffffff", UINT64_MAX);
+	CHECK_NUMBER("0x000000000000000000001", 1);
+}
+
+CHECK_TEST(parse_number_errors)
+{
+	CHECK_NUMBER_ERR(NULL, -ERR_INVAL);
+	CHECK_NUMBER_ERR("", -ERR_INVAL);
+	CHECK_NUMBER_ERR("0x", -ERR_INVAL);
+	CHECK_NUMBER_ERR("x1", -ERR_INVAL);
+	CHECK_NUMBER_ERR(" 1", -ERR_INVAL);
+	CHECK_NUMBER_ERR("1 ", -ERR_INVAL);
+	CHECK_NUMBER_ERR("+1", -ERR_INVAL);
+	CHECK_NUMBER_ERR("-1", -ERR_INVAL);
+	CHECK_NUMBER_ERR("0x-1", -ERR_INVAL);
+	CHECK_NUMBER_ERR("0x+1", -ERR_INVAL);
+	CHECK_NUMBER_ERR("1f", -ERR_INVAL);  /* hex digits only after 0x */
+	CHECK_NUMBER_ERR("1K", -ERR_INVAL);  /* sizes are parse_size's */
+	CHECK_NUMBER_ERR("0x1g", -ERR_INVAL);
+	CHECK_NUMBER_ERR("1.0", -ERR_INVAL);
+	CHECK_NUMBER_ERR("99999999999999999999x", -ERR_INVAL);
+
+	CHECK_NUMBER_ERR("18446744073709551616", -ERR_RANGE);
+	CHECK_NUMBER_ERR("99999999999999999999999999", -ERR_RANGE);
+	CHECK_NUMBER_ERR("0x10000000000000000", -ERR_RANGE);
+}
+
+/* CHECK_SIZE_TEXT -- size_text(bytes) writes want */
+#define CHECK_SIZE_TEXT(bytes, want)                                          \
+	do {                                                                  \
+		char buf_[SIZE_TEXT_MAX];                                     \
+		CHECK_STR_EQ(size_text(buf_, sizeof(buf_), bytes), want);     \
+	} while (0)
+
+CHECK_TEST(size_text_units_and_tenths)
+{
+	char small[4];
+
+	CHECK_SIZE_TEXT(0, "0 B");
+	CHECK_SIZE_TEXT(100, "100 B");
+	CHECK_SIZE_TEXT(1023, "1023 B");
+	CHECK_SIZE_TEXT(1024, "1 KiB");
+	CHECK_SIZE_TEXT(1536, "1.5 KiB");
+	CHECK_SIZE_TEXT(10752, "10.5 KiB");
+	CHECK_SIZE_TEXT(360760, "352.3 KiB");
+	CHECK_SIZE_TEXT(3000000, "2.9 MiB");
+	CHECK_SIZE_TEXT(64ull << 20, "64 MiB");
+	CHECK_SIZE_TEXT((64ull << 20) + 1, "64.0 MiB");
+	CHECK_SIZE_TEXT(1ull << 40, "1 TiB");
+	CHECK_SIZE_TEXT(1ull << 50, "1024 TiB");  /* no unit past TiB */
+	/* Tenths rounded to nearest, a tie to the even tenth, as "%.1f". */
+	CHECK_SIZE_TEXT(1024 + 256, "1.2 KiB");   /* 1.25 */
+	CHECK_SIZE_TEXT(1024 + 768, "1.8 KiB");   /* 1.75 */
+	CHECK_SIZE_TEXT(1024 + 257, "1.3 KiB");
+	CHECK_SIZE_TEXT(1024 + 51, "1.0 KiB");    /* 1.0498 */
+	CHECK_SIZE_TEXT(1024 + 52, "1.1 KiB");    /* 1.0508 */
+	CHECK_SIZE_TEXT((1ull << 20) - 1, "1024.0 KiB"); /* rounds up, unit kept */
+	CHECK_SIZE_TEXT(UINT64_MAX, "16777216.0 TiB");
+	CHECK_EQ(check_host_strlen(size_text(small, sizeof(small), 1536)), 3); /* cut to fit */
 }
 
 /* --- parse_size --------------------------------------------------------- */

@@ -31,15 +31,15 @@ static int create_sizes(const struct args *a, uint64_t *size, uint64_t *log_size
 
 	if (!a->opt[0])
 		return fail(EXIT_USAGE, "create: --size SIZE is required (see objtool create --help)");
-	if (!parse_size(a->opt[0], size))
+	if (parse_size(a->opt[0], size) < 0)
 		return fail(EXIT_USAGE, "create: invalid size '%s': a number with an "
 			    "optional K, M or G suffix, e.g. 64M", a->opt[0]);
 	if (*size < OS_MIN_HEAP_SIZE || *size % NVM_ALIGN)
 		return fail(EXIT_USAGE, "create: the size must be a multiple of 2 MiB, "
 			    "at least %s (QEMU maps the image as an NVDIMM)",
-			    fmt_size(s, sizeof(s), OS_MIN_HEAP_SIZE));
+			    size_text(s, sizeof(s), OS_MIN_HEAP_SIZE));
 	*log_size = 0;
-	if (a->opt[1] && !parse_size(a->opt[1], log_size))
+	if (a->opt[1] && parse_size(a->opt[1], log_size) < 0)
 		return fail(EXIT_USAGE, "create: invalid log size '%s'", a->opt[1]);
 	if (a->opt[1] && (*log_size < LOG_FLOOR || *log_size % OS_PAGE_SIZE ||
 			  *log_size >= *size / 2))
@@ -112,8 +112,8 @@ static int run_create(struct image *unused, const struct args *a)
 		unlink(path); /* no half-made image is left behind */
 	else
 		printf("create: %s: %s, %" PRIu64 " data pages, log %s\n", path,
-		       fmt_size(s1, sizeof(s1), size), st.page_count,
-		       fmt_size(s2, sizeof(s2), st.log_size));
+		       size_text(s1, sizeof(s1), size), st.page_count,
+		       size_text(s2, sizeof(s2), st.log_size));
 	close(fd);
 	return status;
 }

@@ -9,8 +9,11 @@
  * (nothing needs restoring in a page that did not exist before): see
  * "Log size" in docs/objtool.md for the numbers. An import that does not
  * fit is refused (-ERR_NOSPC) and aborted, never split.
+ *
+ * import --type code checks the file with the kernel's own ELF checker
+ * (kernel/task/elf.c, built into objtool): a code object objtool makes is
+ * one a spawn accepts, refused for the reasons a spawn would give.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,7 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ferrite/syscall.h>
+
 #include "objtool.h"
+#include "task/elf.h"
 
 #define CHUNK (1u << 20)
 
@@ -151,32 +157,43 @@ const struct command cmd_export = {
 
 /* --- import ------------------------------------------------------------- */
 
-/* check_elf -- whether fd holds an ELF64 x86_64 executable; an exit status */
-static int check_elf(int fd, const char *file)
-{
-	Elf64_Ehdr eh;
-	ssize_t n = pread(fd, &eh, sizeof(eh), 0);
-	const char *why = NULL;
+/* A host file as elf_parse reads it. */
+struct elf_file {
+	int fd;
+	int err;                    /* errno of a read that failed, or 0 */
+};
 
-	if (n < 0)
-		return fail(EXIT_FAILED, "import: cannot read %s: %s", file, strerror(errno));
-	if ((size_t)n < sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
-		why = "is not an ELF file";
-	else if (eh.e_ident[EI_CLASS] != ELFCLASS64)
-		why = "is a 32-bit ELF file";
-	else if (eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		why = "is a big-endian ELF file";
-	else if (eh.e_machine != EM_X86_64)
-		why = "is an ELF file for another machine";
-	else if (eh.e_type == ET_DYN)
-		why = "is a shared object or PIE (ET_DYN; link it with -no-pie)";
-	else if (eh.e_type == ET_REL)
-		why = "is a relocatable object (ET_REL), not linked";
-	else if (eh.e_type != ET_EXEC)
-		why = "is not an executable (e_type is not ET_EXEC)";
-	if (why)
-		return fail(EXIT_FAILED, "import: %s %s: --type code takes an ELF64 "
-			    "x86_64 executable", file, why);
+/* elf_file_read -- elf_parse's reader: len bytes at off of the file */
+static int64_t elf_file_read(void *ctx, uint64_t off, void *buf, uint64_t len)
+{
+	struct elf_file *f = ctx;
+	ssize_t n;
+
+	do
+		n = pread(f->fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		f->err = errno;
+		return -ERR_IO;
+	}
+	return n;
+}
+
+/* check_elf -- whether fd (size bytes) holds a program Ferrite runs, as the
+ * kernel checks one before a spawn (anywhere in the user half); an exit
+ * status */
+static int check_elf(int fd, const char *file, uint64_t size)
+{
+	struct elf_file f = { .fd = fd };
+	struct elf_image img;
+	const char *why;
+	int err = elf_parse(elf_file_read, &f, size, FE_USER_BASE, FE_USER_TOP, &img, &why);
+
+	if (f.err)
+		return fail(EXIT_FAILED, "import: cannot read %s: %s", file, strerror(f.err));
+	if (err)
+		return fail(EXIT_FAILED, "import: %s: %s: --type code takes an ELF64 x86_64 "
+			    "executable as docs/programs.md describes", file, why);
 	return EXIT_OK;
 }
 
@@ -244,7 +261,7 @@ static int plan_file(struct image *img, struct import_plan *p)
 		return fail(EXIT_USAGE, "import: %s is the image itself", p->file);
 	p->size = (uint64_t)fs.st_size;
 	if (p->type == OS_TYPE_CODE) {
-		int status = check_elf(p->fd, p->file);
+		int status = check_elf(p->fd, p->file, p->size);
 
 		if (status)
 			return status;
@@ -255,9 +272,9 @@ static int plan_file(struct image *img, struct import_plan *p)
 	if (pages > st.pages_free)
 		return fail(EXIT_FAILED, "import: %s needs %" PRIu64 " data pages (%s), "
 			    "the image has %" PRIu64 " free (%s)", p->file, pages,
-			    fmt_size(need, sizeof(need), pages * OS_PAGE_SIZE),
+			    size_text(need, sizeof(need), pages * OS_PAGE_SIZE),
 			    st.pages_free,
-			    fmt_size(have, sizeof(have), st.pages_free * OS_PAGE_SIZE));
+			    size_text(have, sizeof(have), st.pages_free * OS_PAGE_SIZE));
 	return EXIT_OK;
 }
 
@@ -354,7 +371,7 @@ static int run_import(struct image *img, const struct args *a)
 	if (!status)
 		printf("import: '%s' is #%" PRIu64 ", %s, %" PRIu64 " bytes (%s)\n",
 		       name_text(text, p.name, strlen(p.name)), id, os_obj_type_name(p.type),
-		       p.size, fmt_size(s, sizeof(s), p.size));
+		       p.size, size_text(s, sizeof(s), p.size));
 	free(buf);
 	if (p.fd >= 0)
 		close(p.fd);
@@ -375,8 +392,9 @@ const struct command cmd_import = {
 		"file. An import too large for the image's undo log is refused and\n"
 		"changes nothing (see 'Log size' in docs/objtool.md).\n\n"
 		"  --type blob   bytes (the default)\n"
-		"  --type code   an ELF64 x86_64 executable (ET_EXEC), which Ferrite runs\n"
-		"                in place; anything else is refused\n"
+		"  --type code   a program Ferrite runs in place: a static ELF64 x86_64\n"
+		"                executable, checked as the kernel checks one before it\n"
+		"                runs it (docs/programs.md); anything else is refused\n"
 		"  --replace     if NAME is bound, rebind it to the new object and drop\n"
 		"                a reference to the old one (deleted at zero)\n",
 	.run = run_import,

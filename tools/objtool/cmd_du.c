@@ -190,11 +190,11 @@ static int run_du(struct image *img, const struct args *a)
 	printf("%14s %10s %8s  %s\n", "BYTES", "SIZE", "OBJECTS", "NAMES");
 	for (size_t i = 0; i < ngroups; i++) {
 		printf("%14" PRIu64 " %10s %8" PRIu64 "  ", groups[i].bytes,
-		       fmt_size(s, sizeof(s), groups[i].bytes), groups[i].objects);
+		       size_text(s, sizeof(s), groups[i].bytes), groups[i].objects);
 		print_escaped(groups[i].group, groups[i].len);
 		putchar('\n');
 	}
-	printf("%14" PRIu64 " %10s %8" PRIu64 "  total", total, fmt_size(s, sizeof(s), total),
+	printf("%14" PRIu64 " %10s %8" PRIu64 "  total", total, size_text(s, sizeof(s), total),
 	       objects);
 	if (*prefix) {
 		fputs(" under ", stdout);

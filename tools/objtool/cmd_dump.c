@@ -24,16 +24,9 @@
 /* parse_offset -- a decimal number with an optional K/M/G/T suffix, or 0x hex */
 static bool parse_offset(const char *text, uint64_t *value)
 {
-	char *end;
-
-	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-		if (!text[2] || text[2] == '-' || text[2] == '+')
-			return false;
-		errno = 0;
-		*value = strtoull(text + 2, &end, 16);
-		return !errno && *end == '\0';
-	}
-	return parse_size(text, value);
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		return parse_number(text, value) == 0;
+	return parse_size(text, value) == 0;
 }
 
 /* parse_range -- "OFFSET:LENGTH" into off and len; an exit status */

@@ -74,9 +74,9 @@ static int run_fill(struct image *img, const struct args *a)
 	struct os_stats st;
 	int width, status;
 
-	if (!parse_size(a->pos[1], &count) || count == 0 || count > FILL_MAX)
+	if (parse_size(a->pos[1], &count) < 0 || count == 0 || count > FILL_MAX)
 		return fail(EXIT_USAGE, "fill: COUNT must be a number from 1 to %u", FILL_MAX);
-	if (a->opt[0] && !parse_size(a->opt[0], &size))
+	if (a->opt[0] && parse_size(a->opt[0], &size) < 0)
 		return fail(EXIT_USAGE, "fill: --size takes a number of bytes "
 			    "(K, M, G suffixes), not '%s'", a->opt[0]);
 	width = snprintf(digits, sizeof(digits), "%" PRIu64, count - 1);

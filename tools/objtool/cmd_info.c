@@ -199,13 +199,13 @@ static void print_stats(const struct image *img, const struct os_stats *st,
 	printf("whole pages:      %" PRIu64 "\n", hs->whole_pages);
 	printf("free pages:       %" PRIu64 " (%s) in %" PRIu64 " run%s, the largest %" PRIu64
 	       " pages (%s)\n", hs->free_pages,
-	       fmt_size(s1, sizeof(s1), hs->free_pages * OS_PAGE_SIZE), hs->free_runs,
+	       size_text(s1, sizeof(s1), hs->free_pages * OS_PAGE_SIZE), hs->free_runs,
 	       hs->free_runs == 1 ? "" : "s",
-	       hs->largest_free_run, fmt_size(s2, sizeof(s2), hs->largest_free_run * OS_PAGE_SIZE));
+	       hs->largest_free_run, size_text(s2, sizeof(s2), hs->largest_free_run * OS_PAGE_SIZE));
 	printf("fragmentation:    %" PRIu64 "%% (free pages outside the largest run)\n",
 	       hs->free_pages ? (hs->free_pages - hs->largest_free_run) * 100 / hs->free_pages : 0);
 	printf("log high water:   %s of %s (the furthest any transaction reached)\n",
-	       fmt_size(s1, sizeof(s1), hs->log_high_water), fmt_size(s2, sizeof(s2), st->log_size));
+	       size_text(s1, sizeof(s1), hs->log_high_water), size_text(s2, sizeof(s2), st->log_size));
 	printf("age:              epoch %" PRIu64, img->disk_epoch);
 	if (kernel_age(img, &power_ons, &commits, &running_ns))
 		printf(", %" PRIu64 " power-on%s, %" PRIu64 " kernel commits, %" PRIu64
@@ -304,17 +304,17 @@ static int run_info(struct image *img, const struct args *a)
 	printf("created:          ");
 	print_time(sb->create_time);
 	printf("size:             %s (%" PRIu64 " bytes)\n",
-	       fmt_size(s1, sizeof(s1), st.heap_size), st.heap_size);
+	       size_text(s1, sizeof(s1), st.heap_size), st.heap_size);
 	printf("data pages:       %" PRIu64 " of %u bytes: %" PRIu64 " used, %" PRIu64
 	       " free (%s)\n", st.page_count, OS_PAGE_SIZE,
 	       st.page_count - st.pages_free, st.pages_free,
-	       fmt_size(s2, sizeof(s2), st.pages_free * OS_PAGE_SIZE));
+	       size_text(s2, sizeof(s2), st.pages_free * OS_PAGE_SIZE));
 	printf("objects:          %" PRIu64 "\n", st.objects);
 	printf("names:            %" PRIu64 "\n", st.names);
 	printf("app roots:        ");
 	print_app_roots(img);
 	printf("committed epoch:  %" PRIu64 "\n", img->disk_epoch);
-	printf("log:              %s, ", fmt_size(s1, sizeof(s1), st.log_size));
+	printf("log:              %s, ", size_text(s1, sizeof(s1), st.log_size));
 	if (img->had_unfinished_tx)
 		printf("holds an unfinished transaction (shown rolled back, as the "
 		       "next open will roll it back)\n");
@@ -646,7 +646,7 @@ static int run_stat(struct image *img, const struct args *a)
 	printf("id:        #%" PRIu64 "\n", info.id);
 	printf("type:      %s\n", os_obj_type_name(info.type));
 	printf("size:      %" PRIu64 " bytes (%s)\n", info.size,
-	       fmt_size(s, sizeof(s), info.size));
+	       size_text(s, sizeof(s), info.size));
 	if (info.placement == OS_PLACE_PAGED)
 		printf("placement: paged, %" PRIu64 " data page%s\n", info.pages,
 		       info.pages == 1 ? "" : "s");

@@ -49,7 +49,7 @@ static void snapshot_row(const struct os_snap_info *s)
 		 s->boot ? " boot" : "", s->flags & OS_SNAP_AUTO ? " auto" : "");
 	printf("%-24s %8" PRIu64 "  %-19s %10s%s%s\n", s->name, s->epoch,
 	       fmt_time(when, sizeof(when), s->time_ns, "-"),
-	       fmt_size(held, sizeof(held), s->held * OS_PAGE_SIZE), *flags ? " " : "",
+	       size_text(held, sizeof(held), s->held * OS_PAGE_SIZE), *flags ? " " : "",
 	       flags);
 }
 
@@ -70,11 +70,11 @@ static void area_lines(const struct os_snap_usage *u, const struct os_snap_info 
 	if (hidden)
 		printf("removed: %u snapshot%s, still holding %s (%" PRIu64 " pages) that "
 		       "older snapshots are stored relative to\n", hidden,
-		       hidden == 1 ? "" : "s", fmt_size(a, sizeof(a), hidden_pages * OS_PAGE_SIZE),
+		       hidden == 1 ? "" : "s", size_text(a, sizeof(a), hidden_pages * OS_PAGE_SIZE),
 		       hidden_pages);
 	printf("area: %s free of %s (%" PRIu64 " of %" PRIu64 " pages); power-on "
-	       "snapshots kept: %u\n", fmt_size(a, sizeof(a), u->free_pages * OS_PAGE_SIZE),
-	       fmt_size(b, sizeof(b), u->data_pages * OS_PAGE_SIZE), u->free_pages,
+	       "snapshots kept: %u\n", size_text(a, sizeof(a), u->free_pages * OS_PAGE_SIZE),
+	       size_text(b, sizeof(b), u->data_pages * OS_PAGE_SIZE), u->free_pages,
 	       u->data_pages, u->keep);
 	if (u->dropped == 1)
 		printf("dropped: the area filled up once, and every snapshot was dropped\n");
@@ -261,11 +261,11 @@ static int snapshot_rm(struct image *img, const char *name)
 		return status;
 	os_snap_usage(&img->os, &after);
 	printf("snapshot rm: '%s' removed; %s given back to the area\n", name,
-	       fmt_size(size, sizeof(size), (after.free_pages - before.free_pages) * OS_PAGE_SIZE));
+	       size_text(size, sizeof(size), (after.free_pages - before.free_pages) * OS_PAGE_SIZE));
 	if (node_info(&img->os, node, &info) && info.flags & OS_SNAP_HIDDEN && info.pages) {
 		/* hidden: older snapshots are stored relative to it */
 		printf("snapshot rm: its %s stay until the older snapshots stored relative "
-		       "to it are removed too: ", fmt_size(size, sizeof(size),
+		       "to it are removed too: ", size_text(size, sizeof(size),
 							    info.pages * OS_PAGE_SIZE));
 		print_needers(&img->os, node);
 		printf("\n");

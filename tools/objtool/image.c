@@ -165,8 +165,8 @@ static int probe(struct image *img)
 		if (sb->heap_size != img->size)
 			return fail(EXIT_CORRUPT, "%s: corrupt %s: %s (the superblock says %s, "
 				    "the file is %s; run 'objtool %s check')",
-				    img->path, what, d.why, fmt_size(a, sizeof(a), sb->heap_size),
-				    fmt_size(b, sizeof(b), img->size), img->path);
+				    img->path, what, d.why, size_text(a, sizeof(a), sb->heap_size),
+				    size_text(b, sizeof(b), img->size), img->path);
 		return fail(EXIT_CORRUPT, "%s: corrupt %s: %s (run 'objtool %s check' for "
 			    "details)", img->path, what, d.why, img->path);
 	default:
@@ -340,7 +340,7 @@ int image_tx_fail(struct image *img, const char *cmd, int err, const char *what)
 		return fail(EXIT_FAILED, "%s: %s: the transaction does not fit the "
 			    "image's %s undo log; aborted, nothing was changed "
 			    "(see 'Log size' in docs/objtool.md)", cmd, what,
-			    fmt_size(size, sizeof(size), st.log_size));
+			    size_text(size, sizeof(size), st.log_size));
 	return fail(os_err_exit(err), "%s: %s: %s; aborted, nothing was changed",
 		    cmd, what, os_err_text(err));
 }

@@ -5,9 +5,7 @@
  * refused, and a corrupt catalogue or object header is found, before the
  * image is written at all.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "objtool.h"
@@ -24,13 +22,7 @@ int lookup_name(const struct objstore *os, const char *name, uint64_t *id)
 /* parse_id -- "#12" as an object id; false if arg is not of that form */
 static bool parse_id(const char *arg, uint64_t *id)
 {
-	char *end;
-
-	if (arg[0] != '#' || arg[1] < '0' || arg[1] > '9')
-		return false;
-	errno = 0;
-	*id = strtoull(arg + 1, &end, 10);
-	return *end == '\0' && errno == 0;
+	return arg[0] == '#' && parse_number(arg + 1, id) == 0;
 }
 
 /* resolve_object -- "NAME" or "#ID" to the id of a live object */

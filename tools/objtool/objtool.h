@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <numtext.h>                /* libc's, after the host's headers */
+
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
 #include "objstore/objstore.h"
@@ -157,15 +159,9 @@ const char *os_err_text(int err);
 /* os_err_exit -- the exit status for an objstore error met by a command */
 int os_err_exit(int err);
 
-/* fmt_size -- "64 MiB", "10.5 KiB", "100 B" into buf (at least 32 bytes) */
-const char *fmt_size(char *buf, size_t len, uint64_t bytes);
-
 /* fmt_time -- ns since 1970 as "2026-12-03 05:47:43" (UTC) into buf (at
  * least 32 bytes); `unknown` for 0 */
 const char *fmt_time(char *buf, size_t len, uint64_t ns, const char *unknown);
-
-/* parse_size -- "64M", "1G", "4096": bytes; false if malformed */
-bool parse_size(const char *text, uint64_t *bytes);
 
 /* NAME_TEXT_MAX -- room for an escaped name (\xNN for every byte) + NUL */
 #define NAME_TEXT_MAX (4 * OS_NAME_MAX + 1)

@@ -1,7 +1,8 @@
 /*
  * output.c -- how objtool speaks: one-line messages on stderr with the
- * `objtool: ` prefix, texts for objstore's error codes, sizes in binary
- * units, and names printed so that each stays on one line.
+ * `objtool: ` prefix, texts for objstore's error codes, times, and names
+ * printed so that each stays on one line (sizes are libc's size_text,
+ * <numtext.h>).
  *
  * Names are byte strings (any byte but NUL). Printing one raw could break
  * a line or drive the terminal, so control bytes (below 0x20, and 0x7f)
@@ -9,9 +10,7 @@
  * prints as it is.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,24 +89,6 @@ int os_err_exit(int err)
 	return EXIT_FAILED;
 }
 
-/* fmt_size -- "64 MiB", "10.5 KiB", "100 B" into buf */
-const char *fmt_size(char *buf, size_t len, uint64_t bytes)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	unsigned u = 0;
-	uint64_t scale = 1;
-
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes >= scale * 1024) {
-		scale *= 1024;
-		u++;
-	}
-	if (bytes % scale == 0)
-		snprintf(buf, len, "%" PRIu64 " %s", bytes / scale, units[u]);
-	else
-		snprintf(buf, len, "%.1f %s", (double)bytes / (double)scale, units[u]);
-	return buf;
-}
-
 /* fmt_time -- ns since 1970 as "2026-12-03 05:47:43" (UTC) into buf (at
  * least 32 bytes); `unknown` for 0 */
 const char *fmt_time(char *buf, size_t len, uint64_t ns, const char *unknown)
@@ -118,31 +99,6 @@ const char *fmt_time(char *buf, size_t len, uint64_t ns, const char *unknown)
 	if (ns == 0 || !gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
 		snprintf(buf, len, "%s", unknown);
 	return buf;
-}
-
-/* parse_size -- "64M", "1G", "4096": bytes; false if malformed */
-bool parse_size(const char *text, uint64_t *bytes)
-{
-	unsigned shift = 0;
-	char *end;
-	unsigned long long v;
-
-	if (*text < '0' || *text > '9')
-		return false;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end != '\0' || v > (UINT64_MAX >> shift))
-		return false;
-	*bytes = (uint64_t)v << shift;
-	return true;
 }
 
 /* escape_byte -- the text one name byte prints as, in out (5 bytes) */

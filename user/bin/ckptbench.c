@@ -279,13 +279,11 @@ static void bench_malloc(unsigned ops)
 static unsigned count_arg(int argc, char **argv, int i, unsigned fallback,
 			  unsigned long max)
 {
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	if (argc <= i)
 		return fallback;
-	n = strtoul(argv[i], &end, 10);
-	return *argv[i] && !*end && n > 0 && n <= max ? (unsigned)n : 0;
+	return parse_number(argv[i], &n) == 0 && n > 0 && n <= max ? (unsigned)n : 0;
 }
 
 /* main -- the figure named by argv[1] */

@@ -236,8 +236,8 @@ static void print_lines(size_t first, size_t last)
 		printf("%4zu  %.*s\n", i, (int)lines[i - 1].len, lines[i - 1].text);
 }
 
-/* parse_number -- a line number ("$": the last) at *s, advancing it; false if none */
-static bool parse_number(const char **s, size_t *out)
+/* parse_line -- a line number ("$": the last) at *s, advancing it; false if none */
+static bool parse_line(const char **s, size_t *out)
 {
 	char *end;
 
@@ -264,13 +264,13 @@ static bool parse_range(const char **s, struct range *r)
 		r->given = true;
 		return true;
 	}
-	if (!parse_number(s, &r->first))
+	if (!parse_line(s, &r->first))
 		return true;
 	r->given = true;
 	r->last = r->first;
 	if (**s == ',') {
 		(*s)++;
-		if (!parse_number(s, &r->last))
+		if (!parse_line(s, &r->last))
 			return false;
 	}
 	return true;

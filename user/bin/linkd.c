@@ -9,7 +9,8 @@
  * blobs -- and one it cannot pass on. It is an ordinary process otherwise,
  * persistent like every other. It reads frames from the link
  * (SYS_LINK_READ), does what they ask with ordinary system calls, and
- * answers (SYS_LINK_WRITE). docs/hostlink.md is the protocol; in short:
+ * answers (SYS_LINK_WRITE). The frames are <ferrite/hostlink.h>'s, which
+ * docs/hostlink.md explains; in short:
  *
  *   frame   = COBS(header, payload, CRC-32 of both), then one 0x00 byte
  *   header  = version 1, type, 2 reserved bytes, tag (u32), payload length (u32)
@@ -39,27 +40,9 @@
  * sending is not answered frame by frame).
  */
 #include <fe.h>
+#include <ferrite/hostlink.h>
 
 #define LINK FE_INHERITED_HANDLE(0)          /* the link's handle, from the kernel */
-#define VERSION 1
-#define DATA_MAX 4096u                       /* bytes of one DATA frame */
-#define PAYLOAD_MAX (8u + DATA_MAX)          /* offset + data */
-#define HEADER 12u
-#define FRAME_MAX (HEADER + PAYLOAD_MAX + 4u)
-#define ENCODED_MAX (FRAME_MAX + FRAME_MAX / 254u + 2u)
-#define RUN_LINE_MAX 4000u                   /* fits osh's argv */
-
-/* Frame types: requests from the host, answers (bit 7) from linkd. */
-enum {
-	REQ_HELLO = 0x01, REQ_LS = 0x02, REQ_GET = 0x03, REQ_PUT = 0x04,
-	REQ_DATA = 0x05, REQ_RUN = 0x06,
-	ANS_HELLO = 0x81, ANS_NAMES = 0x82, ANS_INFO = 0x83, ANS_READY = 0x84,
-	ANS_DATA = 0x85, ANS_OUT = 0x86, ANS_EXIT = 0x87, ANS_END = 0x8f,
-	ANS_ERR = 0xff,
-};
-
-/* PUT kinds. */
-enum { KIND_BLOB = 1, KIND_CODE = 2 };
 
 /* A put in progress: the object being filled, only held by `handle`. */
 struct put {
@@ -82,10 +65,10 @@ struct run {
 	long thread;
 };
 
-static uint8_t encoded[ENCODED_MAX];         /* the frame being received */
+static uint8_t encoded[HOSTLINK_ENCODED_MAX]; /* the frame being received */
 static size_t encoded_len;
-static bool overflow;                        /* it grew past ENCODED_MAX */
-static uint8_t frame[FRAME_MAX];
+static bool overflow;                        /* it grew past HOSTLINK_ENCODED_MAX */
+static uint8_t frame[HOSTLINK_FRAME_MAX];
 static struct put put;
 static uint32_t put_dropped_tag;             /* DATA for it is dropped unanswered */
 static struct run run;
@@ -114,31 +97,6 @@ static uint32_t crc_add(uint32_t crc, const void *p, size_t len)
 	while (len--)
 		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
 	return ~crc;
-}
-
-/* --- little-endian fields --------------------------------------------------- */
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
 }
 
 /* --- framing ---------------------------------------------------------------- */
@@ -205,21 +163,23 @@ static void link_write_all(const uint8_t *p, size_t len)
 static void send(uint8_t type, uint32_t tag, const void *a, size_t alen,
 		 const void *b, size_t blen)
 {
-	static uint8_t raw[FRAME_MAX], out[ENCODED_MAX + 1];
-	size_t len = HEADER + alen + blen, n;
+	static uint8_t raw[HOSTLINK_FRAME_MAX], out[HOSTLINK_ENCODED_MAX + 1];
+	struct hostlink_header head = {
+		.version = HOSTLINK_VERSION, .type = type, .tag = tag,
+		.length = (uint32_t)(alen + blen),
+	};
+	size_t len = sizeof(head) + alen + blen, n;
+	uint32_t crc;
 
 	fe_mutex_lock(&send_lock);
-	raw[0] = VERSION;
-	raw[1] = type;
-	raw[2] = raw[3] = 0;
-	put_u32(raw + 4, tag);
-	put_u32(raw + 8, (uint32_t)(alen + blen));
+	memcpy(raw, &head, sizeof(head));
 	if (alen)
-		memcpy(raw + HEADER, a, alen);
+		memcpy(raw + sizeof(head), a, alen);
 	if (blen)
-		memcpy(raw + HEADER + alen, b, blen);
-	put_u32(raw + len, crc_add(0, raw, len));
-	n = cobs_encode(raw, len + 4, out);
+		memcpy(raw + sizeof(head) + alen, b, blen);
+	crc = crc_add(0, raw, len);
+	memcpy(raw + len, &crc, HOSTLINK_CRC_SIZE);
+	n = cobs_encode(raw, len + HOSTLINK_CRC_SIZE, out);
 	out[n++] = 0;
 	link_write_all(out, n);
 	fe_mutex_unlock(&send_lock);
@@ -231,7 +191,7 @@ static void send_error(uint32_t tag, int code, const char *fmt, ...)
 static void send_error(uint32_t tag, int code, const char *fmt, ...)
 {
 	char text[200];
-	uint8_t head[4];
+	struct hostlink_error head;
 	va_list ap;
 	int n;
 
@@ -242,8 +202,8 @@ static void send_error(uint32_t tag, int code, const char *fmt, ...)
 		n = 0;
 	if ((size_t)n >= sizeof(text))
 		n = sizeof(text) - 1;
-	put_u32(head, (uint32_t)(code < 0 ? -code : code));
-	send(ANS_ERR, tag, head, sizeof(head), text, (size_t)n);
+	head.code = (uint32_t)(code < 0 ? -code : code);
+	send(HOSTLINK_ANS_ERR, tag, &head, sizeof(head), text, (size_t)n);
 }
 
 /* --- put -------------------------------------------------------------------- */
@@ -283,7 +243,7 @@ static void put_finish(void)
 {
 	int32_t h = put.handle;
 	uint32_t crc;
-	uint8_t size[8];
+	struct hostlink_end_put end;
 	long err = crc_stored(h, put.size, &crc);
 
 	if (!err && crc != put.crc) {
@@ -293,7 +253,7 @@ static void put_finish(void)
 		put_abandon();
 		return;
 	}
-	if (!err && put.kind == KIND_CODE) {
+	if (!err && put.kind == HOSTLINK_KIND_CODE) {
 		long code = fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, put.size,
 				       (uint64_t)(int64_t)h, (uint64_t)(int64_t)LINK, 0, 0);
 
@@ -315,27 +275,33 @@ static void put_finish(void)
 		return;
 	}
 	put_abandon(); /* the name holds it now */
-	put_u64(size, put.size);
-	send(ANS_END, put.tag, size, sizeof(size), NULL, 0);
+	end.size = put.size;
+	send(HOSTLINK_ANS_END, put.tag, &end, sizeof(end), NULL, 0);
 }
 
 /* on_put -- PUT: size (u64), CRC-32 (u32), kind (u8), name */
 static void on_put(uint32_t tag, const uint8_t *p, size_t len)
 {
+	struct hostlink_put req;
+	bool ok = len > sizeof(req) && len - sizeof(req) <= FE_NAME_MAX;
 	long h;
 
 	put_abandon();
-	if (len < 14 || len - 13 > FE_NAME_MAX || (p[12] != KIND_BLOB && p[12] != KIND_CODE)) {
+	if (ok) {
+		memcpy(&req, p, sizeof(req));
+		ok = req.kind == HOSTLINK_KIND_BLOB || req.kind == HOSTLINK_KIND_CODE;
+	}
+	if (!ok) {
 		send_error(tag, ERR_INVAL, "put: a PUT holds size, CRC-32, kind 1 or 2, and a name of 1 to %u bytes",
 			   FE_NAME_MAX);
 		return;
 	}
 	put.tag = tag;
-	put.size = get_u64(p);
-	put.crc = get_u32(p + 8);
-	put.kind = p[12];
-	put.name_len = (uint16_t)(len - 13);
-	memcpy(put.name, p + 13, put.name_len);
+	put.size = req.size;
+	put.crc = req.crc;
+	put.kind = req.kind;
+	put.name_len = (uint16_t)(len - sizeof(req));
+	memcpy(put.name, p + sizeof(req), put.name_len);
 	put.got = 0;
 	if (memchr(put.name, 0, put.name_len)) {
 		send_error(tag, ERR_INVAL, "put: a name holds no NUL byte");
@@ -349,7 +315,7 @@ static void on_put(uint32_t tag, const uint8_t *p, size_t len)
 	}
 	put.handle = (int32_t)h;
 	put.active = true;
-	send(ANS_READY, tag, NULL, 0, NULL, 0);
+	send(HOSTLINK_ANS_READY, tag, NULL, 0, NULL, 0);
 	if (put.size == 0)
 		put_finish();
 }
@@ -357,6 +323,7 @@ static void on_put(uint32_t tag, const uint8_t *p, size_t len)
 /* on_data -- DATA: offset (u64), bytes; in order, for the put of `tag` */
 static void on_data(uint32_t tag, const uint8_t *p, size_t len)
 {
+	struct hostlink_data head;
 	uint64_t off, n;
 	long wrote = 0;
 
@@ -367,13 +334,15 @@ static void on_data(uint32_t tag, const uint8_t *p, size_t len)
 		put_abandon();
 		return;
 	}
-	if (len < 8) {
+	if (len < sizeof(head)) {
 		send_error(tag, ERR_INVAL, "data: a DATA frame starts with its offset");
 		put_abandon();
 		return;
 	}
-	off = get_u64(p);
-	n = len - 8;
+	memcpy(&head, p, sizeof(head));
+	off = head.offset;
+	n = len - sizeof(head);
+	p += sizeof(head);
 	if (off != put.got || n > put.size - put.got) {
 		send_error(tag, ERR_RANGE, "data: %lu bytes at %lu, but %lu of %lu came before",
 			   (unsigned long)n, (unsigned long)off, (unsigned long)put.got,
@@ -382,7 +351,7 @@ static void on_data(uint32_t tag, const uint8_t *p, size_t len)
 		return;
 	}
 	for (uint64_t done = 0; done < n; done += (uint64_t)wrote) {
-		wrote = fe_obj_write(put.handle, off + done, p + 8 + done, n - done);
+		wrote = fe_obj_write(put.handle, off + done, p + done, n - done);
 		if (wrote <= 0) {
 			send_error(tag, wrote < 0 ? (int)wrote : ERR_IO, "put %.*s: %s",
 				   put.name_len, put.name, err_str(wrote < 0 ? (int)wrote : -ERR_IO));
@@ -401,9 +370,11 @@ static void on_data(uint32_t tag, const uint8_t *p, size_t len)
  * CRC-32 of all) or ERR_BUSY if the object changed meanwhile */
 static void on_get(uint32_t tag, const uint8_t *name, size_t len)
 {
-	static uint8_t buf[DATA_MAX];
+	static uint8_t buf[HOSTLINK_DATA_MAX];
 	struct fe_stat before, after;
-	uint8_t info[24], off[8], end[12];
+	struct hostlink_info info = {0};
+	struct hostlink_data head;
+	struct hostlink_end_get end;
 	uint32_t crc = 0;
 	uint64_t at = 0;
 	long h = len ? fe_obj_open((const char *)name, len, FE_RIGHT_READ) : -ERR_INVAL;
@@ -416,21 +387,21 @@ static void on_get(uint32_t tag, const uint8_t *name, size_t len)
 			fe_close((int32_t)h);
 		return;
 	}
-	put_u64(info, before.size);
-	put_u64(info + 8, before.modified_epoch);
-	put_u32(info + 16, before.type);
-	put_u32(info + 20, 0);
-	send(ANS_INFO, tag, info, sizeof(info), NULL, 0);
+	info.size = before.size;
+	info.modified_epoch = before.modified_epoch;
+	info.type = before.type;
+	send(HOSTLINK_ANS_INFO, tag, &info, sizeof(info), NULL, 0);
 	while (!err && at < before.size) {
-		uint64_t want = before.size - at < DATA_MAX ? before.size - at : DATA_MAX;
+		uint64_t want = before.size - at < HOSTLINK_DATA_MAX ? before.size - at
+								     : HOSTLINK_DATA_MAX;
 		long n = fe_obj_read((int32_t)h, at, buf, want);
 
 		if (n <= 0) {
 			err = n < 0 ? n : -ERR_BUSY; /* it shrank */
 			break;
 		}
-		put_u64(off, at);
-		send(ANS_DATA, tag, off, sizeof(off), buf, (size_t)n);
+		head.offset = at;
+		send(HOSTLINK_ANS_DATA, tag, &head, sizeof(head), buf, (size_t)n);
 		crc = crc_add(crc, buf, (size_t)n);
 		at += (uint64_t)n;
 	}
@@ -445,9 +416,9 @@ static void on_get(uint32_t tag, const uint8_t *name, size_t len)
 					    : err_str((int)err));
 		return;
 	}
-	put_u64(end, before.size);
-	put_u32(end + 8, crc);
-	send(ANS_END, tag, end, sizeof(end), NULL, 0);
+	end.size = before.size;
+	end.crc = crc;
+	send(HOSTLINK_ANS_END, tag, &end, sizeof(end), NULL, 0);
 }
 
 /* on_ls -- LS: prefix. NAMES frames of entries (type u8, size u64, id
@@ -455,11 +426,10 @@ static void on_get(uint32_t tag, const uint8_t *name, size_t len)
 static void on_ls(uint32_t tag, const uint8_t *prefix, size_t len)
 {
 	static struct fe_name_entry entries[16];
-	static uint8_t out[PAYLOAD_MAX];
+	static uint8_t out[HOSTLINK_PAYLOAD_MAX];
 	struct fe_cursor cursor = {0};
-	uint64_t count = 0;
+	struct hostlink_end_ls end = {0};
 	size_t used = 0;
-	uint8_t end[8];
 	long n;
 
 	if (len > FE_NAME_MAX) {
@@ -469,18 +439,19 @@ static void on_ls(uint32_t tag, const uint8_t *prefix, size_t len)
 	while ((n = fe_name_list((const char *)prefix, len, &cursor, entries, 16)) > 0) {
 		for (long i = 0; i < n; i++) {
 			const struct fe_name_entry *e = &entries[i];
+			struct hostlink_name_entry head = {
+				.type = (uint8_t)e->type, .size = e->size, .id = e->id,
+				.name_len = (uint8_t)e->len,
+			};
 
-			if (used + 18 + e->len > sizeof(out)) {
-				send(ANS_NAMES, tag, out, used, NULL, 0);
+			if (used + sizeof(head) + e->len > sizeof(out)) {
+				send(HOSTLINK_ANS_NAMES, tag, out, used, NULL, 0);
 				used = 0;
 			}
-			out[used] = (uint8_t)e->type;
-			put_u64(out + used + 1, e->size);
-			put_u64(out + used + 9, e->id);
-			out[used + 17] = (uint8_t)e->len;
-			memcpy(out + used + 18, e->name, e->len);
-			used += 18u + e->len;
-			count++;
+			memcpy(out + used, &head, sizeof(head));
+			memcpy(out + used + sizeof(head), e->name, e->len);
+			used += sizeof(head) + e->len;
+			end.count++;
 		}
 	}
 	if (n < 0) {
@@ -488,9 +459,8 @@ static void on_ls(uint32_t tag, const uint8_t *prefix, size_t len)
 		return;
 	}
 	if (used)
-		send(ANS_NAMES, tag, out, used, NULL, 0);
-	put_u64(end, count);
-	send(ANS_END, tag, end, sizeof(end), NULL, 0);
+		send(HOSTLINK_ANS_NAMES, tag, out, used, NULL, 0);
+	send(HOSTLINK_ANS_END, tag, &end, sizeof(end), NULL, 0);
 }
 
 /* --- run -------------------------------------------------------------------- */
@@ -518,7 +488,7 @@ static long forward(void *arg)
 	static char buf[FE_CHAN_MSG_MAX];
 	struct fe_exit_info info;
 	struct fe_msg_info mi;
-	uint8_t head[12];
+	struct hostlink_exit head;
 	long n, pid;
 
 	(void)arg;
@@ -526,7 +496,7 @@ static long forward(void *arg)
 		if (mi.handle >= 0)
 			fe_close(mi.handle);
 		if (n > 0)
-			send(ANS_OUT, run.tag, buf, (size_t)n, NULL, 0);
+			send(HOSTLINK_ANS_OUT, run.tag, buf, (size_t)n, NULL, 0);
 	}
 	pid = fe_wait(run.process, &info, 0);
 	if (pid < 0) {
@@ -534,9 +504,9 @@ static long forward(void *arg)
 		info.reason = FE_EXIT_KILLED;
 		snprintf(info.detail, sizeof(info.detail), "%s", err_str((int)pid));
 	}
-	put_u64(head, (uint64_t)info.status);
-	put_u32(head + 8, info.reason);
-	send(ANS_EXIT, run.tag, head, sizeof(head), info.detail,
+	head.status = info.status;
+	head.reason = info.reason;
+	send(HOSTLINK_ANS_EXIT, run.tag, &head, sizeof(head), info.detail,
 	     info.reason == FE_EXIT_FAULT ? strnlen(info.detail, sizeof(info.detail)) : 0);
 	fe_mutex_lock(&run.lock);
 	fe_close(run.out);
@@ -549,14 +519,14 @@ static long forward(void *arg)
 /* on_run -- RUN: an osh command line */
 static void on_run(uint32_t tag, const uint8_t *line, size_t len)
 {
-	static char text[RUN_LINE_MAX + 1];
+	static char text[HOSTLINK_RUN_LINE_MAX + 1];
 	const char *argv[] = {"osh", "-c", text, NULL};
 	int32_t ends[2];
 	long process, err;
 
-	if (!len || len > RUN_LINE_MAX || memchr(line, 0, len)) {
+	if (!len || len > HOSTLINK_RUN_LINE_MAX || memchr(line, 0, len)) {
 		send_error(tag, ERR_INVAL, "run: a command line of 1 to %u bytes, no NUL",
-			   RUN_LINE_MAX);
+			   HOSTLINK_RUN_LINE_MAX);
 		return;
 	}
 	fe_mutex_lock(&run.lock);
@@ -608,37 +578,37 @@ static void on_run(uint32_t tag, const uint8_t *line, size_t len)
 /* dispatch -- one well-formed frame */
 static void dispatch(uint8_t type, uint32_t tag, const uint8_t *p, size_t len)
 {
-	uint8_t hello[16];
+	struct hostlink_hello_answer hello;
 
-	if (type != REQ_DATA && put.active) {
+	if (type != HOSTLINK_REQ_DATA && put.active) {
 		send_error(put.tag, ERR_INVAL, "put %.*s: abandoned for another request",
 			   put.name_len, put.name);
 		put_abandon();
 	}
 	switch (type) {
-	case REQ_HELLO:
-		if (len != 8) {
+	case HOSTLINK_REQ_HELLO:
+		if (len != sizeof(struct hostlink_hello)) {
 			send_error(tag, ERR_INVAL, "hello: a HELLO holds an 8-byte nonce");
 			return;
 		}
-		memcpy(hello, p, 8);
-		put_u32(hello + 8, VERSION);
-		put_u32(hello + 12, DATA_MAX);
-		send(ANS_HELLO, tag, hello, sizeof(hello), NULL, 0);
+		memcpy(hello.nonce, p, sizeof(hello.nonce));
+		hello.version = HOSTLINK_VERSION;
+		hello.data_max = HOSTLINK_DATA_MAX;
+		send(HOSTLINK_ANS_HELLO, tag, &hello, sizeof(hello), NULL, 0);
 		return;
-	case REQ_LS:
+	case HOSTLINK_REQ_LS:
 		on_ls(tag, p, len);
 		return;
-	case REQ_GET:
+	case HOSTLINK_REQ_GET:
 		on_get(tag, p, len);
 		return;
-	case REQ_PUT:
+	case HOSTLINK_REQ_PUT:
 		on_put(tag, p, len);
 		return;
-	case REQ_DATA:
+	case HOSTLINK_REQ_DATA:
 		on_data(tag, p, len);
 		return;
-	case REQ_RUN:
+	case HOSTLINK_REQ_RUN:
 		on_run(tag, p, len);
 		return;
 	default:
@@ -649,42 +619,45 @@ static void dispatch(uint8_t type, uint32_t tag, const uint8_t *p, size_t len)
 /* frame_end -- a 0x00 came: decode and check what came before it */
 static void frame_end(void)
 {
-	long n;
-	uint32_t len;
+	struct hostlink_header head;
+	uint32_t crc;
+	long n, payload;
 
 	if (overflow) {
-		send_error(0, ERR_TOOBIG, "a frame longer than %u bytes; dropped", ENCODED_MAX);
+		send_error(0, ERR_TOOBIG, "a frame longer than %u bytes; dropped",
+			   (unsigned)HOSTLINK_ENCODED_MAX);
 		put_abandon();
 		return;
 	}
 	if (!encoded_len)
 		return; /* 0x00 alone: a host resynchronising */
 	n = cobs_decode(encoded, encoded_len, frame, sizeof(frame));
-	if (n < (long)(HEADER + 4)) {
+	if (n < (long)(sizeof(head) + HOSTLINK_CRC_SIZE)) {
 		send_error(0, ERR_CORRUPT, "a frame that is not COBS of a header and a CRC; dropped");
 		put_abandon();
 		return;
 	}
-	len = get_u32(frame + 8);
-	if (crc_add(0, frame, (size_t)n - 4) != get_u32(frame + n - 4)) {
+	memcpy(&head, frame, sizeof(head));
+	memcpy(&crc, frame + n - HOSTLINK_CRC_SIZE, HOSTLINK_CRC_SIZE);
+	payload = n - (long)(sizeof(head) + HOSTLINK_CRC_SIZE);
+	if (crc_add(0, frame, (size_t)n - HOSTLINK_CRC_SIZE) != crc) {
 		send_error(0, ERR_CORRUPT, "a frame whose CRC-32 does not match; dropped");
 		put_abandon();
 		return;
 	}
-	if (frame[0] != VERSION || frame[2] || frame[3]) {
-		send_error(get_u32(frame + 4), ERR_VERSION,
-			   "a frame of version %u (this is %u); dropped", frame[0], VERSION);
+	if (head.version != HOSTLINK_VERSION || head.reserved) {
+		send_error(head.tag, ERR_VERSION, "a frame of version %u (this is %u); dropped",
+			   head.version, HOSTLINK_VERSION);
 		put_abandon();
 		return;
 	}
-	if (len != (uint32_t)n - HEADER - 4 || len > PAYLOAD_MAX) {
-		send_error(get_u32(frame + 4), ERR_INVAL,
-			   "a frame saying %u payload bytes holds %ld; dropped", len,
-			   n - (long)HEADER - 4);
+	if (head.length != (uint32_t)payload || head.length > HOSTLINK_PAYLOAD_MAX) {
+		send_error(head.tag, ERR_INVAL, "a frame saying %u payload bytes holds %ld; dropped",
+			   head.length, payload);
 		put_abandon();
 		return;
 	}
-	dispatch(frame[1], get_u32(frame + 4), frame + HEADER, len);
+	dispatch(head.type, head.tag, frame + sizeof(head), head.length);
 }
 
 /* reset -- the link started over (a power-on): forget the frame and the

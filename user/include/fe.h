@@ -34,6 +34,7 @@
 #include <errstr.h>
 #include <ferrite/errors.h>
 #include <ferrite/syscall.h>
+#include <numtext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,8 @@ long fe_spawn_program_grant(const char *name, const char *const *argv,
 void fe_perror(const char *prefix, long err);
 
 /*
- * fe_parse_arg -- the decimal argument text into *out; false, after printing
+ * fe_parse_arg -- the argument text, a number as parse_number reads it
+ * (decimal, or hex after 0x; <numtext.h>), into *out; false, after printing
  * "program: what 'text' is not a number", if it is not one
  */
 bool fe_parse_arg(const char *program, const char *what, const char *text,

@@ -104,14 +104,11 @@ void fe_perror(const char *prefix, long err)
 	printf("%s: %s\n", prefix, err_str((int)err));
 }
 
-/* fe_parse_arg -- the decimal argument text into *out, or false and a message */
+/* fe_parse_arg -- the number (parse_number) text into *out, or false and a message */
 bool fe_parse_arg(const char *program, const char *what, const char *text,
 		  uint64_t *out)
 {
-	char *end;
-
-	*out = strtoull(text, &end, 10);
-	if (end == text || *end != '\0' || *text == '-') {
+	if (parse_number(text, out) < 0) {
 		printf("%s: %s '%s' is not a number\n", program, what, text);
 		return false;
 	}

@@ -11,12 +11,12 @@ clock and processes.
 import gdb
 
 import heapformat as F
+from numtext import size_text
 
 from .commands import FeCommand
 from .heap import Heap
 from .processes import Kernel
 from .target import FeError, symbol
-from .text import size_text
 
 
 class FeInfo(FeCommand):

@@ -10,12 +10,12 @@ capture's records lie).
 import gdb
 
 import heapformat as F
+from numtext import size_text
 
 from .commands import FeCommand
 from .heap import Heap
 from .snapshots import snapshot_region
 from .target import FeError, enum_name, enum_value, lookup_type, typed
-from .text import size_text
 
 
 class FeLog(FeCommand):

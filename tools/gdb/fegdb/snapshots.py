@@ -12,11 +12,12 @@ holds, what snapshot_query.c's list_pages and os_snap_list count.
 import gdb
 
 import heapformat as F
+from numtext import size_text
 
 from .commands import FeCommand
 from .heap import Heap
 from .target import FeError, array_bytes, cstring, lookup_type, read, typed, typed_bytes
-from .text import size_text, utc_text
+from .text import utc_text
 
 
 class Snapshots:

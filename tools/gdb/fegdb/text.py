@@ -1,7 +1,8 @@
 """text.py -- how the helpers write names, sizes, numbers and times.
 
 As osh and objtool write them, so that a helper's output can be set
-beside theirs line for line (tests/system/test_gdb.py does).
+beside theirs line for line (tests/system/test_gdb.py does). Sizes are
+written by tools/numtext.py's size_text, libc's rule in Python.
 """
 
 import datetime
@@ -16,16 +17,6 @@ def escaped(name):
         else:
             out.append(c)
     return out.decode("utf-8", "replace")
-
-
-def size_text(n):
-    """'64 MiB', '10.5 KiB', '100 B' (as objtool writes sizes)."""
-    units = ["B", "KiB", "MiB", "GiB", "TiB"]
-    u, scale = 0, 1
-    while u + 1 < len(units) and n >= scale * 1024:
-        scale *= 1024
-        u += 1
-    return f"{n // scale} {units[u]}" if n % scale == 0 else f"{n / scale:.1f} {units[u]}"
 
 
 def int_text(n):

@@ -69,7 +69,7 @@ long open_object(const char *cmd, const char *arg, uint32_t rights)
 	uint64_t id;
 	long h;
 
-	if (arg[0] == '#' && parse_number(arg + 1, &id)) {
+	if (arg[0] == '#' && parse_number(arg + 1, &id) == 0) {
 		h = fe_obj_open_id(id, rights);
 		if (h == -ERR_NOENT)
 			complain("%s: no object #%lu", cmd, id);
@@ -208,7 +208,7 @@ void cmd_stat(int argc, char **argv)
 		out_printf("name:     %s\nid:       #%lu\ntype:     %s\n", argv[1],
 			   st.id, type_name(st.type));
 		out_printf("size:     %lu bytes (%s)\npages:    %lu\n", st.size,
-			   size_text(st.size, size, sizeof(size)), st.pages);
+			   size_text(size, sizeof(size), st.size), st.pages);
 		out_printf("refcount: %u\nmodified: epoch %lu\n", st.refcount - 1,
 			   st.modified_epoch);
 	}
@@ -265,7 +265,7 @@ static bool hex_range(int argc, char **argv, uint64_t size, uint64_t *off,
 {
 	*off = 0;
 	*len = size;
-	if (argc > 2 && !parse_number(argv[2], off)) {
+	if (argc > 2 && parse_number(argv[2], off) < 0) {
 		complain("hexdump: offset '%s' is not a number", argv[2]);
 		return false;
 	}
@@ -274,7 +274,7 @@ static bool hex_range(int argc, char **argv, uint64_t size, uint64_t *off,
 			 *off, argv[1], size);
 		return false;
 	}
-	if (argc > 3 && !parse_number(argv[3], len)) {
+	if (argc > 3 && parse_number(argv[3], len) < 0) {
 		complain("hexdump: length '%s' is not a number", argv[3]);
 		return false;
 	}

@@ -207,7 +207,7 @@ void run_program(char **argv, bool background)
 /* parse_pid -- a decimal pid > 0 into *pid; false after complaining */
 static bool parse_pid(const char *cmd, const char *text, uint64_t *pid)
 {
-	if (isdigit((unsigned char)text[0]) && parse_number(text, pid) && *pid > 0)
+	if (isdigit((unsigned char)text[0]) && parse_number(text, pid) == 0 && *pid > 0)
 		return true;
 	complain("%s: '%s' is not a pid", cmd, text);
 	return false;

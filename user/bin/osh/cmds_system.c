@@ -136,9 +136,9 @@ void cmd_mem(int argc, char **argv)
 	if (!sysinfo_or_complain("mem", &si))
 		return;
 	out_printf("heap %s: %s used, %s free (%lu%% used)\n",
-		   size_text(si.heap_size, a, sizeof(a)),
-		   size_text(si.heap_used, b, sizeof(b)),
-		   size_text(si.heap_free, c, sizeof(c)),
+		   size_text(a, sizeof(a), si.heap_size),
+		   size_text(b, sizeof(b), si.heap_used),
+		   size_text(c, sizeof(c), si.heap_free),
 		   si.heap_size ? si.heap_used * 100 / si.heap_size : 0);
 	out_printf("%lu objects, %lu names, %lu processes\n", si.objects, si.names,
 		   si.processes);
@@ -231,8 +231,7 @@ static void snapshot_result(const char *what, const char *name, long err)
 void cmd_snapshot(int argc, char **argv)
 {
 	const char *sub = argv[1];
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	if (argc == 2 && strcmp(sub, "rm") && strcmp(sub, "boot") && strcmp(sub, "keep")) {
 		snapshot_take(sub);
@@ -248,8 +247,7 @@ void cmd_snapshot(int argc, char **argv)
 		else if (err >= 0)
 			out_printf("snapshot boot: every power-on starts from %s\n", argv[2]);
 	} else if (argc == 3 && !strcmp(sub, "keep")) {
-		n = strtoul(argv[2], &end, 10);
-		if (!*argv[2] || *end || n > FE_SNAP_MAX) {
+		if (parse_number(argv[2], &n) < 0 || n > FE_SNAP_MAX) {
 			complain("snapshot keep: '%s' is not a count from 0 to %d", argv[2], FE_SNAP_MAX);
 			return;
 		}
@@ -286,14 +284,14 @@ void cmd_snapshots(int argc, char **argv)
 			continue;
 		out_printf("%-24s %8lu  %-19s %10s  %s%s%s\n", s->name, s->epoch,
 			   time_text(s->time_ns, when, sizeof(when)),
-			   size_text(s->held * 4096, size, sizeof(size)),
+			   size_text(size, sizeof(size), s->held * 4096),
 			   s->flags & FE_SNAP_HEAD ? "newest " : "",
 			   s->flags & FE_SNAP_BOOTS ? "boot " : "",
 			   s->flags & FE_SNAP_AUTO ? "auto" : "");
 	}
 	out_printf("area: %s free of %s; power-on snapshots kept: %u\n",
-		   size_text(list.free_pages * 4096, size, sizeof(size)),
-		   size_text(list.area_pages * 4096, when, sizeof(when)), list.keep);
+		   size_text(size, sizeof(size), list.free_pages * 4096),
+		   size_text(when, sizeof(when), list.area_pages * 4096), list.keep);
 }
 
 /* cmd_echo -- echo WORDS...: the words, separated by spaces */

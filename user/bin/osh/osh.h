@@ -135,14 +135,8 @@ void complain(const char *fmt, ...) __attribute__((__format__(__printf__, 1, 2))
 /* name_error -- "CMD: no object named 'NAME'", or the error's message */
 void name_error(const char *cmd, const char *name, long err);
 
-/* size_text -- bytes as "512 B", "1.5 KiB", "10.0 MiB" into buf */
-const char *size_text(uint64_t bytes, char *buf, size_t cap);
-
 /* type_name -- a word for an object type */
 const char *type_name(uint32_t type);
-
-/* parse_number -- a decimal (or 0x hex) number into *value; false if text is not one */
-bool parse_number(const char *text, uint64_t *value);
 
 /* --- cmds_catalogue.c: walking the catalogue ---------------------------- */
 

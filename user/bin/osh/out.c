@@ -1,5 +1,5 @@
 /*
- * out.c -- osh's console output: a buffer, messages, number formats.
+ * out.c -- osh's console output: a buffer, messages, object types' words.
  *
  * Everything osh prints goes through one 4 KiB buffer sent with
  * SYS_CONSOLE_WRITE when it fills and whenever osh is about to wait (for
@@ -93,25 +93,6 @@ void name_error(const char *cmd, const char *name, long err)
 		complain("%s: '%s': %s", cmd, name, err_str((int)err));
 }
 
-/* size_text -- bytes as "512 B", "1.5 KiB", "10.0 MiB" into buf */
-const char *size_text(uint64_t bytes, char *buf, size_t cap)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	uint64_t whole = bytes, tenths = 0;
-	size_t u = 0;
-
-	while (whole >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		tenths = (whole % 1024) * 10 / 1024;
-		whole /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, cap, "%lu B", whole);
-	else
-		snprintf(buf, cap, "%lu.%lu %s", whole, tenths, units[u]);
-	return buf;
-}
-
 /* type_name -- a word for an object type */
 const char *type_name(uint32_t type)
 {
@@ -125,21 +106,4 @@ const char *type_name(uint32_t type)
 	if (type < sizeof(names) / sizeof(names[0]) && names[type] != NULL)
 		return names[type];
 	return "?";
-}
-
-/* parse_number -- a decimal (or 0x hex) number into *value; false if text is not one */
-bool parse_number(const char *text, uint64_t *value)
-{
-	int base = 10;
-	char *end;
-
-	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-		base = 16;
-		text += 2;
-	}
-	if (!isxdigit((unsigned char)text[0]) ||
-	    (base == 10 && !isdigit((unsigned char)text[0])))
-		return false;
-	*value = strtoull(text, &end, base);
-	return *end == '\0' && *value != ~0ull; /* ~0: strtoull's overflow */
 }

@@ -111,15 +111,16 @@ static const struct stress_mode stress_modes[] = {
 static int run_stress(const struct stress_mode *mode, const char *count)
 {
 	struct fe_sysinfo before, after;
-	char *end;
-	long n = strtol(count, &end, 10);
+	uint64_t parsed;
 	unsigned bad;
+	long n;
 
-	if (*count == '\0' || *end != '\0' || n < 1 || n > mode->max) {
+	if (parse_number(count, &parsed) < 0 || parsed < 1 || parsed > (uint64_t)mode->max) {
 		printf("usertest %s: N must be 1..%ld, not '%s'\n", mode->name,
 		       mode->max, count);
 		return 2;
 	}
+	n = (long)parsed;
 	mode->round(1);
 	fe_sync();
 	before = sysinfo_now();
