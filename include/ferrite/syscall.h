@@ -275,6 +275,7 @@ enum fe_snapshot_op {
 
 #define FE_SNAP_NAME_MAX 39      /* bytes of a snapshot name */
 #define FE_SNAP_MAX 64           /* snapshots (with hidden ones) a heap holds */
+#define FE_SNAP_TAKE_MAX (FE_SNAP_MAX - 1) /* taken at most: one place stays for the state a power-on into a snapshot replaces */
 
 /* Snapshot flags. */
 #define FE_SNAP_HEAD 0x1         /* the newest: the live state's changes go to it */

@@ -250,8 +250,10 @@ static const char *power_on_target(void)
 	const char *name = cmdline_get("resume");
 	unsigned count;
 
-	if (name)
+	if (name && *name)
 		return name;
+	if (name)
+		pr_warn("cmdline: resume= names no snapshot; ignored\n");
 	count = os_snap_list(&kheap, list, OS_SNAP_NODES);
 	for (unsigned i = 0; i < count; i++)
 		if (list[i].boot) {
@@ -276,16 +278,25 @@ static void before_name(const char *target, char *out, size_t size)
 	}
 }
 
-/* power_on_into -- restore the snapshot `target`, keeping the live state */
+/* power_on_into -- restore the snapshot `target`, keeping the live state;
+ * 1 if it did, 0 if the table has no room to keep the live state (a
+ * normal power-on, said why), or an error */
 static int power_on_into(const char *target)
 {
 	char before[OS_SNAP_NAME_MAX + 1];
 	int index = os_snap_find(&kheap, target), err;
+	struct os_snap_usage u;
 
 	if (index < 0) {
 		pr_err("heap: there is no snapshot named '%s' to power on into\n", target);
 		list_snapshots();
 		return -ERR_NOENT;
+	}
+	os_snap_usage(&kheap, &u);
+	if (u.nodes >= OS_SNAP_NODES) {
+		pr_warn("heap: not powering on into snapshot %s: the snapshot table is full (%u places, removed snapshots others need included), and the state this power-on replaces must be kept in one; powering on as usual. Remove the oldest or the newest snapshot (`snapshot rm NAME` at the osh prompt, or `objtool IMAGE snapshot rm NAME`; `snapshots` shows the table), then power on into %s again\n",
+			target, OS_SNAP_NODES, target);
+		return 0;
 	}
 	before_name(target, before, sizeof(before));
 	err = os_snap_restore(&kheap, target, before, rtc_wall_ns());
@@ -298,7 +309,7 @@ static int power_on_into(const char *target)
 	pr_info("heap: powered on into snapshot %s; the state it replaced is kept as snapshot %s\n",
 		target, before);
 	memcpy(resumed_from, target, strlen(target) + 1);
-	return 0;
+	return 1;
 }
 
 /* console_seen -- after a restore: the snapshot's console output was all
@@ -318,6 +329,7 @@ static void console_seen(void)
  * `target` if asked: the rollback is committed first, as a restore writes */
 static int restore(const char *target)
 {
+	bool restored = false;
 	int err;
 
 	os_open_confirm(&kheap);
@@ -330,13 +342,16 @@ static int restore(const char *target)
 			return err;
 		}
 		pr_info("heap: finished the restore to a snapshot that a power cut interrupted\n");
+		restored = true;
 	}
 	if (target) {
 		err = power_on_into(target);
-		if (err)
+		if (err < 0)
 			return err;
+		restored = restored || err;
 	}
-	console_seen();
+	if (restored)
+		console_seen();
 	return 0;
 }
 
@@ -377,6 +392,9 @@ static int open_heap(const struct nvm *nvm)
 /* attach -- format a blank NVM or open its heap; refuse anything else */
 static int attach(const struct nvm *nvm)
 {
+	if (!has_magic(nvm) && is_blank(nvm) && cmdline_has("resume"))
+		pr_warn("cmdline: resume=%s ignored: the NVM is blank, so this power-on is genesis, with no snapshot to power on into\n",
+			cmdline_get("resume"));
 	if (has_magic(nvm)) {
 		int err;
 

@@ -20,7 +20,11 @@
  *  - pages of removed snapshots go back to the area a bounded step per
  *    commit (os_snap_reclaim), never stalling one;
  *  - a full area drops every snapshot at once (objstore); the console says
- *    so after the commit that did it.
+ *    so after the commit that did it;
+ *  - a take never uses the table's last free node (FE_SNAP_TAKE_MAX): a
+ *    power-on into a snapshot needs one for the state it replaces
+ *    (before-NAME-N, heap.c), so it always finds one -- unless the table
+ *    was filled otherwise (objtool, an older kernel), which heap.c says.
  * Power-on into a snapshot (resume=NAME, boot mode) is heap.c's: it
  * happens before anything reads the kernel's objects.
  *
@@ -75,7 +79,7 @@ int snapshot_request(const char *name)
 	if (os_snap_find(&kheap, name) >= 0)
 		return -ERR_EXIST;
 	os_snap_usage(&kheap, &u);
-	if (u.nodes >= OS_SNAP_NODES)
+	if (u.nodes >= FE_SNAP_TAKE_MAX)
 		return -ERR_NOSPC;
 	memcpy(pending, name, strlen(name) + 1);
 	heap_request_commit();
@@ -184,7 +188,7 @@ bool snapshot_power_on(uint64_t power_on)
 		return false;
 	snprintf(name, sizeof(name), "%s%llu", SNAPSHOT_POWER_ON_PREFIX,
 		 (unsigned long long)power_on);
-	if (os_snap_find(&kheap, name) < 0 && u.nodes < OS_SNAP_NODES) {
+	if (os_snap_find(&kheap, name) < 0 && u.nodes < FE_SNAP_TAKE_MAX) {
 		prune(SNAPSHOT_POWER_ON_PREFIX, u.keep - 1);
 		err = take(name, OS_SNAP_AUTO);
 		if (!err)

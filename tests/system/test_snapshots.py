@@ -125,6 +125,71 @@ def test_a_missing_snapshot_is_refused_and_the_snapshots_listed(machines, image)
     check_clean(image)
 
 
+def test_a_full_snapshot_table_still_lets_a_power_on_into_one(machines, image):
+    """Taking snapshots stops one short of the table (64): a power-on into
+    a snapshot always has the place it keeps the state it replaces in. A
+    table full all the same (that restore took the last place) powers on
+    as usual and says what is full and how to make room; with room made,
+    the power-on into the snapshot works. (256 MiB: a smaller heap's
+    snapshot area fills up, dropping every snapshot, before its table.)"""
+    m = machines(image=image, size="256M")
+    m.expect(PROMPT, timeout=TIMEOUT)
+    taken = 0
+    while True:
+        start = len(m.output)
+        m.send("snapshot s%d\n" % (taken + 1))
+        r = m.expect(r"snapshot s\d+ taken|snapshot: 63 snapshots already: remove one first",
+                     timeout=TIMEOUT, start=start)
+        m.expect(PROMPT, timeout=TIMEOUT, start=r.end())
+        if "already" in r.group(0):
+            break
+        taken += 1
+    names = snapshot_names(m)
+    assert len(names) == 63 and "s%d" % taken in names, names
+    poweroff(m)
+    m = machines(image=image, size="256M", append="resume=s5")
+    m.expect(r"heap: powered on into snapshot s5; the state it replaced is kept as snapshot "
+             r"before-s5-1\n", timeout=TIMEOUT)
+    m.expect(PROMPT, timeout=TIMEOUT)
+    assert len(snapshot_names(m)) == 64
+    poweroff(m)
+    m = machines(image=image, size="256M", append="resume=s6")
+    m.expect(r"heap: not powering on into snapshot s6: the snapshot table is full \(64 "
+             r"places, removed snapshots others need included\), and the state this power-on "
+             r"replaces must be kept in one; powering on as usual\. Remove the oldest or the "
+             r"newest snapshot \(`snapshot rm NAME` at the osh prompt, or `objtool IMAGE "
+             r"snapshot rm NAME`; `snapshots` shows the table\), then power on into s6 again\n",
+             timeout=TIMEOUT)
+    m.expect(r"ferrite: resumed at epoch", timeout=TIMEOUT)
+    m.expect(PROMPT, timeout=TIMEOUT)
+    run(m, "snapshots", r"table: 64 of 64 places \(0 removed")
+    run(m, "snapshot rm power-on-1", r"")    # the oldest: its place is free at once
+    run(m, "snapshots", r"table: 63 of 64 places")
+    poweroff(m)
+    m = machines(image=image, size="256M", append="resume=s6")
+    m.expect(r"heap: powered on into snapshot s6; the state it replaced is kept as snapshot "
+             r"before-s6-1\n", timeout=TIMEOUT)
+    m.expect(PROMPT, timeout=TIMEOUT)
+    poweroff(m)
+    check_clean(image)
+
+
+def test_resume_without_a_snapshot_to_power_on_into_says_so(machines, image):
+    """resume= naming nothing, or naming anything on a blank NVM, is
+    ignored with a warning, as other command-line values that cannot be
+    used are; so is a cache= larger than the DRAM allows."""
+    m = genesis(machines, image, append="resume=s1 cache=999G")
+    assert ("warning: cmdline: resume=s1 ignored: the NVM is blank, so this power-on is "
+            "genesis, with no snapshot to power on into\n") in m.output
+    assert re.search(r"warning: cmdline: cache=999G is more than half the free DRAM; "
+                     r"using \d+ KiB\n", m.output)
+    poweroff(m)
+    m, _ = power_on(machines, image, append="resume=")
+    assert "warning: cmdline: resume= names no snapshot; ignored\n" in m.output
+    m.expect(PROMPT, timeout=TIMEOUT)
+    poweroff(m)
+
+
 def test_shell_commands_say_what_is_wrong(machines, image):
     m = genesis(machines, image)
     run(m, "snapshot a", r"snapshot a taken")

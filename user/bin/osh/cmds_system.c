@@ -263,6 +263,7 @@ void cmd_snapshots(int argc, char **argv)
 {
 	static struct fe_snapshot_list list;
 	char size[32], when[32];
+	uint32_t hidden = 0;
 	long err;
 
 	(void)argc;
@@ -289,9 +290,12 @@ void cmd_snapshots(int argc, char **argv)
 			   s->flags & FE_SNAP_BOOTS ? "boot " : "",
 			   s->flags & FE_SNAP_AUTO ? "auto" : "");
 	}
-	out_printf("area: %s free of %s; power-on snapshots kept: %u\n",
+	for (uint32_t i = 0; i < list.count; i++)
+		hidden += (list.snapshots[i].flags & FE_SNAP_HIDDEN) != 0;
+	out_printf("area: %s free of %s; table: %u of %d places (%u removed, kept while others need them); power-on snapshots kept: %u\n",
 		   size_text(size, sizeof(size), list.free_pages * 4096),
-		   size_text(when, sizeof(when), list.area_pages * 4096), list.keep);
+		   size_text(when, sizeof(when), list.area_pages * 4096), list.count,
+		   FE_SNAP_MAX, hidden, list.keep);
 }
 
 /* cmd_echo -- echo WORDS...: the words, separated by spaces */
