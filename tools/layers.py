@@ -12,8 +12,8 @@ import os
 # Top to bottom. main.c is the power-on order and may reach anything.
 LEVELS = (
     ("main.c",),
-    ("syscall/", "linux/"),            # the doors: native and Linux system calls
     ("entry/",),                       # entry from user mode, the safe point, faults
+    ("syscall/", "linux/"),            # the system calls: native, and Linux's
     ("epoch/",),                       # the commit, snapshots, the safe power-on
     ("hostlink/", "console/"),         # the host link, the console for programs
     ("task/",),                        # processes, threads, handles, channels, scheduler
