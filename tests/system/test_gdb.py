@@ -219,7 +219,8 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
     free, total, keep = map(int, re.match(
         r"area: (\d+) of (\d+) pages free \(.*\); power-on snapshots kept: (\d+)$", fe_area).groups())
     osh_free, osh_total, osh_keep = re.match(
-        r"area: (.*) free of (.*); power-on snapshots kept: (\d+)$", osh_area).groups()
+        r"area: (.*) free of (.*); table: \d+ of 64 places .*; power-on snapshots kept: (\d+)$",
+        osh_area).groups()
     assert size_text(total * 4096) == osh_total and str(keep) == osh_keep, (fe_area, osh_area)
     # osh's figure is rounded to a tenth; the area only fills up since.
     whole, tenths, unit = re.match(r"(\d+)(?:\.(\d))? (\w+)$", osh_free).groups()

@@ -78,9 +78,9 @@ def test_genesis_imports_the_modules(machines, image, tmp_path):
     assert b"type:      code" in objtool(image, "stat", "bin/tool")
     info = objtool(image, "info").decode()
     # [0] the kernel's root object, [1] the machine's clock rates (time.c),
-    # [2] the rescue reserve (epoch/rescue.c)
+    # [2] the rescue reserve (epoch/rescue.c), [3] the host link (hostlink.c)
     root = re.search(r"app roots: +\[0\] #(\d+) kernel, \[1\] #\d+ kernel, "
-                     r"\[2\] #\d+ anon\n", info)
+                     r"\[2\] #\d+ anon, \[3\] #\d+ kernel\n", info)
     assert root, info
     assert b"type:      kernel" in objtool(image, "stat", "#" + root.group(1))
     assert re.search(r"layout version: +2\.1\n", info)

@@ -165,7 +165,7 @@ void cmd_exit(int argc, char **argv)
 {
 	uint64_t status = (uint64_t)shell_status;
 
-	if (argc == 2 && (!parse_number(argv[1], &status) || status > 255)) {
+	if (argc == 2 && (parse_number(argv[1], &status) < 0 || status > 255)) {
 		complain("exit: '%s' is not a status from 0 to 255", argv[1]);
 		return;
 	}
