@@ -7,7 +7,9 @@
 #                   IMAGE=PATH, ACCEL=kvm, GDB_PORT=N, DEBUG_ARGS='--boot
 #                   kernel --append crash=panic' (more run-qemu options)
 #   make test       build (one job per CPU), then run every test; ends with
-#                   one summary line
+#                   one summary line. The KVM boot runs only where KVM is
+#                   fast (tests/system/kvmprobe.py), and a line says why not
+#   make test-kvm   the KVM boot test alone, whatever KVM's speed
 #   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
 #                   with sysfuzz in the workload
 #   make fuzz       the fuzzing campaigns: fuzz-images (hostile images,
@@ -171,7 +173,7 @@ debug: deps all
 # (MAKEFLAGS holds -j only once recipes run, so the test is in the recipe.)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
-.PHONY: test-build
+.PHONY: test-build test-kvm
 test-build: all plant trace-kernel mutants
 
 test: deps
@@ -184,6 +186,11 @@ unit-test: $(UNIT_TESTS)
 system-test:
 	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build
 	@$(PYTHON) tests/run-all --system-only
+
+# The KVM boot (tests/system/test_boot.py), whatever the speed probe says
+# (make test skips it where KVM is slow or absent, and says why).
+test-kvm: deps all
+	@$(PYTHON) tests/run-all --system-only --kvm-boot force -k test_kvm_boot
 
 # The long form of the power-cut campaign (docs/powercut.md): CUTS random
 # power cuts under the mixed workload, SEED to replay a run; the image and
