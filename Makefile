@@ -6,9 +6,10 @@
 #                   the fe-* commands loaded (tools/debug, docs/debugging.md);
 #                   IMAGE=PATH, ACCEL=kvm, GDB_PORT=N, DEBUG_ARGS='--boot
 #                   kernel --append crash=panic' (more run-qemu options)
-#   make test       build (one job per CPU), then run every test; ends with
-#                   one summary line. The KVM boot runs only where KVM is
-#                   fast (tests/system/kvmprobe.py), and a line says why not
+#   make test       build (one job per CPU), then run every test (as many at
+#                   a time); ends with the 15 slowest tests and one summary
+#                   line. The KVM boot runs only where KVM is fast
+#                   (tests/system/kvmprobe.py), and a line says why not
 #   make test-kvm   the KVM boot test alone, whatever KVM's speed
 #   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
 #                   with sysfuzz in the workload
