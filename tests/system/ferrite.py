@@ -54,15 +54,18 @@ def time_scale(accel_name=None):
     """How much longer than under TCG a bound may need: $FERRITE_TIME_SCALE,
     else 10 for KVM driven by PVM (a software hypervisor: every VM exit and
     first touch of a page trapped by the outer one, boots and heap work up
-    to ~100x slower than under TCG), else 1. accel_name: the accelerator
-    of the machine waited on (default accel()). Bounds only catch hangs,
-    so scaling them never lets a wrong result pass."""
+    to ~100x slower than under TCG), else 1; times $FERRITE_TESTS_AT_ONCE,
+    the tests tests/run-all runs side by side (each has a share of the
+    CPUs). accel_name: the accelerator of the machine waited on (default
+    accel()). Bounds only catch hangs, so scaling them never lets a wrong
+    result pass."""
+    at_once = float(os.environ.get("FERRITE_TESTS_AT_ONCE") or 1)
     given = os.environ.get("FERRITE_TIME_SCALE")
     if given:
-        return float(given)
+        return float(given) * at_once
     if (accel_name or accel()) == "kvm" and os.path.isdir("/sys/module/kvm_pvm"):
-        return 10.0
-    return 1.0
+        return 10.0 * at_once
+    return at_once
 
 
 def kvm_usable():
