@@ -8,11 +8,11 @@ and ports, so any two can run at once. Two things are arranged here:
   osh, the host link's machine, the hostile campaign's images, ...) go to
   one worker together, in their order (an xdist_group per module), so
   that it is made once and each test finds what the ones before it left.
-- Tests marked slow(SECONDS) -- about what they took in a loaded
-  clean-clone make test on 2 cores; only the order depends on it -- are
-  handed out first, the longest first, with the rest of their group: a
-  long test started last would leave the other worker idle while it
-  finishes.
+- Tests marked slow(SECONDS) -- about what they took in a clean-clone
+  make test on 2 cores, two at a time (those of 15 s or more); only the
+  order depends on it -- are handed out first, the longest first, with
+  the rest of their group: a long test started last would leave the other
+  worker idle while it finishes.
 """
 
 import pytest

@@ -796,7 +796,6 @@ def start_import(image, name, src):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-@pytest.mark.slow(45)
 def test_import_killed_at_any_instant_leaves_a_consistent_image(tmp_path):
     data = os.urandom(40 * MIB)
     src = write_file(tmp_path / "big", data)

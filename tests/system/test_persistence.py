@@ -110,7 +110,6 @@ def test_under_icount_a_write_back_ending_its_block_is_placed(machines, tmp_path
     assert_replays(trace, image)
 
 
-@pytest.mark.slow(60)
 def test_one_crash_image_is_rebuilt_from_its_name(machines, tmp_path):
     # What a failing test names -- a point and a variant -- the CLI builds,
     # to power on or to look at: the same bytes as the campaign's.
@@ -274,7 +273,6 @@ def assert_clean(checked, problems):
     assert not problems, "\n".join(problems[:10])
 
 
-@pytest.mark.slow(90)
 def test_crash_states_of_genesis(machines, tmp_path):
     # Cut anywhere in genesis: the image is a heap that checks clean, or no
     # heap at all (the superblock not yet durable); a power-on formats only
@@ -348,7 +346,7 @@ def commit_points(trace, seed=None):
     return chosen
 
 
-@pytest.mark.slow(200)
+@pytest.mark.slow(36)
 def test_crash_states_of_a_session(machines, tmp_path):
     # A heap made by an untraced power-on, then an osh session traced from
     # it: at ordering points of its commits (commit_points) and at random ones, with
@@ -453,7 +451,7 @@ def lines_continue(*seen):
     return check
 
 
-@pytest.mark.slow(150)
+@pytest.mark.slow(44)
 @pytest.mark.parametrize("cache", ["on", "off"])
 def test_crash_states_of_the_workload(machines, tmp_path, cache):
     # counter, churn, spawner and memtest, started in a traced power-on of a
@@ -547,7 +545,7 @@ def kv_keys_reported(listed):
     return check
 
 
-@pytest.mark.slow(450)
+@pytest.mark.slow(18)
 def test_crash_states_of_kv(machines, tmp_path):
     # kvd started on a heap, then kv puts and a delete traced: at every
     # ordering point of the commits and at random ones the images check
@@ -574,7 +572,6 @@ def test_crash_states_of_kv(machines, tmp_path):
     assert max(len(keys) for keys in listed) >= 3, listed
 
 
-@pytest.mark.slow(70)
 def test_a_kernel_that_leaves_an_undo_record_unflushed_is_caught(machines, tmp_path):
     # The mutant (make mutants: FERRITE_MUTANT_UNFLUSHED_UNDO) leaves the
     # first undo record of each transaction unflushed (a later record's

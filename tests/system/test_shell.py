@@ -188,7 +188,7 @@ def test_find(osh):
     says(osh, "find", "usage: find SUBSTRING\n")
 
 
-@pytest.mark.slow(120)
+@pytest.mark.slow(43)
 def test_cat_streams_ten_mib(osh):
     # 10 MiB of zeros through the console: osh must stream it and come back.
     says(osh, "new big/ten 10M", "")

@@ -10,8 +10,6 @@ import re
 import subprocess
 import time
 
-import pytest
-
 from ferrite import PROMPT, ROOT, command, run
 import heapimage as H
 
@@ -195,7 +193,6 @@ def cut_after(m, anchor, seconds):
     m.power_cut()
 
 
-@pytest.mark.slow(40)
 def test_power_cuts_while_restoring_taking_and_removing(machines, image, tmp_path):
     # A restore is many transactions; cut anywhere in it, the next power-on
     # shows the state before or the snapshot's, never a mixture, and the
