@@ -6,7 +6,11 @@
 #                   the fe-* commands loaded (tools/debug, docs/debugging.md);
 #                   IMAGE=PATH, ACCEL=kvm, GDB_PORT=N, DEBUG_ARGS='--boot
 #                   kernel --append crash=panic' (more run-qemu options)
-#   make test       build, then run every test; ends with one summary line
+#   make test       build (one job per CPU), then run every test (as many at
+#                   a time); ends with the 15 slowest tests and one summary
+#                   line. The KVM boot runs only where KVM is fast
+#                   (tests/system/kvmprobe.py), and a line says why not
+#   make test-kvm   the KVM boot test alone, whatever KVM's speed
 #   make torture    the long power-cut campaign (CUTS=200 cuts, SEED=...),
 #                   with sysfuzz in the workload
 #   make fuzz       the fuzzing campaigns: fuzz-images (hostile images,
@@ -75,6 +79,22 @@ KERNEL_SRCS := $(sort $(shell find boot kernel -name '*.c' -o -name '*.S')) \
 	$(sort $(wildcard libc/*.c)) $(sort $(wildcard objstore/*.c))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
+# A variant of a kernel build (the planted kernel, the mutants): KERNEL_BASE
+# is the build it differs from only by the macros VARIANT_DEFS (which
+# KERNEL_DEFS holds too), built first. A macro changes nothing in a file
+# that never names it, so the variant links the base's objects and compiles
+# again only the sources that name one of those macros, themselves or in a
+# header they include (as the base's dependency files list them): one or
+# two files, not the whole kernel.
+ifdef KERNEL_BASE
+VARIANT_NAMED := $(abspath $(shell grep -rlw $(patsubst -D%,-e %,$(VARIANT_DEFS)) \
+	boot kernel libc objstore include))
+variant_own = $(filter $(VARIANT_NAMED),\
+	$(abspath $(1) $(file <$(KERNEL_BASE)/kernel-obj/$(1).d)))
+KERNEL_OBJS := $(foreach s,$(KERNEL_SRCS),\
+	$(if $(call variant_own,$(s)),$(BUILD),$(KERNEL_BASE))/kernel-obj/$(s).o)
+endif
+
 .PHONY: all kernel iso tools objstore run debug test unit-test system-test \
 	torture clean deps
 all: kernel user iso tools
@@ -131,12 +151,14 @@ tools: $(UNIT_TESTS) objstore $(BUILD)/objtool $(HEAPFORMAT_JSON) $(NVMTRACE_PLU
 # A kernel with a bug planted on purpose: one write of every commit skips
 # its log record (FERRITE_PLANT_UNLOGGED, kernel/epoch/epoch.c), so the log
 # checker's test (tests/system/test_logcheck.py) sees it fail. Built in a
-# build directory of its own, never in place of $(BUILD)/ferrite.elf.
+# build directory of its own, never in place of $(BUILD)/ferrite.elf, as a
+# variant of it (KERNEL_BASE above: its objects, but epoch.c's).
 PLANT_BUILD := $(BUILD)/plant
 .PHONY: plant
-plant:
-	@$(MAKE) --no-print-directory BUILD=$(PLANT_BUILD) \
-		KERNEL_DEFS=-DFERRITE_PLANT_UNLOGGED $(PLANT_BUILD)/ferrite.elf
+plant: kernel
+	@$(MAKE) --no-print-directory BUILD=$(PLANT_BUILD) KERNEL_BASE=$(BUILD) \
+		KERNEL_DEFS=-DFERRITE_PLANT_UNLOGGED VARIANT_DEFS=-DFERRITE_PLANT_UNLOGGED \
+		$(PLANT_BUILD)/ferrite.elf
 
 deps:
 	@tools/deps.sh
@@ -148,14 +170,28 @@ debug: deps all
 	tools/debug $(if $(GDB_PORT),--port $(GDB_PORT)) $(if $(IMAGE),--image $(IMAGE)) \
 		$(if $(ACCEL),--accel $(ACCEL)) $(DEBUG_ARGS)
 
-test: deps all plant trace-kernel mutants
+# What the tests need built, built one job per CPU unless make was given -j.
+# (MAKEFLAGS holds -j only once recipes run, so the test is in the recipe.)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
+.PHONY: test-build test-kvm
+test-build: all plant trace-kernel mutants
+
+test: deps
+	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build
 	@$(PYTHON) tests/run-all
 
 unit-test: $(UNIT_TESTS)
 	@$(PYTHON) tests/run-all --unit-only
 
-system-test: all plant trace-kernel mutants
+system-test:
+	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build
 	@$(PYTHON) tests/run-all --system-only
+
+# The KVM boot (tests/system/test_boot.py), whatever the speed probe says
+# (make test skips it where KVM is slow or absent, and says why).
+test-kvm: deps all
+	@$(PYTHON) tests/run-all --system-only --kvm-boot force -k test_kvm_boot
 
 # The long form of the power-cut campaign (docs/powercut.md): CUTS random
 # power cuts under the mixed workload, SEED to replay a run; the image and

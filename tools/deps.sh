@@ -22,6 +22,7 @@ packages=(
 	gdb             # make debug
 	python3         # the test harness
 	python3-pytest  # system tests
+	python3-pytest-xdist # the system tests in one worker per CPU (tests/run-all)
 	libpmemobj-dev  # make bench-objstore: PMDK's libpmemobj and its hashmap_tx example, the yardstick
 	libpmem-dev     # libpmemobj's flush layer (pulled by libpmemobj-dev; named for clarity)
 	gnuplot-nox     # the benchmark report's plots (tests/bench/report, and its test)

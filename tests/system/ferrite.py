@@ -50,18 +50,22 @@ def smp():
     return int(os.environ.get("FERRITE_SMP", "1"))
 
 
-def time_scale():
+def time_scale(accel_name=None):
     """How much longer than under TCG a bound may need: $FERRITE_TIME_SCALE,
     else 10 for KVM driven by PVM (a software hypervisor: every VM exit and
     first touch of a page trapped by the outer one, boots and heap work up
-    to ~100x slower than under TCG), else 1. Bounds only catch hangs, so
-    scaling them never lets a wrong result pass."""
+    to ~100x slower than under TCG), else 1; times $FERRITE_TESTS_AT_ONCE,
+    the tests tests/run-all runs side by side (each has a share of the
+    CPUs). accel_name: the accelerator of the machine waited on (default
+    accel()). Bounds only catch hangs, so scaling them never lets a wrong
+    result pass."""
+    at_once = float(os.environ.get("FERRITE_TESTS_AT_ONCE") or 1)
     given = os.environ.get("FERRITE_TIME_SCALE")
     if given:
-        return float(given)
-    if accel() == "kvm" and os.path.isdir("/sys/module/kvm_pvm"):
-        return 10.0
-    return 1.0
+        return float(given) * at_once
+    if (accel_name or accel()) == "kvm" and os.path.isdir("/sys/module/kvm_pvm"):
+        return 10.0 * at_once
+    return at_once
 
 
 def kvm_usable():
@@ -87,7 +91,8 @@ class Machine:
         expect_panic: the test makes the kernel panic on purpose, so
         check_no_panic lets a panic line pass."""
         self.expect_panic = expect_panic
-        args = [RUN_QEMU, "--boot", boot, "--accel", accel_name or accel()]
+        self.accel = accel_name or accel()
+        args = [RUN_QEMU, "--boot", boot, "--accel", self.accel]
         if cpus is None:
             cpus = 1 if "--trace-nvm" in extra else smp()
         args += ["--smp", str(cpus)]
@@ -145,7 +150,7 @@ class Machine:
         "$" once took the first half of sysfuzz's last line for a progress
         line, then waited for the whole line until it timed out.)"""
         regex = re.compile(pattern, re.M)
-        deadline = time.monotonic() + timeout * time_scale()
+        deadline = time.monotonic() + timeout * time_scale(self.accel)
         with self._cond:
             while True:
                 m = regex.search(self.output, start)
@@ -166,7 +171,7 @@ class Machine:
     def wait_exit(self, timeout=DEFAULT_TIMEOUT):
         """Wait for QEMU to exit by itself; its exit status."""
         try:
-            status = self.proc.wait(timeout * time_scale())
+            status = self.proc.wait(timeout * time_scale(self.accel))
         except subprocess.TimeoutExpired:
             self.power_cut()
             raise AssertionError(self._explain("QEMU did not exit"))

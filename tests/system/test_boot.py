@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from ferrite import EXIT_PANIC, ROOT, Machine, accel, kvm_usable
+import kvmprobe
+from ferrite import EXIT_PANIC, ROOT, Machine, accel
 
 # Under the development machines' nested KVM, CPUID leaf 7 is the host's
 # whatever -cpu says, so a CPU without CLFLUSHOPT can only be had under TCG.
@@ -104,8 +105,12 @@ def test_flush_override_the_cpu_lacks_falls_back(machines, image):
     m.expect(r"warning: nvm: flush=clwb: this CPU has no clwb; using clflush")
 
 
-@pytest.mark.skipif(not kvm_usable(), reason="/dev/kvm is not usable here")
 def test_kvm_boot(machines, image, tmp_path):
+    # Only where KVM is fast, or forced by `make test-kvm` (kvmprobe.py):
+    # tests/run-all says which, and why, in a line of its own.
+    run, why = kvmprobe.verdict_for_tests()
+    if not run:
+        pytest.skip(why)
     # One CPU whatever FERRITE_SMP says: under the PVM hypervisor of the
     # development machines guest code runs ~3,000x slower than under TCG,
     # and a two-CPU boot did not reach the prompt in ten minutes there. For

@@ -251,6 +251,7 @@ def test_helpers_agree_with_osh_and_objtool(machines, image):
                         tool_snaps[name]), (tool_snaps, snaps)
 
 
+@pytest.mark.slow(15)
 def test_fe_heap_agrees_with_objtool_info_stats(machines, image, tmp_path):
     """fe-heap on the live heap, objtool info --stats on the image after
     poweroff: the same figures where nothing ran in between (osh's

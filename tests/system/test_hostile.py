@@ -29,6 +29,7 @@ def bases(tmp_path_factory):
     return workdir, hostile.build_bases(workdir)
 
 
+@pytest.mark.slow(22)
 def test_quick_campaign(bases):
     workdir, images = bases
     failures = []

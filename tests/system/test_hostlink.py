@@ -257,6 +257,7 @@ def cut_during_put(machines, image, name, data, fraction):
     return m
 
 
+@pytest.mark.slow(57)
 def test_power_cut_in_a_put_leaves_the_old_object_or_none(machines, tmp_path):
     image = tmp_path / "cut.nvm"
     m = machines(image=image, size="32M")

@@ -6,11 +6,17 @@ link (tools/fe) under another name and run at once.
 
 The template goes into the source tree (user/bin/NAME.c, the only place the
 tree's make builds programs from) under a name of this test's own, and is
-removed with what was built from it whatever the test's outcome.
+removed whatever the test's outcome. It is built into a build directory of
+the test's own (make BUILD=DIR), a copy of what `make install` needs from
+build/ with its times kept, so that make finds all of that up to date and
+builds only the new program: in build/user/bin, every other test's machine
+(they run side by side) would take it for a boot module, and one starting
+just as it is removed would fail to load it.
 """
 
 import os
 import re
+import shutil
 import subprocess
 
 from ferrite import PROMPT, ROOT
@@ -33,12 +39,21 @@ def expect_lines(m, lines, start):
     for line in lines:
         start = m.expect(r"^(?:osh> )?%s\n" % line, timeout=STEP, start=start).end()
 
+def private_build(tmp_path):
+    """A build directory with copies of build/'s user space and objtool
+    (with what it is made of), times kept: BUILD=DIR for make."""
+    build = tmp_path / "build"
+    for part in ("user", "host"):
+        shutil.copytree(os.path.join(ROOT, "build", part), build / part, symlinks=True)
+    shutil.copy2(os.path.join(ROOT, "build", "objtool"), build / "objtool")
+    return build
+
+
 def test_template_built_installed_and_run(machines, tmp_path):
     name = "tmpl%d" % os.getpid()
     source = os.path.join(ROOT, "user", "bin", name + ".c")
-    built = [os.path.join(ROOT, "build", "user", "bin", name),
-             os.path.join(ROOT, "build", "user", "obj", "user", "bin", name + ".c.o"),
-             os.path.join(ROOT, "build", "user", "obj", "user", "bin", name + ".c.d")]
+    build = private_build(tmp_path)
+    program = str(build / "user" / "bin" / name)
     try:
         r = run(NEW_PROGRAM, name)
         assert r.returncode == 0 and "wrote user/bin/%s.c" % name in r.stdout, r
@@ -51,8 +66,11 @@ def test_template_built_installed_and_run(machines, tmp_path):
         assert run(NEW_PROGRAM, "osh").returncode == 1      # a directory program
         assert run(NEW_PROGRAM).returncode == 2
 
-        r = run("make", "--no-print-directory", "build/user/bin/" + name)
+        r = run("make", "--no-print-directory", "BUILD=%s" % build, program)
         assert r.returncode == 0, r.stdout + r.stderr
+        # only the new program was built: the rest was up to date
+        built = [line for line in r.stdout.splitlines() if line.startswith("gcc")]
+        assert len(built) == 2 and name + ".c" in built[0], r.stdout
 
         image = tmp_path / "own.nvm"
         m = machines(image=image, size="32M")
@@ -62,8 +80,8 @@ def test_template_built_installed_and_run(machines, tmp_path):
         m.expect(r"\[\d+\] started", timeout=STEP, start=start)
         m.expect(r"\n3\n", timeout=STEP, start=start)
         # refused while QEMU holds the image, which stays as it was
-        r = run("make", "--no-print-directory", "install", "IMAGE=%s" % image,
-                "PROGRAMS=" + name)
+        r = run("make", "--no-print-directory", "BUILD=%s" % build, "install",
+                "IMAGE=%s" % image, "PROGRAMS=" + name)
         assert r.returncode != 0 and "in use by a running QEMU" in r.stdout + r.stderr, r
         m.send("poweroff\n")
         assert m.wait_exit(timeout=STEP) == 0
@@ -71,11 +89,11 @@ def test_template_built_installed_and_run(machines, tmp_path):
         # prompt or echo; those the pattern misses only make `seen` lower)
         seen = max(int(n) for n in re.findall(r"^(?:osh> )?(\d+)$", m.output, re.M))
 
-        r = run("make", "--no-print-directory", "install", "IMAGE=%s" % image,
-                "PROGRAMS=" + name)
+        r = run("make", "--no-print-directory", "BUILD=%s" % build, "install",
+                "IMAGE=%s" % image, "PROGRAMS=" + name)
         assert r.returncode == 0 and "install: bin/%s" % name in r.stdout, r
-        r = run("make", "--no-print-directory", "install", "IMAGE=%s" % image,
-                "PROGRAMS=nosuch")
+        r = run("make", "--no-print-directory", "BUILD=%s" % build, "install",
+                "IMAGE=%s" % image, "PROGRAMS=nosuch")
         assert r.returncode != 0 and "no program nosuch" in r.stdout, r
 
         m = machines(image=image, size="32M")
@@ -94,7 +112,7 @@ def test_template_built_installed_and_run(machines, tmp_path):
         # the other way in: live, over the host link, while the counter runs
         live = name + "live"
         r = run(os.path.join(ROOT, "tools", "fe"), "--image", str(image), "put",
-                os.path.join(ROOT, "build", "user", "bin", name), "bin/" + live)
+                program, "bin/" + live)
         assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r
         start = len(m.output)
         m.send("%s live\n" % live)
@@ -102,6 +120,5 @@ def test_template_built_installed_and_run(machines, tmp_path):
         expect_lines(m, [r"%s: pid \d+, 1 argument" % name, r"%s: hello, live" % name],
                      start)
     finally:
-        for path in [source] + built:
-            if os.path.exists(path):
-                os.unlink(path)
+        if os.path.exists(source):
+            os.unlink(source)

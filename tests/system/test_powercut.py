@@ -125,6 +125,7 @@ def test_self_checks_catch_tampering(machines, image):
         assert re.search(r"\[%s\] done, status 1\n" % pid, m.output), m.output
 
 
+@pytest.mark.slow(29)
 def test_power_cuts(tmp_path):
     seed = default_seed()
     said = []
@@ -133,6 +134,7 @@ def test_power_cuts(tmp_path):
     assert not failures, "\n".join(said)
 
 
+@pytest.mark.slow(28)
 def test_power_cuts_changing_cpus(tmp_path):
     """The quick campaign with two CPUs and one in turn: every power-on
     resumes on a CPU count the last one did not have."""

@@ -14,6 +14,8 @@ fix records its seed, count and processes, and a test here replays it.
 
 import os
 
+import pytest
+
 from sysfuzz import Campaign
 
 QUICK_SEEDS = 3
@@ -21,6 +23,7 @@ QUICK_COUNT = 20000
 QUICK_PROCS = 4
 
 
+@pytest.mark.slow(21)
 def test_sysfuzz_quick(tmp_path):
     first = int(os.environ.get("FUZZ_SEED") or 1)
     said = []

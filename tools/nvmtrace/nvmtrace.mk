@@ -30,11 +30,15 @@ trace-kernel:
 #   early-console    the epoch's console output is sent before the commit
 #                    (kernel/epoch/epoch.c)
 MUTANTS := unflushed-undo unflushed-pages unfenced-commit early-console
+MUTANT_TARGETS := $(addprefix mutant-,$(MUTANTS))
 
-.PHONY: mutants
-mutants:
-	@for m in $(MUTANTS); do \
-		$(MAKE) --no-print-directory BUILD=$(BUILD)/mutant-$$m \
-			KERNEL_DEFS="-DFERRITE_NVM_TRACE -DFERRITE_MUTANT_$$(echo $$m | tr a-z- A-Z_)" \
-			$(BUILD)/mutant-$$m/ferrite.elf || exit 1; \
-	done
+# Each is a variant of the trace kernel (KERNEL_BASE, the Makefile): its
+# objects but those of the files that name the mutant's macro. One target
+# each, so that make -j builds them side by side.
+.PHONY: mutants $(MUTANT_TARGETS)
+mutants: $(MUTANT_TARGETS)
+$(MUTANT_TARGETS): mutant-%: trace-kernel
+	@def=-DFERRITE_MUTANT_$$(echo $* | tr a-z- A-Z_); \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/mutant-$* KERNEL_BASE=$(TRACE_BUILD) \
+		KERNEL_DEFS="-DFERRITE_NVM_TRACE $$def" VARIANT_DEFS="$$def" \
+		$(BUILD)/mutant-$*/ferrite.elf
