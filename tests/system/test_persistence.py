@@ -316,6 +316,11 @@ def at_least_reported(console, states, found, what):
     the first: empty) for some k at or past the commands the console
     reported done, else None."""
     # A prompt after a new line ends a command; the first is before any.
+    # The kernel's timer lines (KERNEL_TIMER_LINE) come at any moment, even
+    # in the middle of a line: without them, the prompt osh redraws after
+    # one ("\rosh> ") is no prompt after a new line (it once counted a
+    # command done too many).
+    console = KERNEL_TIMER_TEXT.sub(b"", console)
     done = max(console.count(b"\n" + PROMPT.encode()) - 1, 0)
     allowed = [states[i - 1] if i else set() for i in range(done, len(states) + 1)]
     if found not in allowed:
@@ -521,6 +526,7 @@ KV_KEYS = [{"key%02d" % i for i in range(n + 1)} for n in range(6)] + [
 # fail ("the remembered TSC rate ... is wrong; calibrating again", then the
 # new rates). One landed between `kv ls` and its keys once.
 KERNEL_TIMER_LINE = re.compile(r"(?:warning: )?timer: .*")
+KERNEL_TIMER_TEXT = re.compile(rb"(?:warning: )?timer: [^\n]*\n")   # in the console's bytes
 
 
 def kv_keys_reported(listed):
