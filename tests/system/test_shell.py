@@ -230,7 +230,11 @@ def test_background_ps_kill_jobs_wait(osh):
     # loaded machine). So the wait is a script's line, run right after the
     # line that starts the job, with no prompt between; pids are given in
     # order, so the job's is the one after that of a hello started first.
+    start = len(osh.output)
     first = re.search(r"\[(\d+)\] started", cmd(osh, "hello&")).group(1)
+    # hello's own line may come after the prompt: before `wait` is typed,
+    # or it would be taken for the start of wait's reply
+    osh.expect(r"hello from hello, pid %s\n" % first, timeout=STEP_TIMEOUT, start=start)
     assert cmd(osh, "wait") in ("", "[%s] done, status 0\n" % first)
     hello = int(first) + 1
     says(osh, "write jobs/waiter 'hello &'", "")
