@@ -37,6 +37,7 @@
 #include "core/heap.h"
 #include "core/printk.h"
 #include "core/time.h"
+#include "dev/rtc.h"
 #include "kformat/kformat.h"
 #include "objstore/object.h"
 
@@ -249,4 +250,16 @@ uint64_t time_mono_ns(void)
 uint64_t time_ticks(void)
 {
 	return ticks;
+}
+
+/* time_wall_ns -- the RTC at the first call since power-on, carried on by the TSC */
+uint64_t time_wall_ns(void)
+{
+	static uint64_t wall_at_read, ns_at_read;
+
+	if (!wall_at_read) {
+		wall_at_read = rtc_wall_ns();
+		ns_at_read = time_ns();
+	}
+	return wall_at_read + time_ns() - ns_at_read;
 }

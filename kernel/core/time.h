@@ -33,6 +33,10 @@ void time_mono_start(uint64_t mono_ns);
  * commit keeps it in the kernel root, so it goes on across power cuts) */
 uint64_t time_mono_ns(void);
 
+/* time_wall_ns -- FE_CLOCK_WALL: ns since 1970-01-01 UTC, the RTC read
+ * once per power-on and carried on by time_ns */
+uint64_t time_wall_ns(void);
+
 /* time_ticks -- timer interrupts since time_init */
 uint64_t time_ticks(void);
 

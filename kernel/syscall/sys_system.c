@@ -15,7 +15,6 @@
 #include "core/heap.h"
 #include "core/printk.h"
 #include "core/time.h"
-#include "dev/rtc.h"
 #include "ferrite/errors.h"
 #include "objstore/objstore.h"
 #include "console/console.h"
@@ -111,18 +110,13 @@ int64_t sys_link_write(struct syscall *call)
  * FE_CLOCK_WALL since 1970 (the RTC read once per power-on, then the TSC) */
 int64_t sys_time(struct syscall *call)
 {
-	static uint64_t wall_at_power_on, ns_at_read;
 	const uint64_t clock = call->arg[0];
 
 	if (clock == FE_CLOCK_MONOTONIC)
 		return (int64_t)time_mono_ns();
 	if (clock != FE_CLOCK_WALL)
 		return -ERR_INVAL;
-	if (!wall_at_power_on) {
-		wall_at_power_on = rtc_wall_ns();
-		ns_at_read = time_ns();
-	}
-	return (int64_t)(wall_at_power_on + time_ns() - ns_at_read);
+	return (int64_t)time_wall_ns();
 }
 
 /* SYS_SYSINFO (struct fe_sysinfo) -> 0 */
