@@ -9,6 +9,10 @@
  * _start records the handle count in fe_inherited_count, aligns the stack
  * to 16 bytes as the SysV ABI wants at a call, calls main(argc, argv) and
  * passes main's result to fe_exit. There are no constructors to run.
+ *
+ * The note at the end marks the file as a Ferrite program (FE_NOTE_* in
+ * <ferrite/syscall.h>); without it the kernel would start the program as
+ * a Linux one. user.ld keeps it in a PT_NOTE.
  */
 	.text
 	.globl _start
@@ -22,5 +26,13 @@ _start:
 	call fe_exit
 	ud2                             /* fe_exit does not return */
 	.size _start, . - _start
+
+	.section .note.ferrite, "a", @note
+	.balign 4
+	.long 8                         /* namesz: "Ferrite" and its NUL */
+	.long 4                         /* descsz */
+	.long 1                         /* FE_NOTE_PROGRAM */
+	.asciz "Ferrite"                /* FE_NOTE_NAME */
+	.long 1                         /* FE_NOTE_ABI */
 
 	.section .note.GNU-stack, "", @progbits

@@ -121,6 +121,13 @@ enum fe_syscall {
 #define FE_USER_TOP 0x00007ffffffff000ull
 #define FE_PAGE_SIZE 4096u
 
+/* The note that marks a Ferrite program (user/crt0.S): an ELF note named
+ * FE_NOTE_NAME of type FE_NOTE_PROGRAM whose 4-byte descriptor is the ABI
+ * version, FE_NOTE_ABI. An executable without it is a Linux program. */
+#define FE_NOTE_NAME "Ferrite"
+#define FE_NOTE_PROGRAM 1u
+#define FE_NOTE_ABI 1u
+
 /* Largest size of an object a program creates or resizes (objects are
  * sparse: only pages written take space). */
 #define FE_OBJ_SIZE_MAX (1ull << 40)

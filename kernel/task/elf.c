@@ -8,9 +8,16 @@
  * p_vaddr % 4096), and only if no page holds parts of two segments (a page
  * has one protection). So, beyond refusing whatever is malformed, elf_parse
  * demands exactly what execute-in-place needs and refuses the kinds of ELF
- * file Ferrite does not run: dynamically linked, position-independent,
- * relocatable, thread-local storage, executable stacks, pages both writable
- * and executable.
+ * file Ferrite does not run: dynamically linked, relocatable, executable
+ * stacks, pages both writable and executable.
+ *
+ * Two passes over the program headers. The first reads the notes and the
+ * interpreter: a Ferrite note makes the file a Ferrite program, which must
+ * also be fixed-address and without TLS (what libfe builds); anything else
+ * is a Linux program (elf.h), which may be position-independent (then
+ * every address is checked and described with ELF_PIE_BIAS added) and use
+ * TLS, but must not need an interpreter. The second pass checks and
+ * records the loadable segments.
  *
  * The image is untrusted. It is reached only through the caller's read
  * function, always into local copies and always within [0, file_size): every
@@ -86,6 +93,8 @@ _Static_assert(sizeof(struct elf64_phdr) == 56, "ELF-64 program header size");
 #define PT_LOAD 1
 #define PT_DYNAMIC 2
 #define PT_INTERP 3
+#define PT_NOTE 4
+#define PT_PHDR 6
 #define PT_TLS 7
 #define PT_GNU_STACK 0x6474e551u
 
@@ -96,6 +105,7 @@ _Static_assert(sizeof(struct elf64_phdr) == 56, "ELF-64 program header size");
 
 #define ELF_MAX_PHNUM 64
 #define PAGE_SIZE ((uint64_t)FE_PAGE_SIZE)
+#define NOTES_READ_MAX 512u    /* of each PT_NOTE: Ferrite's note comes first in its own */
 
 /* What every step of one elf_parse call needs. */
 struct elf_check {
@@ -104,6 +114,10 @@ struct elf_check {
 	uint64_t file_size;
 	uint64_t user_base, user_top; /* page-aligned, user_base < user_top */
 	const char **why;
+	unsigned abi;           /* enum elf_abi, once the notes are read */
+	uint64_t bias;          /* added to every address of the file */
+	uint64_t phdr_vaddr;    /* PT_PHDR's address in the file, if has_phdr */
+	int has_phdr;
 };
 
 /* Two segments that share a page, by their index in address order. */
@@ -173,19 +187,29 @@ static int check_ident(const struct elf_check *c, const struct elf64_ehdr *eh)
 	return 0;
 }
 
-/* check_type -- whether the file is an x86_64 executable (not PIE, shared or relocatable) */
+/* check_type -- whether the file is an x86_64 executable (not shared or relocatable) */
 static int check_type(const struct elf_check *c, const struct elf64_ehdr *eh)
 {
-	if (eh->type == ET_DYN)
-		return refuse(c, "position-independent executables and shared objects are not supported");
 	if (eh->type == ET_REL)
 		return refuse(c, "relocatable object files are not supported (link the program)");
-	if (eh->type != ET_EXEC)
+	if (eh->type != ET_EXEC && eh->type != ET_DYN)
 		return refuse(c, "not an executable file");
 	if (eh->machine != EM_X86_64)
 		return refuse(c, "not x86_64");
 	if (eh->version != EV_CURRENT)
 		return refuse(c, "unknown ELF version in e_version");
+	return 0;
+}
+
+/* check_kind -- whether a position-independent file may run: a Linux
+ * program's static PIE (loaded at ELF_PIE_BIAS), never a Ferrite program */
+static int check_kind(struct elf_check *c, const struct elf64_ehdr *eh)
+{
+	if (eh->type != ET_DYN)
+		return 0;
+	if (c->abi == ELF_ABI_FERRITE)
+		return refuse(c, "position-independent executables and shared objects are not supported");
+	c->bias = ELF_PIE_BIAS;
 	return 0;
 }
 
@@ -216,6 +240,8 @@ static int check_header(const struct elf_check *c, const struct elf64_ehdr *eh)
 /* check_load_layout -- whether a PT_LOAD's sizes, offset and alignment suit execution in place */
 static int check_load_layout(const struct elf_check *c, const struct elf64_phdr *ph)
 {
+	if (c->bias && ph->align > ELF_PIE_ALIGN_MAX)
+		return refuse(c, "a position-independent program's segment asks for an alignment above 16 MiB");
 	if (ph->filesz > ph->memsz)
 		return refuse(c, "a loadable segment's file size exceeds its memory size");
 	if (ph->memsz == 0)
@@ -232,9 +258,12 @@ static int check_load_layout(const struct elf_check *c, const struct elf64_phdr 
 /* check_load_place -- whether a PT_LOAD lies in user memory, readable and never writable+executable */
 static int check_load_place(const struct elf_check *c, const struct elf64_phdr *ph)
 {
-	/* vaddr < user_top first, so user_top - vaddr cannot wrap */
-	if (ph->vaddr < c->user_base || ph->vaddr >= c->user_top ||
-	    ph->memsz > c->user_top - ph->vaddr)
+	/* the bias is below user_top, so vaddr < user_top - bias keeps the
+	 * sum from wrapping, and then user_top - vaddr cannot wrap either */
+	uint64_t vaddr = ph->vaddr + c->bias;
+
+	if (ph->vaddr >= c->user_top - c->bias || vaddr < c->user_base ||
+	    ph->memsz > c->user_top - vaddr)
 		return refuse(c, "a loadable segment lies outside the user address range");
 	if ((ph->flags & PF_W) && (ph->flags & PF_X))
 		return refuse(c, "a loadable segment is both writable and executable");
@@ -259,10 +288,10 @@ static int add_segment(const struct elf_check *c, struct elf_image *out,
 
 	if (out->count == ELF_MAX_SEGMENTS)
 		return refuse(c, "more than 8 loadable segments");
-	for (i = out->count; i > 0 && out->seg[i - 1].vaddr > ph->vaddr; i--)
+	for (i = out->count; i > 0 && out->seg[i - 1].vaddr > ph->vaddr + c->bias; i--)
 		out->seg[i] = out->seg[i - 1];
 	out->seg[i] = (struct elf_segment){
-		.vaddr = ph->vaddr,
+		.vaddr = ph->vaddr + c->bias,
 		.memsz = ph->memsz,
 		.offset = ph->offset,
 		.filesz = ph->filesz,
@@ -284,11 +313,15 @@ static int check_phdr(const struct elf_check *c, const struct elf64_phdr *ph,
 		if (err == 0)
 			err = check_load_place(c, ph);
 		return err ? err : add_segment(c, out, ph);
-	case PT_INTERP:
-	case PT_DYNAMIC:
-		return refuse(c, "dynamically linked programs are not supported");
+	case PT_INTERP: /* a Linux program's: refused by read_interp */
+	case PT_DYNAMIC: /* a static PIE's relocations, which it applies itself */
+		if (c->abi == ELF_ABI_FERRITE)
+			return refuse(c, "dynamically linked programs are not supported");
+		return 0;
 	case PT_TLS:
-		return refuse(c, "thread-local storage (PT_TLS) is not supported");
+		if (c->abi == ELF_ABI_FERRITE)
+			return refuse(c, "thread-local storage (PT_TLS) is not supported");
+		return 0;
 	case PT_GNU_STACK:
 		if (ph->flags & PF_X)
 			return refuse(c, "the program asks for an executable stack");
@@ -336,6 +369,147 @@ static int check_shared_pages(const struct elf_check *c,
 	return 0;
 }
 
+/* find_phdr -- where the program headers lie in the process (AT_PHDR):
+ * PT_PHDR's address (read_abi found it), else the loaded bytes of the file
+ * that hold them; 0 if no segment loads them */
+static void find_phdr(const struct elf_check *c, const struct elf64_ehdr *eh,
+		      struct elf_image *out)
+{
+	uint64_t table = (uint64_t)eh->phnum * sizeof(struct elf64_phdr);
+
+	out->phdr = 0;
+	out->phnum = eh->phnum;
+	if (c->has_phdr && c->phdr_vaddr < c->user_top - c->bias) {
+		out->phdr = c->phdr_vaddr + c->bias;
+		return;
+	}
+	for (unsigned i = 0; i < out->count; i++) {
+		const struct elf_segment *s = &out->seg[i];
+
+		/* check_header: phoff + table <= file_size, no wrap */
+		if (eh->phoff >= s->offset && eh->phoff + table <= s->offset + s->filesz) {
+			out->phdr = s->vaddr + (eh->phoff - s->offset);
+			return;
+		}
+	}
+}
+
+/* note_is_ferrites -- whether one note (its header fields and name) is
+ * Ferrite's program note; a Ferrite note of another ABI version is refused */
+static int note_is_ferrites(const struct elf_check *c, const uint8_t *name,
+			    uint32_t namesz, uint32_t type, const uint8_t *desc,
+			    uint32_t descsz)
+{
+	const char want[] = FE_NOTE_NAME;
+	uint32_t abi;
+
+	if (namesz != sizeof(want) || type != FE_NOTE_PROGRAM)
+		return 0;
+	for (unsigned i = 0; i < sizeof(want); i++)
+		if (name[i] != (uint8_t)want[i])
+			return 0;
+	if (descsz != sizeof(abi))
+		return refuse(c, "Ferrite's program note is malformed");
+	__builtin_memcpy(&abi, desc, sizeof(abi));
+	if (abi != FE_NOTE_ABI)
+		return refuse(c, "the program was built for another version of Ferrite's system calls");
+	return 1;
+}
+
+/* read_notes -- whether a PT_NOTE's first NOTES_READ_MAX bytes hold
+ * Ferrite's note (1 or 0, or an error). Notes this cannot make sense of
+ * are not Ferrite's: other tools' notes are no business of ours. */
+static int read_notes(const struct elf_check *c, const struct elf64_phdr *ph)
+{
+	uint8_t buf[NOTES_READ_MAX];
+	uint64_t len = ph->filesz < sizeof(buf) ? ph->filesz : sizeof(buf);
+	uint64_t pos = 0;
+	int err;
+
+	if (ph->offset > c->file_size || len > c->file_size - ph->offset)
+		return 0;
+	err = read_exact(c, ph->offset, buf, len);
+	if (err)
+		return err;
+	while (len - pos >= 12) {
+		uint32_t namesz, descsz, type;
+		uint64_t name_at = pos + 12, desc_at, end;
+
+		__builtin_memcpy(&namesz, buf + pos, 4);
+		__builtin_memcpy(&descsz, buf + pos + 4, 4);
+		__builtin_memcpy(&type, buf + pos + 8, 4);
+		desc_at = name_at + (((uint64_t)namesz + 3) & ~3ull);
+		end = desc_at + (((uint64_t)descsz + 3) & ~3ull);
+		if (end > len || desc_at + descsz > len)
+			return 0;
+		err = note_is_ferrites(c, buf + name_at, namesz, type, buf + desc_at, descsz);
+		if (err)
+			return err;
+		pos = end;
+	}
+	return 0;
+}
+
+/* read_interp -- refuse a program that needs an interpreter, naming it */
+static int read_interp(const struct elf_check *c, const struct elf64_phdr *ph,
+		       struct elf_image *out)
+{
+	char path[ELF_INTERP_SHOWN];
+	uint64_t len = ph->filesz < sizeof(path) - 1 ? ph->filesz : sizeof(path) - 1;
+	const char *lead = "not a static binary: it needs ";
+	size_t at = 0;
+	int err;
+
+	if (ph->offset > c->file_size || len > c->file_size - ph->offset)
+		return refuse(c, "not a static binary: it needs an interpreter");
+	err = read_exact(c, ph->offset, path, len);
+	if (err)
+		return err;
+	path[len] = 0;
+	while (*lead)
+		out->reason[at++] = *lead++;
+	for (size_t i = 0; path[i] && at < sizeof(out->reason) - 1; i++)
+		out->reason[at++] = path[i] >= 0x20 && path[i] < 0x7f ? path[i] : '?';
+	out->reason[at] = 0;
+	return refuse(c, out->reason);
+}
+
+/* read_abi -- the first pass: which kind of program this is (c->abi),
+ * and where PT_PHDR says the headers are; refusing a program that needs
+ * an interpreter */
+static int read_abi(struct elf_check *c, const struct elf64_ehdr *eh,
+		    struct elf_image *out)
+{
+	const struct elf64_phdr *interp = NULL;
+	struct elf64_phdr ph, interp_ph;
+	int err;
+
+	c->abi = ELF_ABI_LINUX;
+	for (unsigned i = 0; i < eh->phnum; i++) {
+		err = read_exact(c, eh->phoff + i * sizeof(ph), &ph, sizeof(ph));
+		if (err)
+			return err;
+		if (ph.type == PT_NOTE && c->abi != ELF_ABI_FERRITE) {
+			err = read_notes(c, &ph);
+			if (err < 0)
+				return err;
+			if (err)
+				c->abi = ELF_ABI_FERRITE;
+		}
+		if (ph.type == PT_PHDR && !c->has_phdr) {
+			c->has_phdr = 1;
+			c->phdr_vaddr = ph.vaddr;
+		}
+		if (ph.type == PT_INTERP && !interp) {
+			interp_ph = ph;
+			interp = &interp_ph;
+		}
+	}
+	if (interp && c->abi == ELF_ABI_LINUX)
+		return read_interp(c, interp, out);
+	return 0;
+}
+
 /* check_entry -- whether the entry point lies in an executable segment's file contents */
 static int check_entry(const struct elf_check *c, const struct elf_image *out)
 {
@@ -354,7 +528,7 @@ int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 	      uint64_t user_base, uint64_t user_top,
 	      struct elf_image *out, const char **why)
 {
-	const struct elf_check c = {
+	struct elf_check c = {
 		.read = read, .ctx = ctx, .file_size = file_size,
 		.user_base = user_base, .user_top = user_top, .why = why,
 	};
@@ -370,15 +544,25 @@ int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 	err = read_exact(&c, 0, &eh, sizeof(eh));
 	if (err == 0)
 		err = check_header(&c, &eh);
+	if (err == 0)
+		err = read_abi(&c, &eh, out);
+	if (err == 0)
+		err = check_kind(&c, &eh);
 	if (err)
 		return err;
-	out->entry = eh.entry;
+	if (eh.entry >= user_top - c.bias)
+		return refuse(&c, "the entry point is not inside an executable segment");
+	out->abi = c.abi;
+	out->bias = c.bias;
+	out->entry = eh.entry + c.bias;
 	out->count = 0;
 	err = check_phdrs(&c, &eh, out);
 	if (err == 0)
 		err = check_shared_pages(&c, out);
 	if (err == 0)
 		err = check_entry(&c, out);
+	if (err == 0)
+		find_phdr(&c, &eh, out);
 	if (err == 0)
 		*why = NULL;
 	return err;

@@ -6,8 +6,17 @@
  * (copy on write), its bss, stack and heap from anonymous memory. elf_parse
  * decides whether an image can be run that way and describes its loadable
  * segments; it refuses anything else -- malformed, hostile, or merely of a
- * kind Ferrite does not run (dynamic, position-independent, TLS) -- with
- * -ERR_NOEXEC and a one-line reason. docs/programs.md lists every check.
+ * kind Ferrite does not run (dynamic) -- with -ERR_NOEXEC and a one-line
+ * reason. docs/programs.md lists every check.
+ *
+ * Two kinds of program run, told apart by one note. Ferrite's own programs
+ * carry a PT_NOTE with the note FE_NOTE_NAME / FE_NOTE_PROGRAM (user/crt0.S
+ * emits it, user/user.ld keeps it): they start with Ferrite's calls and
+ * must be fixed-address executables without TLS, as libfe makes them.
+ * Every other executable is a Linux program (kernel/linux/): a static
+ * executable, fixed-address or position-independent (static PIE, loaded at
+ * ELF_PIE_BIAS), with or without TLS; one that names an interpreter is
+ * refused with the interpreter's path in the reason.
  *
  * Pure C: no allocation, no kernel services, only <ferrite/errors.h> and
  * <ferrite/syscall.h>; the kernel and the host unit test compile the same
@@ -31,6 +40,7 @@ struct elf_segment {
 /*
  * A checked executable. Invariants after elf_parse returns 0:
  *  - 1 <= count <= ELF_MAX_SEGMENTS, seg[] sorted by vaddr;
+ *  - every address below includes the bias;
  *  - every segment: 0 < memsz, filesz <= memsz, offset + filesz <= file_size,
  *    vaddr % 4096 == offset % 4096, [vaddr, vaddr + memsz) inside
  *    [user_base, user_top), prot has FE_PROT_READ and never both
@@ -39,10 +49,28 @@ struct elf_segment {
  *    pages first), so each page gets exactly one protection;
  *  - entry lies in [vaddr, vaddr + filesz) of a segment with FE_PROT_EXEC.
  */
+enum elf_abi {
+	ELF_ABI_FERRITE = 1,    /* carries Ferrite's note */
+	ELF_ABI_LINUX = 2,      /* everything else */
+};
+
+/* Where a position-independent Linux program is loaded: every address of
+ * its file plus this. A multiple of ELF_PIE_ALIGN_MAX. */
+#define ELF_PIE_BIAS 0x0000555555000000ull
+#define ELF_PIE_ALIGN_MAX (16ull << 20)
+
+/* The longest interpreter path a refusal quotes (longer ones are cut). */
+#define ELF_INTERP_SHOWN 64
+
 struct elf_image {
-	uint64_t entry;
+	uint64_t entry;         /* with the bias */
+	uint64_t bias;          /* added to every address of the file: ELF_PIE_BIAS or 0 */
+	uint64_t phdr;          /* the program headers in the process (AT_PHDR); 0: not loaded */
+	unsigned phnum;
+	unsigned abi;           /* enum elf_abi */
 	unsigned count;         /* PT_LOAD segments, sorted by vaddr */
 	struct elf_segment seg[ELF_MAX_SEGMENTS];
+	char reason[48 + ELF_INTERP_SHOWN]; /* a refusal that names a path */
 };
 
 /* read `len` bytes at `off` of the image into buf: bytes read, or negative error */
@@ -56,8 +84,8 @@ typedef int64_t (*elf_read_fn)(void *ctx, uint64_t off, void *buf, uint64_t len)
  * user_base and user_top must be page-aligned with user_base < user_top
  * (else -ERR_INVAL): segments must lie in [user_base, user_top). A negative
  * result of `read` is returned as it is, a short read as -ERR_IO; *why is
- * set on every failure and to NULL on success. *out is meaningful only on
- * success.
+ * set on every failure and to NULL on success; it may point into
+ * out->reason. *out is meaningful only on success.
  */
 int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 	      uint64_t user_base, uint64_t user_top,

@@ -350,6 +350,14 @@ def test_import_refuses_a_bound_name_unless_replace(tmp_path):
     assert_clean(image)
 
 
+def ferrite_pie():
+    """bin/hello with e_type ET_DYN: a position-independent Ferrite program"""
+    with open(HELLO, "rb") as f:
+        data = bytearray(f.read())
+    data[16:18] = (3).to_bytes(2, "little")
+    return bytes(data)
+
+
 def test_import_code_checks_the_program_as_a_spawn_does(tmp_path):
     # objtool runs the kernel's own checker (kernel/task/elf.c): the
     # reasons are the kernel's, and it looks past the file header.
@@ -360,7 +368,8 @@ def test_import_code_checks_the_program_as_a_spawn_does(tmp_path):
         "elf32": (elf_header(e_class=1), "not a 64-bit ELF file"),
         "bigendian": (elf_header(e_data=2), "not a little-endian ELF file"),
         "arm": (elf_header(e_machine=183), "not x86_64"),
-        "pie": (elf_header(e_type=3), "position-independent executables and shared "
+        # a Ferrite program (it carries Ferrite's note) made position-independent
+        "pie": (ferrite_pie(), "position-independent executables and shared "
                 "objects are not supported"),
         "object": (elf_header(e_type=1), "relocatable object files are not supported"),
         "nosegments": (elf_header(), "no program headers"),

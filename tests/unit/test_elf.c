@@ -2,9 +2,11 @@
  * test_elf.c -- host unit tests of the ELF checker (kernel/task/elf.c, the
  * same source the kernel compiles, linked with Ferrite's libc).
  *
- * A valid minimal executable is built in memory -- an R+X text segment and an
- * R+W data+bss segment, plus a PT_GNU_STACK -- and must parse to exactly the
- * expected segments. Then each rule is broken on a copy of it, one test per
+ * A valid minimal Ferrite program is built in memory -- an R+X text segment
+ * and an R+W data+bss segment, a PT_GNU_STACK and the PT_NOTE of Ferrite's
+ * note -- and must parse to exactly the expected segments. Without the
+ * note it is a Linux program, which the Linux rules (static PIE, TLS, a
+ * named interpreter refused) are tested on. Then each rule is broken on a copy of it, one test per
  * rule, and the exact reason is checked, with the nearest accepted case
  * where a rule has a boundary. A fuzz test flips bytes, plants edge values
  * and truncates the image 10,000 times: every result must be 0 (and then the
@@ -41,7 +43,9 @@
 #define PH_TEXT 0
 #define PH_DATA 1
 #define PH_STACK 2
-#define PHNUM 3
+#define PH_NOTE 3
+#define PHNUM 4
+#define NOTE_OFFSET 0x200u    /* Ferrite's note, in the text segment's first page */
 #define MAX_PHNUM 64
 
 #define RX (FE_PROT_READ | FE_PROT_EXEC)
@@ -79,6 +83,19 @@ static void set_load(struct image *im, unsigned i, uint64_t offset,
 	};
 }
 
+/* set_note -- Ferrite's program note at NOTE_OFFSET, with ABI version `abi` */
+static void set_note(struct image *im, uint32_t abi)
+{
+	const uint32_t head[3] = { sizeof(FE_NOTE_NAME), 4, FE_NOTE_PROGRAM };
+
+	memcpy(im->bytes + NOTE_OFFSET, head, sizeof(head));
+	memcpy(im->bytes + NOTE_OFFSET + 12, FE_NOTE_NAME, sizeof(FE_NOTE_NAME));
+	memcpy(im->bytes + NOTE_OFFSET + 20, &abi, 4);
+}
+
+/* make_linux -- the valid executable without Ferrite's note: a Linux program */
+static void make_linux(struct image *im);
+
 /* make_valid -- build the valid two-segment executable in *im */
 static void make_valid(struct image *im)
 {
@@ -97,8 +114,19 @@ static void make_valid(struct image *im)
 		 PF_R | PF_W);
 	*phdr(im, PH_STACK) = (Elf64_Phdr){
 		.p_type = PT_GNU_STACK, .p_flags = PF_R | PF_W, .p_align = 16};
+	*phdr(im, PH_NOTE) = (Elf64_Phdr){
+		.p_type = PT_NOTE, .p_flags = PF_R, .p_offset = NOTE_OFFSET,
+		.p_vaddr = TEXT_VADDR + NOTE_OFFSET, .p_filesz = 24, .p_memsz = 24,
+		.p_align = 4};
+	set_note(im, FE_NOTE_ABI);
 	memset(im->bytes + ENTRY - TEXT_VADDR, 0xf4, TEXT_SIZE - 0x1000); /* hlt */
 	memset(im->bytes + DATA_OFFSET, 0x5a, DATA_FILESZ);
+}
+
+static void make_linux(struct image *im)
+{
+	make_valid(im);
+	ehdr(im)->e_phnum = PHNUM - 1; /* the note is the last header */
 }
 
 /* read_image -- the elf_read_fn over a struct image; a read outside the file fails the test */
@@ -215,7 +243,8 @@ CHECK_TEST(valid_image_parses_to_its_segments)
 
 	make_valid(&im);
 	check_valid_result(&im);
-	CHECK_EQ(im.reads, 1 + PHNUM); /* the header, then each program header once */
+	/* the header; each program header twice (the notes first); the note */
+	CHECK_EQ(im.reads, 1 + 2 * PHNUM + 1);
 }
 
 CHECK_TEST(segments_come_out_sorted_by_address)
@@ -662,6 +691,74 @@ CHECK_TEST(thread_local_storage)
 	refused(&im, "thread-local storage (PT_TLS) is not supported");
 }
 
+/* --- Linux programs ----------------------------------------------------- */
+
+CHECK_TEST(without_the_note_a_program_is_linux_s_and_may_use_tls)
+{
+	struct image im;
+	struct elf_image out;
+	const char *why;
+
+	make_linux(&im);
+	phdr(&im, PH_STACK)->p_type = PT_TLS;
+	CHECK_EQ(parse(&im, &out, &why), 0);
+	CHECK_EQ(out.abi, ELF_ABI_LINUX);
+	CHECK_EQ(out.bias, 0);
+	CHECK_EQ(out.phdr, TEXT_VADDR + sizeof(Elf64_Ehdr)); /* loaded with the text */
+	CHECK_EQ(out.phnum, PHNUM - 1);
+	make_valid(&im);
+	CHECK_EQ(parse(&im, &out, &why), 0);
+	CHECK_EQ(out.abi, ELF_ABI_FERRITE);
+}
+
+CHECK_TEST(a_static_pie_is_loaded_at_the_bias)
+{
+	struct image im;
+	struct elf_image out;
+	const char *why;
+
+	make_linux(&im);
+	ehdr(&im)->e_type = ET_DYN;
+	phdr(&im, PH_STACK)->p_type = PT_DYNAMIC; /* its own relocations */
+	CHECK_EQ(parse(&im, &out, &why), 0);
+	CHECK_EQ(out.bias, ELF_PIE_BIAS);
+	CHECK_EQ(out.entry, ENTRY + ELF_PIE_BIAS);
+	check_segment(&out.seg[0], TEXT_VADDR + ELF_PIE_BIAS, TEXT_SIZE, 0, TEXT_SIZE, RX);
+	check_segment(&out.seg[1], DATA_VADDR + ELF_PIE_BIAS, DATA_MEMSZ, DATA_OFFSET,
+		      DATA_FILESZ, RW);
+	phdr(&im, PH_DATA)->p_align = 32ull << 20;
+	refused(&im, "a position-independent program's segment asks for an alignment above 16 MiB");
+}
+
+CHECK_TEST(a_program_that_needs_an_interpreter_is_refused_naming_it)
+{
+	static const char path[] = "/lib64/ld-linux-x86-64.so.2";
+	struct image im;
+
+	make_linux(&im);
+	memcpy(im.bytes + 0x300, path, sizeof(path));
+	*phdr(&im, PH_STACK) = (Elf64_Phdr){
+		.p_type = PT_INTERP, .p_offset = 0x300, .p_filesz = sizeof(path)};
+	refused(&im, "not a static binary: it needs /lib64/ld-linux-x86-64.so.2");
+	phdr(&im, PH_STACK)->p_offset = IMAGE_SIZE; /* its path outside the file */
+	refused(&im, "not a static binary: it needs an interpreter");
+}
+
+CHECK_TEST(a_ferrite_note_of_another_abi_is_refused)
+{
+	struct image im;
+
+	make_valid(&im);
+	set_note(&im, FE_NOTE_ABI + 1);
+	refused(&im, "the program was built for another version of Ferrite's system calls");
+	make_valid(&im);
+	memcpy(im.bytes + NOTE_OFFSET + 4, &(uint32_t){ 8 }, 4); /* descsz */
+	phdr(&im, PH_NOTE)->p_filesz = 28;
+	refused(&im, "Ferrite's program note is malformed");
+	phdr(&im, PH_NOTE)->p_filesz = 24; /* a note past its segment: not Ferrite's */
+	CHECK_EQ(parse(&im, &(struct elf_image){ 0 }, &(const char *){ NULL }), 0);
+}
+
 CHECK_TEST(executable_stack)
 {
 	struct image im;
@@ -805,6 +902,7 @@ CHECK_TEST(host_gcc_static_executable)
 		goto out;
 	}
 	CHECK_EQ(out.entry, ehdr(im)->e_entry);
+	CHECK_EQ(out.abi, ELF_ABI_LINUX); /* the host's gcc, not Ferrite's crt0 */
 	check_promises(&out, im->size);
 	for (unsigned i = 0; i < ehdr(im)->e_phnum; i++) {
 		const Elf64_Phdr *ph = phdr(im, i);
