@@ -145,6 +145,7 @@ include tools/objtool/objtool.mk
 include tools/heapformat/heapformat.mk
 include tests/bench/bench.mk
 include tools/nvmtrace/nvmtrace.mk
+include tests/linux/linux.mk
 
 tools: $(UNIT_TESTS) objstore $(BUILD)/objtool $(HEAPFORMAT_JSON) $(NVMTRACE_PLUGIN)
 
@@ -175,7 +176,7 @@ debug: deps all
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
 .PHONY: test-build test-kvm
-test-build: all plant trace-kernel mutants
+test-build: all plant trace-kernel mutants linux-programs
 
 test: deps
 	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build

@@ -44,6 +44,7 @@
 #include "epoch/rescue.h"
 #include "epoch/snapshot.h"
 #include "hostlink/hostlink.h"
+#include "linux/linux.h"
 #include "mm/frame.h"
 #include "mm/vm.h"
 #include "obj/kobj.h"
@@ -139,6 +140,7 @@ static __attribute__((noreturn)) void power_on(void)
 
 	kobj_on_delete(channel_deleted);
 	kobj_on_delete(pagecache_deleted);
+	linux_init();
 	console_init();
 	KLOG(&kroot->power_ons);
 	kroot->power_ons++;

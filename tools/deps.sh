@@ -26,14 +26,9 @@ packages=(
 	libpmemobj-dev  # make bench-objstore: PMDK's libpmemobj and its hashmap_tx example, the yardstick
 	libpmem-dev     # libpmemobj's flush layer (pulled by libpmemobj-dev; named for clarity)
 	gnuplot-nox     # the benchmark report's plots (tests/bench/report, and its test)
+	busybox-static  # Debian's static busybox, run unmodified in Ferrite (tests/system/test_linux.py); and the Linux + busybox boot of make bench
+	musl-tools      # musl-gcc: Linux programs built -static against musl (tests/linux/)
 )
-
-# only for `make bench`
-if [ "${1:-}" = --bench ]; then
-	packages+=(
-		busybox-static # the Linux + busybox boot the resume figure is compared with
-	)
-fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -306,6 +306,17 @@ uint64_t arch_saved_syscall_arg(const struct arch_user_regs *r, unsigned i);
  * after the call instead, with `result` as its value */
 void arch_syscall_complete_saved(struct arch_user_regs *r, int64_t result);
 
+/* arch_user_fs_base, arch_set_user_fs_base -- the FS base of the user
+ * thread this CPU runs (its thread-local storage), live in the CPU until
+ * the thread is saved; setting fails (false) for an address outside the
+ * user half */
+uint64_t arch_user_fs_base(void);
+bool arch_set_user_fs_base(uint64_t base);
+
+/* arch_random -- 64 unpredictable bits: the CPU's RDRAND where it has
+ * one, else the cycle counter stirred with every earlier value */
+uint64_t arch_random(void);
+
 /* arch_frame_ip -- the user instruction pointer of a frame */
 uint64_t arch_frame_ip(const struct trap_frame *tf);
 

@@ -341,6 +341,19 @@ static uint64_t in_count(void)
 	return con->in_queued - con->in_read;
 }
 
+/* console_readable -- typed bytes wait, or the console is a sink */
+bool console_readable(struct pctx *p)
+{
+	return console_has_sink(p) || in_count() > 0;
+}
+
+/* console_wait_input -- block until bytes are typed */
+int64_t console_wait_input(struct trap_frame *tf)
+{
+	sched_block(tf, KWAIT_CONSOLE, 0, 0);
+	return SYSCALL_BLOCKED;
+}
+
 /* copy_in_queue -- the first `len` unconsumed bytes into dst */
 static void copy_in_queue(char *dst, uint64_t len)
 {

@@ -50,6 +50,14 @@ int64_t console_set_sink(struct pctx *p, int64_t handle);
 /* console_has_sink -- whether p's console goes to a channel */
 bool console_has_sink(struct pctx *p);
 
+/* console_readable -- whether a read of p's console would not block:
+ * typed bytes wait, or its console is a sink (whose input is at its end) */
+bool console_readable(struct pctx *p);
+
+/* console_wait_input -- block the call of tf until bytes are typed (it is
+ * issued again then); SYSCALL_BLOCKED */
+int64_t console_wait_input(struct trap_frame *tf);
+
 /* console_inherit_sink -- at spawn: a child of a parent with a sink gets
  * a handle of its own to the same channel end as its sink */
 int console_inherit_sink(struct pctx *parent, struct pctx *child);

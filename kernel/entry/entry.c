@@ -31,13 +31,16 @@
 #include "console/console.h"
 #include "core/heap.h"
 #include "core/monitor.h"
+#include "core/panic.h"
 #include "core/printk.h"
 #include "core/smp.h"
 #include "entry/entry.h"
 #include "epoch/epoch.h"
 #include "epoch/rescue.h"
 #include "hostlink/hostlink.h"
+#include "linux/linux.h"
 #include "obj/kobj.h"
+#include "syscall/syscall.h"
 #include "task/proc.h"
 #include "task/sched.h"
 
@@ -46,6 +49,25 @@ bool kernel_enter_from_user(struct trap_frame *tf)
 {
 	klock_enter(tf);
 	return cpu_self()->running >= 0;
+}
+
+/* syscall_handler -- a SYSCALL from user mode: the undo log's room for
+ * one call checked (else the call is issued again after a commit,
+ * epoch_reserve_entry), then the call, by the caller's personality:
+ * Ferrite's calls (syscall/) or Linux's (linux/) */
+void syscall_handler(struct trap_frame *tf)
+{
+	struct pctx *p = sched_current();
+
+	KASSERT(p != NULL);
+	if (!epoch_reserve_entry()) {
+		arch_syscall_restart(tf);
+		return;
+	}
+	if (p->lx)
+		linux_syscall(tf, p);
+	else
+		syscall_native(tf, p);
 }
 
 /* take_input -- typed bytes into the console's queue, link bytes to the

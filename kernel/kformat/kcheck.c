@@ -93,16 +93,18 @@ static bool head(struct kcheck *k, uint64_t id, uint16_t type, const char *what,
 	return true;
 }
 
-/* kobj_bytes -- the bytes of kernel object `id`: its type, size and magic checked */
-static const void *kobj_bytes(struct kcheck *k, uint64_t id, uint16_t type,
-			uint64_t size, uint32_t magic, const char *what)
+/* kobj_bytes_of -- the bytes of kernel object `id`: its type, magic and
+ * size checked, the size being `size` or `older` (a layout it had before) */
+static const void *kobj_bytes_of(struct kcheck *k, uint64_t id, uint16_t type,
+				 uint64_t size, uint64_t older, uint32_t magic,
+				 const char *what)
 {
 	struct os_obj_info info;
 	const uint32_t *bytes;
 
 	if (!head(k, id, type, what, &info))
 		return NULL;
-	if (info.placement != OS_PLACE_SMALL || info.size != size) {
+	if (info.placement != OS_PLACE_SMALL || (info.size != size && info.size != older)) {
 		problem(k, "%s: #%llu has %llu bytes, its layout %llu", what, ULL(id),
 			ULL(info.size), ULL(size));
 		return NULL;
@@ -114,6 +116,20 @@ static const void *kobj_bytes(struct kcheck *k, uint64_t id, uint16_t type,
 		return NULL;
 	}
 	return bytes;
+}
+
+/* kobj_bytes -- the bytes of kernel object `id`: its type, size and magic checked */
+static const void *kobj_bytes(struct kcheck *k, uint64_t id, uint16_t type,
+			      uint64_t size, uint32_t magic, const char *what)
+{
+	return kobj_bytes_of(k, id, type, size, size, magic, what);
+}
+
+/* kproc_bytes -- a process object: its layout now, or the one before kproc.linux_state */
+static const struct kproc *kproc_bytes(struct kcheck *k, uint64_t id, const char *what)
+{
+	return kobj_bytes_of(k, id, OS_TYPE_PROCESS, sizeof(struct kproc),
+			     KPROC_SIZE_BEFORE_LINUX, KPROC_MAGIC, what);
 }
 
 /* anon -- whether `id` is an anonymous object of `size` bytes, every page made if `full` */
@@ -213,8 +229,7 @@ static void check_handles(struct kcheck *k, uint64_t id, uint64_t pid,
 		if (info.type == OS_TYPE_CHANNEL)
 			check_channel(k, h->object, what);
 		else if (info.type == OS_TYPE_PROCESS)
-			(void)kobj_bytes(k, h->object, OS_TYPE_PROCESS,
-					 sizeof(struct kproc), KPROC_MAGIC, what);
+			(void)kproc_bytes(k, h->object, what);
 		/* Invariant: the only kernel object a handle names is the link. */
 		else if (info.type == OS_TYPE_KERNEL &&
 			 h->object != os_app_root(k->os, OS_APP_ROOT_LINK))
@@ -356,6 +371,76 @@ static void check_threads(struct kcheck *k, const struct kproc *p, uint64_t id)
 }
 
 /* check_process -- a live process in table slot `slot`, and what it holds */
+/* path_ok -- whether a klinux path is NUL-terminated, and empty or ending in '/' */
+static bool path_ok(const char *path)
+{
+	const char *end = memchr(path, 0, KLINUX_PATH_MAX);
+
+	return end && (end == path || end[-1] == '/');
+}
+
+/* check_lxfile -- an open file of a Linux program */
+static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner)
+{
+	const struct klxfile *f = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*f),
+					     KLXFILE_MAGIC, owner);
+	struct os_obj_info info;
+
+	if (!f)
+		return;
+	if (f->kind < KLXFILE_CONSOLE || f->kind > KLXFILE_KIND_LAST || f->reserved ||
+	    f->reserved2 || !path_ok(f->path) || !memchr(f->cursor, 0, sizeof(f->cursor)))
+		problem(k, "%s: open file #%llu: kind %u, reserved fields or paths out of range",
+			owner, ULL(id), f->kind);
+	else if (f->kind == KLXFILE_OBJECT) {
+		if (head(k, f->object, 0, owner, &info) &&
+		    info.type != OS_TYPE_BLOB && info.type != OS_TYPE_CODE)
+			problem(k, "%s: open file #%llu shows #%llu, of type %s, not a file",
+				owner, ULL(id), ULL(f->object), os_obj_type_name(info.type));
+	} else if (f->object) {
+		problem(k, "%s: open file #%llu of kind %u holds object #%llu",
+			owner, ULL(id), f->kind, ULL(f->object));
+	}
+}
+
+/* check_linux -- a Linux program's state (kformat.h lists the invariants) */
+static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
+{
+	const struct klinux *lx;
+	struct os_obj_info info;
+	char what[96];
+
+	snprintf(what, sizeof(what), "Linux state #%llu (pid %llu)", ULL(id), ULL(pid));
+	lx = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*lx), KLINUX_MAGIC, what);
+	if (!lx)
+		return;
+	if (lx->version != KLINUX_VERSION) {
+		problem(k, "%s: version %u; this kernel knows version %u", what,
+			lx->version, KLINUX_VERSION);
+		return;
+	}
+	if (lx->brk_start % FE_PAGE_SIZE || lx->brk_start < FE_USER_BASE ||
+	    lx->brk < lx->brk_start || lx->brk - lx->brk_start > KLINUX_BRK_MAX ||
+	    lx->brk >= FE_USER_TOP)
+		problem(k, "%s: break [%#llx, %#llx) out of range", what,
+			ULL(lx->brk_start), ULL(lx->brk));
+	(void)head(k, lx->brk_object, OS_TYPE_ANON, what, &info);
+	if (!path_ok(lx->root) || !path_ok(lx->cwd))
+		problem(k, "%s: root or current directory malformed", what);
+	for (unsigned fd = 0; fd < KLINUX_FDS; fd++) {
+		const struct klinux_fd *d = &lx->fd[fd];
+
+		if (d->flags & ~KLINUX_FD_FLAGS || d->reserved || (!d->file && d->flags))
+			problem(k, "%s: descriptor %u: flags %#x out of range", what, fd, d->flags);
+		if (d->file) {
+			char fdwhat[128];
+
+			snprintf(fdwhat, sizeof(fdwhat), "%s: descriptor %u", what, fd);
+			check_lxfile(k, d->file, fdwhat);
+		}
+	}
+}
+
 static void check_process(struct kcheck *k, const struct kroot *r,
 			  unsigned slot, uint64_t id)
 {
@@ -364,7 +449,7 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	const struct kproc *p;
 
 	snprintf(what, sizeof(what), "process table slot %u", slot);
-	p = kobj_bytes(k, id, OS_TYPE_PROCESS, sizeof(*p), KPROC_MAGIC, what);
+	p = kproc_bytes(k, id, what);
 	if (!p)
 		return;
 	if (p->state != KPROC_ALIVE || p->slot != slot) {
@@ -388,6 +473,15 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	check_handles(k, p->handles, p->pid, what);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): code", ULL(id), ULL(p->pid));
 	(void)head(k, p->code, OS_TYPE_CODE, what, &info);
+	if (!(p->flags & KPROC_LINUX))
+		return;
+	/* only a process of the layout with linux_state has the flag */
+	if (os_obj_stat(k->os, id, &info) || info.size != sizeof(*p)) {
+		problem(k, "process #%llu (pid %llu): a Linux program in a process of the older layout",
+			ULL(id), ULL(p->pid));
+		return;
+	}
+	check_linux(k, p->linux_state, p->pid);
 }
 
 /* check_console -- the console object and its two rings */

@@ -44,6 +44,10 @@
  *   khandles  OS_TYPE_HANDLES: the handle table
  *   kchannel  OS_TYPE_CHANNEL: two bounded message queues (one per direction),
  *             each an anonymous object of FE_CHAN_QUEUE slots of one page
+ *   klinux    OS_TYPE_KERNEL: a Linux program's state (kernel/linux/):
+ *             its descriptors, program break, directories, terminal modes
+ *   klxfile   OS_TYPE_KERNEL: one open file of a Linux program (an open
+ *             file description: what a descriptor names, with its offset)
  *
  * Reference counts (os_obj_ref): a process object is held by its process
  * table slot while it runs and by every handle to it; a thread, address
@@ -82,6 +86,8 @@
 #define KCONSOLE_MAGIC 0x534e4f43u /* "CONS" */
 #define KCLOCK_MAGIC 0x4b434c43u   /* "CLCK" */
 #define KLINK_MAGIC 0x4b4e494cu    /* "LINK" */
+#define KLINUX_MAGIC 0x584e4e4cu   /* "LNNX" */
+#define KLXFILE_MAGIC 0x4c46584cu  /* "LXFL" */
 
 #define KROOT_VERSION 2
 
@@ -237,7 +243,12 @@ enum kproc_state {
  * was reserved, and objects are made zeroed), so no layout version. */
 #define KPROC_RESCUE 0x1u              /* a safe power-on's rescue shell (epoch/rescue.c) */
 #define KPROC_LINK 0x2u                /* the host link's service (hostlink/hostlink.c) */
-#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK)
+#define KPROC_LINUX 0x4u               /* a Linux program: kproc.linux_state is its state */
+#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX)
+
+/* A process made before kproc.linux_state existed is this many bytes: it has no
+ * KPROC_LINUX, and nothing reads its missing linux_state. */
+#define KPROC_SIZE_BEFORE_LINUX 240
 
 struct kproc {
 	uint32_t magic;
@@ -253,8 +264,9 @@ struct kproc {
 	uint64_t cpu_ns;               /* running time charged */
 	char name[32];                 /* argv[0], NUL-terminated */
 	struct fe_exit_info exit;      /* valid once KPROC_EXITED */
+	uint64_t linux_state;          /* KPROC_LINUX: its klinux object (held); else 0 */
 };
-KFORMAT_SIZE(kproc, 240);
+KFORMAT_SIZE(kproc, 248);
 KFORMAT_AT(kproc, magic, 0);
 KFORMAT_AT(kproc, state, 4);
 KFORMAT_AT(kproc, pid, 8);
@@ -268,6 +280,7 @@ KFORMAT_AT(kproc, flags, 60);
 KFORMAT_AT(kproc, cpu_ns, 64);
 KFORMAT_AT(kproc, name, 72);
 KFORMAT_AT(kproc, exit, 104);
+KFORMAT_AT(kproc, linux_state, 240);
 _Static_assert(sizeof(struct kproc) <= KFORMAT_SMALL_MAX, "a small object");
 
 enum kthread_state {
@@ -290,6 +303,10 @@ enum kwait {
 };
 #define KWAIT_LAST KWAIT_LINK_OUT
 
+/* kthread.blocked_call of a Linux program: its call number with this bit,
+ * so that no Linux call is ever taken for Ferrite's call of that number. */
+#define KTHREAD_CALL_LINUX 0x80000000u
+
 /* The threads of one process: at most this many, numbered (tid) from 0. */
 #define KPROC_MAX_THREADS FE_THREADS_MAX
 
@@ -298,7 +315,8 @@ struct kthread {
 	uint32_t state;                /* enum kthread_state */
 	uint64_t proc;                 /* its process object id */
 	uint32_t wait;                 /* enum kwait, when blocked */
-	uint32_t blocked_call;         /* SYS_ number re-issued when woken */
+	uint32_t blocked_call;         /* SYS_ number re-issued when woken;
+					* KTHREAD_CALL_LINUX | a Linux call's */
 	uint64_t wait_obj;
 	uint64_t wake_ns;
 	/* The three fields below were reserved (zero) before threads: a
@@ -431,6 +449,123 @@ KFORMAT_AT(kchannel, open, 4);
 KFORMAT_AT(kchannel, reserved, 12);
 KFORMAT_AT(kchannel, queue, 16);
 _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * A Linux program's state (kernel/linux/), held by its process
+ * (kproc.linux_state). Paths are catalogue names: `root` is the part of the
+ * catalogue the program sees as `/` (a prefix ending in '/', or "" for the
+ * whole catalogue) and `cwd` the current directory below it ("" or a
+ * prefix ending in '/'), both NUL-terminated. Each descriptor names an open
+ * file (a klxfile, held by the descriptor); descriptors that share an open
+ * file (dup) share its offset. The terminal modes are the termios the
+ * program set with TCSETS, which decide how its reads of the console are
+ * edited and echoed.
+ *
+ * The break shows brk_object, an anonymous object of KLINUX_BRK_MAX bytes
+ * (sparse), mapped at brk_start for as much as the break covers.
+ *
+ * Invariants (kcheck.c): version KLINUX_VERSION; brk_start <= brk <=
+ * brk_start + KLINUX_BRK_MAX, in the user half, brk_start page aligned;
+ * brk_object an anonymous object; root and cwd NUL-terminated,
+ * empty or ending in '/'; every fd[i].file 0 or a klxfile; fd flags within
+ * KLINUX_FD_FLAGS.
+ */
+#define KLINUX_VERSION 1
+#define KLINUX_FDS 64                  /* descriptors 0 .. KLINUX_FDS - 1 */
+#define KLINUX_BRK_MAX (1ull << 30)    /* the most the break may grow */
+#define KLINUX_PATH_MAX (FE_NAME_MAX + 1)
+#define KLINUX_FD_CLOEXEC 0x1u
+#define KLINUX_FD_FLAGS KLINUX_FD_CLOEXEC
+#define KLINUX_NCCS 19                 /* Linux's struct termios (TCGETS), x86-64 */
+
+struct klinux_fd {
+	uint64_t file;                 /* klxfile object (held); 0: a free descriptor */
+	uint32_t flags;                /* KLINUX_FD_* */
+	uint32_t reserved;
+};
+KFORMAT_SIZE(klinux_fd, 16);
+KFORMAT_AT(klinux_fd, file, 0);
+KFORMAT_AT(klinux_fd, flags, 8);
+KFORMAT_AT(klinux_fd, reserved, 12);
+
+struct klinux_termios {
+	uint32_t iflag, oflag, cflag, lflag;
+	uint8_t line;
+	uint8_t cc[KLINUX_NCCS];
+};
+KFORMAT_SIZE(klinux_termios, 36);
+KFORMAT_AT(klinux_termios, lflag, 12);
+KFORMAT_AT(klinux_termios, cc, 17);
+
+struct klinux {
+	uint32_t magic;                /* KLINUX_MAGIC */
+	uint32_t version;              /* KLINUX_VERSION */
+	uint64_t brk_start;            /* the program break's lowest address */
+	uint64_t brk;                  /* the break now; [brk_start, page_up(brk)) is mapped */
+	uint64_t tid_address;          /* set_tid_address of its first thread; 0: none */
+	uint64_t brk_object;           /* the anonymous object the break shows (held) */
+	uint32_t umask;
+	uint32_t reserved;
+	struct klinux_termios termios;
+	uint32_t reserved2;
+	char root[KLINUX_PATH_MAX];
+	char cwd[KLINUX_PATH_MAX];
+	struct klinux_fd fd[KLINUX_FDS];
+};
+KFORMAT_SIZE(klinux, 1624);
+KFORMAT_AT(klinux, magic, 0);
+KFORMAT_AT(klinux, version, 4);
+KFORMAT_AT(klinux, brk_start, 8);
+KFORMAT_AT(klinux, brk, 16);
+KFORMAT_AT(klinux, tid_address, 24);
+KFORMAT_AT(klinux, brk_object, 32);
+KFORMAT_AT(klinux, umask, 40);
+KFORMAT_AT(klinux, reserved, 44);
+KFORMAT_AT(klinux, termios, 48);
+KFORMAT_AT(klinux, reserved2, 84);
+KFORMAT_AT(klinux, root, 88);
+KFORMAT_AT(klinux, cwd, 344);
+KFORMAT_AT(klinux, fd, 600);
+_Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * One open file of Linux programs (an open file description): what it
+ * is, how it was opened, and its offset. Held by each descriptor naming it.
+ * A catalogue object it shows is held by it (`object`); `path` is the
+ * name it was opened by, below the program's root ("" for the root), and
+ * for a directory `cursor` is the last name getdents64 returned ("" at the
+ * start).
+ */
+enum klxfile_kind {
+	KLXFILE_CONSOLE = 1,           /* the console, or the sink it was sent to */
+	KLXFILE_NULL = 2,              /* /dev/null */
+	KLXFILE_ZERO = 3,              /* /dev/zero */
+	KLXFILE_RANDOM = 4,            /* /dev/urandom, /dev/random */
+	KLXFILE_OBJECT = 5,            /* a blob or code object of the catalogue */
+	KLXFILE_DIR = 6,               /* a directory: a name prefix */
+};
+#define KLXFILE_KIND_LAST KLXFILE_DIR
+
+struct klxfile {
+	uint32_t magic;                /* KLXFILE_MAGIC */
+	uint16_t kind;                 /* enum klxfile_kind */
+	uint16_t reserved;
+	uint32_t flags;                /* the open flags kept: access mode, O_APPEND, O_NONBLOCK (Linux's values) */
+	uint32_t reserved2;
+	uint64_t object;               /* KLXFILE_OBJECT: the object (held); else 0 */
+	uint64_t offset;
+	char path[KLINUX_PATH_MAX];
+	char cursor[KLINUX_PATH_MAX];
+};
+KFORMAT_SIZE(klxfile, 544);
+KFORMAT_AT(klxfile, magic, 0);
+KFORMAT_AT(klxfile, kind, 4);
+KFORMAT_AT(klxfile, flags, 8);
+KFORMAT_AT(klxfile, object, 16);
+KFORMAT_AT(klxfile, offset, 24);
+KFORMAT_AT(klxfile, path, 32);
+KFORMAT_AT(klxfile, cursor, 288);
+_Static_assert(sizeof(struct klxfile) <= KFORMAT_SMALL_MAX, "a small object");
 
 _Static_assert(__builtin_offsetof(struct kthread, regs) % 16 == 0,
 	       "FXSAVE needs 16-byte alignment");

@@ -8,18 +8,18 @@
  * each decodes its arguments, checks all of them, then acts (syscall.h).
  * docs/syscalls.md is the reference.
  *
- * Before a call runs, epoch_reserve_entry checks that the undo log has room for
- * everything one call may log (HEAP_ENTRY_LOG_MAX); if not, the call is
- * restarted after a commit, so objstore never runs out of log half way
- * through a call and a commit never records a thread in the middle of one.
- * A call that meets a damaged heap structure (objstore's -ERR_CORRUPT)
+ * Before a call comes here, the entry room (entry/entry.c) has checked that
+ * the undo log has room for everything one call may log
+ * (HEAP_ENTRY_LOG_MAX), or restarted the call after a commit, so objstore
+ * never runs out of log half way through a call and a commit never
+ * records a thread in the middle of one; and it has sent Linux programs'
+ * calls to kernel/linux/ instead. A call that meets a damaged heap structure (objstore's -ERR_CORRUPT)
  * stops the machine without committing (heap_damaged).
  */
 #include "arch/arch.h"
 #include "core/heap.h"
 #include "core/panic.h"
 #include "ferrite/errors.h"
-#include "epoch/epoch.h"
 #include "task/proc.h"
 #include "syscall/syscall.h"
 
@@ -74,18 +74,13 @@ static const syscall_fn syscalls[SYS__COUNT] = {
 	[SYS_LINK_WRITE] = sys_link_write,
 };
 
-/* syscall_handler -- a SYSCALL from user mode */
-void syscall_handler(struct trap_frame *tf)
+/* syscall_native -- the SYSCALL of frame tf, from Ferrite program `caller` */
+void syscall_native(struct trap_frame *tf, struct pctx *caller)
 {
-	struct syscall call = { .tf = tf, .caller = sched_current() };
+	struct syscall call = { .tf = tf, .caller = caller };
 	uint64_t nr = arch_syscall_number(tf);
 	int64_t result;
 
-	KASSERT(call.caller != NULL);
-	if (!epoch_reserve_entry()) {
-		arch_syscall_restart(tf); /* re-issued after the commit */
-		return;
-	}
 	if (nr >= SYS__COUNT || !syscalls[nr]) {
 		arch_syscall_set_result(tf, -ERR_NOSYS);
 		return;

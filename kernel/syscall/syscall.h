@@ -30,6 +30,10 @@ struct syscall {
 
 typedef int64_t (*syscall_fn)(struct syscall *call);
 
+/* syscall_native -- carry out the SYSCALL of frame tf from Ferrite program
+ * `caller` (entry.c has checked the log's room) */
+void syscall_native(struct trap_frame *tf, struct pctx *caller);
+
 /* --- helpers (syscall.c) ------------------------------------------------- */
 
 /* copy_name -- a catalogue name of `len` bytes from the caller's memory at

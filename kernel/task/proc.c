@@ -13,6 +13,11 @@
  * process object, with how it ended, for as long as a handle to it exists
  * (the parent's, for SYS_WAIT). A spawn that fails half way is undone by
  * the same teardown, so no failure leaves a half-built process.
+ *
+ * A program without Ferrite's note is a Linux program (task/elf.h): the
+ * Linux personality (kernel/linux/) lays out its start and its state
+ * through the hook it registers at power-on (proc_on_linux_start), so
+ * this file knows no more of Linux than that a process may hold a klinux.
  */
 #include <errstr.h>
 #include <stdio.h>
@@ -43,6 +48,7 @@
 #define SPAWN_MAX_PROCS (KROOT_MAX_PROCS - 1)
 
 /* Volatile: since power-on. */
+static proc_linux_start_fn linux_start;        /* the Linux personality's start */
 static uint64_t ends;                          /* processes ended */
 static struct fe_exit_info console_shell_end;  /* the last shell on the console to end */
 
@@ -161,6 +167,9 @@ static void teardown(struct pctx *p)
 	release_id(&proc->aspace);
 	release_id(&proc->handles);
 	release_id(&proc->code);
+	if (proc->flags & KPROC_LINUX) /* kproc.linux_state exists: kformat.h */
+		release_id(&proc->linux_state);
+	p->lx = NULL;
 	if (kroot->console_fg_pid == proc->pid) {
 		KLOG(&kroot->console_fg_pid);
 		kroot->console_fg_pid = 0;
@@ -338,7 +347,7 @@ static int push_arguments(struct pctx *p, const struct spawn_args *a,
 static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 		 const struct spawn_args *a)
 {
-	uint64_t stack, addr, sp, argv;
+	uint64_t stack, addr, sp = 0, argv = 0;
 	int err = map_program(p, code, img);
 
 	if (err)
@@ -352,9 +361,11 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	kobj_release(stack); /* the mapping holds it now, or nothing does */
 	if (err)
 		return err;
-	err = push_arguments(p, a, &sp, &argv);
-	if (err)
-		return err;
+	if (img->abi == ELF_ABI_FERRITE) {
+		err = push_arguments(p, a, &sp, &argv);
+		if (err)
+			return err;
+	}
 	for (unsigned i = 0; i < a->grant_count; i++) {
 		const struct spawn_grant *g = &a->grant[i];
 		int h;
@@ -367,10 +378,24 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 		}
 	}
 	KLOG(p->thread[0]);
-	arch_user_regs_init(&p->thread[0]->regs, img->entry, sp, a->argc, argv,
-			    a->grant_count);
+	if (img->abi == ELF_ABI_FERRITE)
+		arch_user_regs_init(&p->thread[0]->regs, img->entry, sp, a->argc,
+				    argv, a->grant_count);
+	else if (!linux_start)
+		return -ERR_NOEXEC;
+	else {
+		err = linux_start(p, img, a, STACK_TOP);
+		if (err)
+			return err;
+	}
 	p->thread[0]->state = KTHREAD_RUNNABLE;
 	return 0;
+}
+
+/* proc_on_linux_start -- at power-on: how Linux programs start */
+void proc_on_linux_start(proc_linux_start_fn start)
+{
+	linux_start = start;
 }
 
 /* proc_spawn -- start `code` with argv and handles; the new slot in *slot */
@@ -433,7 +458,7 @@ struct pctx *proc_start(uint64_t code, const char *name, uint32_t flags,
 	}
 	p = ptable_slot(slot);
 	KLOG(&p->proc->flags);
-	p->proc->flags = flags;
+	p->proc->flags |= flags;
 	return p;
 }
 

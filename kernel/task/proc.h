@@ -68,6 +68,17 @@ void proc_thread_forget(struct pctx *p, unsigned tid);
 /* proc_threads_alive -- p's threads that have not exited */
 unsigned proc_threads_alive(const struct pctx *p);
 
+/* The start of a Linux program (kernel/linux/ registers it): given the
+ * new process, with its segments and its stack (below stack_top) mapped,
+ * make its Linux state and start stack and set its first thread's
+ * registers; 0, or an error that undoes the spawn. */
+struct elf_image;
+typedef int (*proc_linux_start_fn)(struct pctx *p, const struct elf_image *img,
+				   const struct spawn_args *a, uint64_t stack_top);
+
+/* proc_on_linux_start -- at power-on: how Linux programs start */
+void proc_on_linux_start(proc_linux_start_fn start);
+
 /* What SYS_SPAWN copied from the caller, validated. */
 struct spawn_grant {
 	uint64_t object;

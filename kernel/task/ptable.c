@@ -57,8 +57,12 @@ static struct pctx *load_ctx(unsigned slot, uint64_t id)
 	p->mem.as = kobj_data(proc->aspace, OS_TYPE_ASPACE, KASPACE_MAGIC);
 	p->mem.slot = slot;
 	p->ht = kobj_data(proc->handles, OS_TYPE_HANDLES, KHANDLES_MAGIC);
-	if (!load_threads(p) || !p->mem.as || !p->ht)
-		panic("ptable: process %llu (pid %llu) has a damaged thread list, address space or handle table",
+	/* kproc.linux_state exists only in processes with KPROC_LINUX (kformat.h) */
+	p->lx = proc->flags & KPROC_LINUX ?
+		kobj_data(proc->linux_state, OS_TYPE_KERNEL, KLINUX_MAGIC) : NULL;
+	if (!load_threads(p) || !p->mem.as || !p->ht ||
+	    (proc->flags & KPROC_LINUX && !p->lx))
+		panic("ptable: process %llu (pid %llu) has a damaged thread list, address space, handle table or Linux state",
 		      (unsigned long long)id, (unsigned long long)proc->pid);
 	p->proc_id = id;
 	return p;

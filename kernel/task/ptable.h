@@ -18,6 +18,7 @@ struct pctx {
 	uint64_t thread_id[KPROC_MAX_THREADS];     /* their objects */
 	struct uspace mem;             /* its address space, and page tables (uvm/upt.h) */
 	struct khandles *ht;
+	struct klinux *lx;             /* a Linux program's state (kproc.linux_state); NULL: a Ferrite program */
 };
 
 /* ptable_slot -- the context of slot `slot`, NULL if the slot is free */

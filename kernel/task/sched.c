@@ -268,7 +268,8 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 	t->wait = wait;
 	t->wait_obj = obj;
 	t->wake_ns = wake_ns;
-	t->blocked_call = (uint32_t)arch_syscall_number(tf);
+	t->blocked_call = (uint32_t)arch_syscall_number(tf) |
+			  (sched_current()->lx ? KTHREAD_CALL_LINUX : 0);
 	arch_syscall_restart(tf);
 	c->need_resched = true;
 	if (wait == KWAIT_SLEEP && wake_ns < next_wake_ns)

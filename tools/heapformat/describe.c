@@ -186,6 +186,8 @@ static void kernel_constants(void)
 	CONSTANT(KPROC_EXITED);
 	CONSTANT(KPROC_RESCUE);
 	CONSTANT(KPROC_LINK);
+	CONSTANT(KPROC_LINUX);
+	CONSTANT(KPROC_SIZE_BEFORE_LINUX);
 	CONSTANT(KTHREAD_RUNNABLE);
 	CONSTANT(KTHREAD_BLOCKED);
 	CONSTANT(KTHREAD_EXITED);
@@ -449,6 +451,7 @@ static void kproc(void)
 	FIELD(kproc, cpu_ns);
 	ARRAY(kproc, name);
 	NESTED(kproc, exit, fe_exit_info);
+	FIELD(kproc, linux_state);
 	end();
 }
 

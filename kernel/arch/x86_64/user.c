@@ -253,6 +253,45 @@ void arch_frame_load(struct trap_frame *tf, const struct arch_user_regs *r)
 	fpu_load(r->fpu);
 }
 
+/* arch_user_fs_base -- the running user thread's FS base */
+uint64_t arch_user_fs_base(void)
+{
+	return rdmsr(MSR_FS_BASE);
+}
+
+/* arch_set_user_fs_base -- set it, if it is a user address */
+bool arch_set_user_fs_base(uint64_t base)
+{
+	if (base >= FE_USER_TOP)
+		return false; /* a non-canonical base would make WRMSR fault */
+	wrmsr(MSR_FS_BASE, base);
+	return true;
+}
+
+/* arch_random -- RDRAND (retried a few times, as the SDM advises), else
+ * the TSC through a splitmix64 step over a running state */
+uint64_t arch_random(void)
+{
+	static uint64_t state;
+	static int has_rdrand = -1;
+	uint64_t v, z;
+
+	if (has_rdrand < 0)
+		has_rdrand = (cpuid(1, 0).ecx >> 30) & 1;
+	for (int i = 0; has_rdrand && i < 10; i++) {
+		uint8_t ok;
+
+		__asm__ volatile("rdrand %0; setc %1" : "=r"(v), "=qm"(ok) : : "cc");
+		if (ok)
+			return v;
+	}
+	state += rdtsc() + 0x9e3779b97f4a7c15ull;
+	z = state;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 /* arch_syscall_number -- the call number (rax) of a SYSCALL frame */
 uint64_t arch_syscall_number(const struct trap_frame *tf)
 {

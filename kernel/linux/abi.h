@@ -1,0 +1,247 @@
+/*
+ * abi.h -- what Linux x86-64 programs see of a kernel: system-call
+ * numbers, errno values, flags and the layouts the calls fill in.
+ *
+ * Written from the Linux x86-64 ABI (the kernel's uapi headers and
+ * syscall_64.tbl define these values; they never change). Only what
+ * kernel/linux/ uses is here, and docs/linux.md lists the calls.
+ */
+#ifndef LINUX_ABI_H
+#define LINUX_ABI_H
+
+#include <stdint.h>
+
+/* System-call numbers. */
+enum lx_nr {
+	LX_read = 0, LX_write = 1, LX_open = 2, LX_close = 3, LX_stat = 4,
+	LX_fstat = 5, LX_lstat = 6, LX_poll = 7, LX_lseek = 8, LX_mmap = 9,
+	LX_mprotect = 10, LX_munmap = 11, LX_brk = 12, LX_rt_sigaction = 13,
+	LX_rt_sigprocmask = 14, LX_rt_sigreturn = 15, LX_ioctl = 16,
+	LX_pread64 = 17, LX_pwrite64 = 18, LX_readv = 19, LX_writev = 20,
+	LX_access = 21, LX_pipe = 22, LX_select = 23, LX_sched_yield = 24,
+	LX_mremap = 25, LX_msync = 26, LX_madvise = 28, LX_dup = 32,
+	LX_dup2 = 33, LX_nanosleep = 35, LX_getpid = 39, LX_exit = 60,
+	LX_kill = 62, LX_uname = 63, LX_fcntl = 72, LX_fsync = 74,
+	LX_fdatasync = 75, LX_getcwd = 79, LX_chdir = 80, LX_getrlimit = 97,
+	LX_getuid = 102, LX_getgid = 104, LX_geteuid = 107, LX_getegid = 108,
+	LX_getppid = 110, LX_getpgrp = 111, LX_gettimeofday = 96,
+	LX_prctl = 157, LX_getdents64 = 217, LX_readlink = 89,
+	LX_readlinkat = 267, LX_setpgid = 109, LX_getpgid = 121, LX_getsid = 124,
+	LX_setsid = 112, LX_ppoll = 271,
+	LX_arch_prctl = 158, LX_gettid = 186, LX_time = 201,
+	LX_set_tid_address = 218, LX_clock_gettime = 228,
+	LX_clock_getres = 229, LX_clock_nanosleep = 230, LX_exit_group = 231,
+	LX_tgkill = 234, LX_openat = 257, LX_newfstatat = 262,
+	LX_faccessat = 269, LX_set_robust_list = 273, LX_dup3 = 292,
+	LX_prlimit64 = 302, LX_getrandom = 318, LX_rseq = 334,
+	LX_faccessat2 = 439,
+	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
+};
+
+/* errno */
+#define LX_EPERM 1
+#define LX_ENOENT 2
+#define LX_ESRCH 3
+#define LX_EINTR 4
+#define LX_EIO 5
+#define LX_E2BIG 7
+#define LX_ENOEXEC 8
+#define LX_EBADF 9
+#define LX_EAGAIN 11
+#define LX_ENOMEM 12
+#define LX_EACCES 13
+#define LX_EFAULT 14
+#define LX_EBUSY 16
+#define LX_EEXIST 17
+#define LX_ENOTDIR 20
+#define LX_EISDIR 21
+#define LX_EINVAL 22
+#define LX_EMFILE 24
+#define LX_ENOTTY 25
+#define LX_ENOSPC 28
+#define LX_ESPIPE 29
+#define LX_EPIPE 32
+#define LX_ERANGE 34
+#define LX_ENAMETOOLONG 36
+#define LX_ENOSYS 38
+#define LX_ENOTEMPTY 39
+#define LX_ELOOP 40
+#define LX_EOPNOTSUPP 95
+#define LX_ECONNRESET 104
+
+/* open flags */
+#define LX_O_ACCMODE 03
+#define LX_O_RDONLY 00
+#define LX_O_WRONLY 01
+#define LX_O_RDWR 02
+#define LX_O_CREAT 0100
+#define LX_O_EXCL 0200
+#define LX_O_NOCTTY 0400
+#define LX_O_TRUNC 01000
+#define LX_O_APPEND 02000
+#define LX_O_NONBLOCK 04000
+#define LX_O_DSYNC 010000
+#define LX_O_DIRECTORY 0200000
+#define LX_O_NOFOLLOW 0400000
+#define LX_O_CLOEXEC 02000000
+#define LX_O_LARGEFILE 0100000
+#define LX_AT_FDCWD (-100)
+#define LX_AT_SYMLINK_NOFOLLOW 0x100
+#define LX_AT_EACCESS 0x200
+#define LX_AT_EMPTY_PATH 0x1000
+
+/* fcntl */
+#define LX_F_DUPFD 0
+#define LX_F_GETFD 1
+#define LX_F_SETFD 2
+#define LX_F_GETFL 3
+#define LX_F_SETFL 4
+#define LX_F_DUPFD_CLOEXEC 1030
+#define LX_FD_CLOEXEC 1
+
+/* lseek */
+#define LX_SEEK_SET 0
+#define LX_SEEK_CUR 1
+#define LX_SEEK_END 2
+
+/* mmap, mprotect */
+#define LX_PROT_READ 0x1
+#define LX_PROT_WRITE 0x2
+#define LX_PROT_EXEC 0x4
+#define LX_MAP_SHARED 0x01
+#define LX_MAP_PRIVATE 0x02
+#define LX_MAP_TYPE 0x0f
+#define LX_MAP_FIXED 0x10
+#define LX_MAP_ANONYMOUS 0x20
+#define LX_MAP_NORESERVE 0x4000
+#define LX_MAP_FIXED_NOREPLACE 0x100000
+
+/* prctl */
+#define LX_PR_SET_NAME 15
+#define LX_PR_GET_NAME 16
+#define LX_TASK_COMM_LEN 16
+
+/* arch_prctl */
+#define LX_ARCH_SET_FS 0x1002
+#define LX_ARCH_GET_FS 0x1003
+
+/* clocks */
+#define LX_CLOCK_REALTIME 0
+#define LX_CLOCK_MONOTONIC 1
+#define LX_CLOCK_PROCESS_CPUTIME_ID 2
+#define LX_CLOCK_THREAD_CPUTIME_ID 3
+#define LX_CLOCK_MONOTONIC_RAW 4
+#define LX_CLOCK_REALTIME_COARSE 5
+#define LX_CLOCK_MONOTONIC_COARSE 6
+#define LX_CLOCK_BOOTTIME 7
+#define LX_TIMER_ABSTIME 1
+
+/* rlimits */
+#define LX_RLIMIT_STACK 3
+#define LX_RLIMIT_NOFILE 7
+#define LX_RLIMIT_NLIMITS 16
+#define LX_RLIM_INFINITY (~0ull)
+
+/* ioctl on terminals */
+#define LX_TCGETS 0x5401
+#define LX_TCSETS 0x5402
+#define LX_TCSETSW 0x5403
+#define LX_TCSETSF 0x5404
+#define LX_TIOCGPGRP 0x540f
+#define LX_TIOCSPGRP 0x5410
+#define LX_TIOCGWINSZ 0x5413
+#define LX_TIOCSWINSZ 0x5414
+#define LX_FIONREAD 0x541b
+#define LX_ICANON 0000002
+
+/* getrandom */
+#define LX_GRND_NONBLOCK 0x1
+#define LX_GRND_RANDOM 0x2
+#define LX_GRND_INSECURE 0x4
+
+/* The process start: auxiliary vector entries. */
+#define LX_AT_NULL 0
+#define LX_AT_PHDR 3
+#define LX_AT_PHENT 4
+#define LX_AT_PHNUM 5
+#define LX_AT_PAGESZ 6
+#define LX_AT_BASE 7
+#define LX_AT_FLAGS 8
+#define LX_AT_ENTRY 9
+#define LX_AT_UID 11
+#define LX_AT_EUID 12
+#define LX_AT_GID 13
+#define LX_AT_EGID 14
+#define LX_AT_PLATFORM 15
+#define LX_AT_HWCAP 16
+#define LX_AT_CLKTCK 17
+#define LX_AT_SECURE 23
+#define LX_AT_RANDOM 25
+#define LX_AT_EXECFN 31
+
+/* struct stat as x86-64 Linux fills it (stat, fstat, newfstatat) */
+#define LX_S_IFMT 0170000
+#define LX_S_IFDIR 0040000
+#define LX_S_IFCHR 0020000
+#define LX_S_IFREG 0100000
+
+struct lx_stat {
+	uint64_t dev, ino, nlink;
+	uint32_t mode, uid, gid, pad0;
+	uint64_t rdev;
+	int64_t size, blksize, blocks;
+	int64_t atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
+	int64_t reserved[3];
+};
+_Static_assert(sizeof(struct lx_stat) == 144, "struct stat of x86-64 Linux");
+
+/* poll */
+#define LX_POLLIN 0x001
+#define LX_POLLPRI 0x002
+#define LX_POLLOUT 0x004
+#define LX_POLLNVAL 0x020
+
+struct lx_pollfd {
+	int32_t fd;
+	int16_t events, revents;
+};
+
+struct lx_timespec {
+	int64_t sec, nsec;
+};
+
+struct lx_timeval {
+	int64_t sec, usec;
+};
+
+struct lx_iovec {
+	uint64_t base, len;
+};
+
+struct lx_rlimit {
+	uint64_t cur, max;
+};
+
+struct lx_winsize {
+	uint16_t row, col, xpixel, ypixel;
+};
+
+#define LX_UTS_LEN 65
+struct lx_utsname {
+	char sysname[LX_UTS_LEN], nodename[LX_UTS_LEN], release[LX_UTS_LEN];
+	char version[LX_UTS_LEN], machine[LX_UTS_LEN], domainname[LX_UTS_LEN];
+};
+
+/* struct linux_dirent64 (getdents64): this header, then the NUL-terminated
+ * name, the record padded to 8 bytes */
+struct lx_dirent64 {
+	uint64_t ino;
+	int64_t off;
+	uint16_t reclen;
+	uint8_t type;
+} __attribute__((packed));
+#define LX_DT_CHR 2
+#define LX_DT_DIR 4
+#define LX_DT_REG 8
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * dispatch.c -- the door of Linux system calls: one table from Linux's
+ * numbers to handlers, and Ferrite's errors turned into Linux's.
+ *
+ * A call the table lacks returns -ENOSYS, and the kernel says so once per
+ * program and call (since power-on), naming both, so that a user sees what
+ * a program needs (docs/linux.md, "Adding a call"). The entry
+ * room has already checked the log's room for the call (entry.c), as for
+ * native calls. Handlers return Linux's errno values only: an error of the
+ * kernel's own (-ERR_x) becomes one through lx_errno (errno.c) where it
+ * arises.
+ */
+#include <stdint.h>
+
+#include "arch/arch.h"
+#include "core/printk.h"
+#include "linux/linux.h"
+#include "linux/lx.h"
+#include "task/proc.h"
+
+static const lx_fn calls[LX_NR_LIMIT] = {
+	[LX_read] = lx_read,
+	[LX_write] = lx_write,
+	[LX_open] = lx_open,
+	[LX_close] = lx_close,
+	[LX_stat] = lx_stat,
+	[LX_fstat] = lx_fstat,
+	[LX_lstat] = lx_stat,          /* no symbolic links: lstat is stat */
+	[LX_lseek] = lx_lseek,
+	[LX_mmap] = lx_mmap,
+	[LX_mprotect] = lx_mprotect,
+	[LX_munmap] = lx_munmap,
+	[LX_brk] = lx_brk,
+	[LX_ioctl] = lx_ioctl,
+	[LX_pread64] = lx_pread64,
+	[LX_readv] = lx_readv,
+	[LX_writev] = lx_writev,
+	[LX_access] = lx_access,
+	[LX_sched_yield] = lx_sched_yield,
+	[LX_madvise] = lx_madvise,
+	[LX_dup] = lx_dup,
+	[LX_dup2] = lx_dup2,
+	[LX_nanosleep] = lx_nanosleep,
+	[LX_getpid] = lx_getpid,
+	[LX_exit] = lx_exit_group,     /* one thread per Linux program so far */
+	[LX_uname] = lx_uname,
+	[LX_fcntl] = lx_fcntl,
+	[LX_getcwd] = lx_getcwd,
+	[LX_chdir] = lx_chdir,
+	[LX_gettimeofday] = lx_gettimeofday,
+	[LX_getrlimit] = lx_getrlimit,
+	[LX_getuid] = lx_getuid,
+	[LX_getgid] = lx_getuid,
+	[LX_geteuid] = lx_getuid,
+	[LX_getegid] = lx_getuid,
+	[LX_getppid] = lx_getppid,
+	[LX_arch_prctl] = lx_arch_prctl,
+	[LX_gettid] = lx_gettid,
+	[LX_time] = lx_time,
+	[LX_set_tid_address] = lx_set_tid_address,
+	[LX_clock_gettime] = lx_clock_gettime,
+	[LX_clock_getres] = lx_clock_getres,
+	[LX_clock_nanosleep] = lx_clock_nanosleep,
+	[LX_exit_group] = lx_exit_group,
+	[LX_openat] = lx_openat,
+	[LX_newfstatat] = lx_newfstatat,
+	[LX_faccessat] = lx_faccessat,
+	[LX_faccessat2] = lx_faccessat,
+	[LX_dup3] = lx_dup3,
+	[LX_prlimit64] = lx_prlimit64,
+	[LX_getrandom] = lx_getrandom,
+	[LX_prctl] = lx_prctl,
+	[LX_readlink] = lx_readlink,
+	[LX_readlinkat] = lx_readlinkat,
+	[LX_poll] = lx_poll,
+	[LX_ppoll] = lx_ppoll,
+	[LX_getpgrp] = lx_getpid,      /* every process leads its own group */
+	[LX_getpgid] = lx_getpgid,
+	[LX_getsid] = lx_getpgid,      /* and its own session */
+	[LX_setpgid] = lx_setpgid,
+	[LX_getdents64] = lx_getdents64,
+};
+
+/*
+ * Calls the C libraries probe at every start and do without: no line for
+ * them (docs/linux.md lists them). glibc and musl register a robust-futex
+ * list and glibc an rseq area; both carry on when the kernel has none.
+ */
+static bool quiet_missing(uint64_t nr)
+{
+	return nr == LX_set_robust_list || nr == LX_rseq;
+}
+
+/* Volatile, since power-on: the missing calls the kernel has named, by
+ * program (code object) and number, so a program is named once per call
+ * however often it runs. When the table is full, calls are named again. */
+#define SAID_MAX 256
+static struct { uint64_t code, nr; } said[SAID_MAX];
+static unsigned said_count;
+
+/* say_missing -- the kernel's line for a call the table lacks, once per
+ * program and call */
+static void say_missing(struct pctx *p, uint64_t nr)
+{
+	const char *name = lx_call_name(nr);
+
+	if (quiet_missing(nr))
+		return;
+	for (unsigned i = 0; i < said_count; i++)
+		if (said[i].code == p->proc->code && said[i].nr == nr)
+			return;
+	if (said_count == SAID_MAX)
+		said_count = 0;
+	said[said_count].code = p->proc->code;
+	said[said_count++].nr = nr;
+	pr_info("linux: %s (pid %llu) called %s (%llu), which Ferrite does not have: ENOSYS\n",
+		p->proc->name, (unsigned long long)p->proc->pid, name ? name : "an unknown call",
+		(unsigned long long)nr);
+}
+
+/* linux_syscall -- one call of Linux program p */
+void linux_syscall(struct trap_frame *tf, struct pctx *p)
+{
+	struct lxcall c = { .tf = tf, .p = p, .lx = p->lx, .nr = arch_syscall_number(tf) };
+	int64_t result;
+
+	if (c.nr >= LX_NR_LIMIT || !calls[c.nr]) {
+		say_missing(p, c.nr);
+		arch_syscall_set_result(tf, -LX_ENOSYS);
+		return;
+	}
+	for (unsigned i = 0; i < 6; i++)
+		c.arg[i] = arch_syscall_arg(tf, i);
+	result = calls[c.nr](&c);
+	if (result != SYSCALL_BLOCKED && result != SYSCALL_GONE)
+		arch_syscall_set_result(tf, result);
+}

@@ -1,0 +1,1101 @@
+/*
+ * files.c -- a Linux program's files: descriptors, paths, and the
+ * catalogue as its file system.
+ *
+ * Descriptors (klinux.fd) name open files (struct klxfile, kformat.h),
+ * each a small kernel object held by every descriptor naming it, so dup
+ * shares the offset as on Linux. An open file of the catalogue holds its
+ * object; reading and writing go through the DRAM cache like SYS_OBJ_READ
+ * and SYS_OBJ_WRITE, a call at most FE_IO_MAX bytes (a short count, which
+ * programs take as they do from Linux).
+ *
+ * Paths. A program sees the catalogue below klinux.root as its `/`: the
+ * path /a/b/c is the name root + "a/b/c". A relative path starts at the
+ * current directory (or an openat's directory); "." and ".." are folded
+ * away as the path is read, and ".." never climbs above `/`, so a program
+ * reaches no name outside its root. A directory is a name prefix: "a/b" is
+ * a directory when some name starts with "a/b/" (or it is the root).
+ * Special files: /dev/null, /dev/zero, /dev/urandom (and /dev/random),
+ * /dev/tty (the console).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "console/console.h"
+#include "core/heap.h"
+#include "core/time.h"
+#include "ferrite/errors.h"
+#include "linux/lx.h"
+#include "obj/kobj.h"
+#include "objstore/catalogue.h"
+#include "objstore/object.h"
+#include "task/proc.h"
+#include "uvm/pagecache.h"
+#include "uvm/uvm.h"
+
+#define CHUNK 4096u
+#define USER_PATH_MAX 4096u            /* Linux's PATH_MAX */
+
+/* Volatile: a bounce buffer; the kernel runs one call at a time. */
+static uint8_t chunk[CHUNK];
+
+/* --- descriptors ---------------------------------------------------------- */
+
+/* file_of -- the open file of descriptor fd, its id in *id; NULL if none */
+static struct klxfile *file_of(struct klinux *lx, int64_t fd, uint64_t *id)
+{
+	if (fd < 0 || fd >= KLINUX_FDS || !lx->fd[fd].file)
+		return NULL;
+	if (id)
+		*id = lx->fd[fd].file;
+	return kobj_data(lx->fd[fd].file, OS_TYPE_KERNEL, KLXFILE_MAGIC);
+}
+
+/* install -- descriptor for open file `file` (whose reference it takes),
+ * the lowest free at or above `from`; -EMFILE if none (the reference is
+ * then released) */
+static int64_t install(struct klinux *lx, uint64_t file, uint32_t flags, int64_t from)
+{
+	for (int64_t fd = from < 0 ? 0 : from; fd < KLINUX_FDS; fd++)
+		if (!lx->fd[fd].file) {
+			KLOG(&lx->fd[fd]);
+			lx->fd[fd].file = file;
+			lx->fd[fd].flags = flags;
+			return fd;
+		}
+	kobj_release(file);
+	return -LX_EMFILE;
+}
+
+/* drop -- close descriptor fd (which names a file) */
+static void drop(struct klinux *lx, int64_t fd)
+{
+	uint64_t file = lx->fd[fd].file;
+
+	KLOG(&lx->fd[fd]);
+	lx->fd[fd].file = 0;
+	lx->fd[fd].flags = 0;
+	kobj_release(file);
+}
+
+/* new_file -- a new open file of `kind`; its id in *id, its bytes returned */
+static struct klxfile *new_file(uint16_t kind, uint32_t flags, uint64_t *id,
+				int *err)
+{
+	void *data;
+	struct klxfile *f;
+
+	*err = kobj_new(OS_TYPE_KERNEL, sizeof(*f), KLXFILE_MAGIC, id, &data);
+	if (*err)
+		return NULL;
+	f = data;                      /* a fresh block: no log */
+	f->kind = kind;
+	f->flags = flags;
+	return f;
+}
+
+/* lx_files_start -- descriptors 0, 1 and 2: one open file of the console */
+int lx_files_start(struct klinux *lx)
+{
+	uint64_t id;
+	int err;
+
+	if (!new_file(KLXFILE_CONSOLE, LX_O_RDWR, &id, &err))
+		return err;
+	kobj_hold(id);
+	kobj_hold(id);
+	for (unsigned fd = 0; fd < 3; fd++)
+		lx->fd[fd].file = id;  /* a fresh klinux: no log */
+	return 0;
+}
+
+/* lx_state_deleted -- the reaper deletes a klinux or klxfile: release what
+ * it holds, clearing each field so that a second call releases nothing */
+void lx_state_deleted(uint64_t id, uint16_t type)
+{
+	struct klinux *lx;
+	struct klxfile *f;
+
+	if (type != OS_TYPE_KERNEL)
+		return;
+	if ((lx = kobj_data(id, OS_TYPE_KERNEL, KLINUX_MAGIC))) {
+		for (unsigned fd = 0; fd < KLINUX_FDS; fd++)
+			if (lx->fd[fd].file)
+				drop(lx, fd);
+		if (lx->brk_object) {
+			kobj_release(lx->brk_object);
+			KLOG(&lx->brk_object);
+			lx->brk_object = 0;
+		}
+	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC)) && f->object) {
+		kobj_release(f->object);
+		KLOG(&f->object);
+		f->object = 0;
+	}
+}
+
+/* lx_fd_object -- the catalogue object descriptor fd shows, and the flags it was opened with */
+int64_t lx_fd_object(struct lxcall *c, int64_t fd, uint64_t *object, uint32_t *flags)
+{
+	struct klxfile *f = file_of(c->lx, fd, NULL);
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind != KLXFILE_OBJECT)
+		return -LX_EACCES;
+	*object = f->object;
+	*flags = f->flags;
+	return 0;
+}
+
+/* --- paths ---------------------------------------------------------------- */
+
+/* append_part -- add one path component to name (len bytes so far), folding "." and ".." */
+static int append_part(char *name, size_t *len, const char *part, size_t n,
+		       size_t floor)
+{
+	if (n == 0 || (n == 1 && part[0] == '.'))
+		return 0;
+	if (n == 2 && part[0] == '.' && part[1] == '.') {
+		if (*len <= floor)
+			return 0; /* never above the root */
+		(*len)--;                         /* its trailing '/' */
+		while (*len > floor && name[*len - 1] != '/')
+			(*len)--;
+		return 0;
+	}
+	if (*len + n + 1 > FE_NAME_MAX + 1)
+		return -LX_ENAMETOOLONG;
+	memcpy(name + *len, part, n);
+	*len += n;
+	name[(*len)++] = '/';
+	return 0;
+}
+
+/* resolve -- the catalogue name of the path at user address `upath`,
+ * relative to directory `dirfd` (LX_AT_FDCWD: the current one). The name
+ * has no trailing '/' ("" is the root); *special is set for /dev/ files. */
+static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
+		       char name[KLINUX_PATH_MAX], uint16_t *special)
+{
+	static char path[USER_PATH_MAX];
+	struct klinux *lx = c->lx;
+	size_t len, floor = strlen(lx->root), at = 0;
+	int err = uvm_copy_string(&c->p->mem, path, upath, sizeof(path));
+
+	if (err == -ERR_RANGE || err == -ERR_TOOBIG)
+		return -LX_ENAMETOOLONG;
+	if (err < 0)
+		return lx_errno(err);
+	if (!path[0])
+		return -LX_ENOENT;
+	memcpy(name, lx->root, floor);
+	len = floor;
+	if (path[0] != '/') {
+		const char *base = lx->cwd;
+		size_t blen;
+
+		if (dirfd != LX_AT_FDCWD) {
+			struct klxfile *d = file_of(lx, dirfd, NULL);
+
+			if (!d)
+				return -LX_EBADF;
+			if (d->kind != KLXFILE_DIR)
+				return -LX_ENOTDIR;
+			base = d->path; /* below the root already, with its '/' */
+		}
+		blen = strlen(base);
+		if (len + blen > FE_NAME_MAX)
+			return -LX_ENAMETOOLONG;
+		memcpy(name + len, base, blen);
+		len += blen;
+	}
+	while (path[at]) {
+		size_t n = 0;
+
+		while (path[at] == '/')
+			at++;
+		while (path[at + n] && path[at + n] != '/')
+			n++;
+		err = append_part(name, &len, path + at, n, floor);
+		if (err)
+			return err;
+		at += n;
+	}
+	if (len > floor)
+		len--; /* the last '/' */
+	name[len] = 0;
+	*special = 0;
+	if (!strcmp(name + floor, "dev/null"))
+		*special = KLXFILE_NULL;
+	else if (!strcmp(name + floor, "dev/zero"))
+		*special = KLXFILE_ZERO;
+	else if (!strcmp(name + floor, "dev/urandom") || !strcmp(name + floor, "dev/random"))
+		*special = KLXFILE_RANDOM;
+	else if (!strcmp(name + floor, "dev/tty"))
+		*special = KLXFILE_CONSOLE;
+	return 0;
+}
+
+/* is_dir -- whether catalogue name `name` (no trailing '/') is a directory:
+ * the root, or a prefix of some name */
+static bool is_dir(struct klinux *lx, const char *name)
+{
+	char prefix[KLINUX_PATH_MAX];
+	struct os_cat_cursor cur;
+	size_t len = strlen(name);
+	uint64_t id;
+
+	if (len <= strlen(lx->root))
+		return true;
+	if (len + 1 > FE_NAME_MAX)
+		return false;
+	memcpy(prefix, name, len);
+	prefix[len] = '/';
+	os_cat_cursor_init(&cur, prefix, len + 1);
+	return os_cat_next(&kheap, &cur, prefix, len + 1, &id) == 0;
+}
+
+/* --- open and close ------------------------------------------------------- */
+
+/* open_at -- open(2) and openat(2) */
+static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
+		       uint64_t flags, uint64_t mode)
+{
+	char name[KLINUX_PATH_MAX];
+	uint32_t acc = flags & LX_O_ACCMODE, keep;
+	uint16_t special;
+	struct klxfile *f;
+	uint64_t object, file;
+	int64_t err = resolve(c, dirfd, upath, name, &special);
+	int e;
+
+	(void)mode;
+	if (err)
+		return err;
+	if (acc == 3)
+		return -LX_EINVAL;
+	keep = (uint32_t)(flags & (LX_O_ACCMODE | LX_O_APPEND | LX_O_NONBLOCK));
+	if (special) {
+		f = new_file(special, keep, &file, &e);
+		if (!f)
+			return lx_errno(e);
+	} else if (os_cat_lookup(&kheap, name, strlen(name), &object) == 0) {
+		uint16_t type = kobj_type(object);
+
+		if (flags & LX_O_DIRECTORY)
+			return -LX_ENOTDIR;
+		if ((flags & LX_O_CREAT) && (flags & LX_O_EXCL))
+			return -LX_EEXIST;
+		if (type != OS_TYPE_BLOB && type != OS_TYPE_CODE)
+			return -LX_EACCES;
+		if (acc != LX_O_RDONLY && type == OS_TYPE_CODE)
+			return -LX_EACCES; /* code objects are read-only to programs */
+		if ((flags & LX_O_TRUNC) && acc != LX_O_RDONLY) {
+			e = os_obj_resize(&kheap, object, 0);
+			if (e)
+				return lx_errno(e);
+			pagecache_resized(object, 0);
+		}
+		f = new_file(KLXFILE_OBJECT, keep, &file, &e);
+		if (!f)
+			return lx_errno(e);
+		kobj_hold(object);
+		f->object = object;
+	} else if (is_dir(c->lx, name)) {
+		if (acc != LX_O_RDONLY || (flags & LX_O_CREAT))
+			return -LX_EISDIR;
+		f = new_file(KLXFILE_DIR, keep, &file, &e);
+		if (!f)
+			return lx_errno(e);
+		if (strlen(name) > strlen(c->lx->root)) {
+			snprintf(f->path, sizeof(f->path), "%s/", name + strlen(c->lx->root));
+		}
+	} else if (flags & LX_O_CREAT) {
+		char parent[KLINUX_PATH_MAX];
+		char *slash;
+
+		if (flags & LX_O_DIRECTORY)
+			return -LX_EINVAL;
+		memcpy(parent, name, sizeof(parent));
+		slash = strrchr(parent, '/');
+		if (slash) {
+			*slash = 0;
+			if (!is_dir(c->lx, parent))
+				return -LX_ENOENT;
+		}
+		e = os_obj_create(&kheap, OS_TYPE_BLOB, 0, &object);
+		if (!e)
+			e = os_cat_insert(&kheap, name, strlen(name), object);
+		if (e) {
+			if (object)
+				kobj_release(object);
+			return lx_errno(e);
+		}
+		f = new_file(KLXFILE_OBJECT, keep, &file, &e);
+		if (!f)
+			return lx_errno(e); /* the name stays: as after a cut */
+		f->object = object; /* the name's reference was the creation's: one more for the file */
+		kobj_hold(object);
+	} else {
+		return -LX_ENOENT;
+	}
+	return install(c->lx, file, flags & LX_O_CLOEXEC ? KLINUX_FD_CLOEXEC : 0, 0);
+}
+
+/* open (path, flags, mode) -> fd */
+int64_t lx_open(struct lxcall *c)
+{
+	return open_at(c, LX_AT_FDCWD, c->arg[0], c->arg[1], c->arg[2]);
+}
+
+/* openat (dirfd, path, flags, mode) -> fd */
+int64_t lx_openat(struct lxcall *c)
+{
+	return open_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], c->arg[3]);
+}
+
+/* close (fd) -> 0 */
+int64_t lx_close(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+
+	if (!file_of(c->lx, fd, NULL))
+		return -LX_EBADF;
+	drop(c->lx, fd);
+	return 0;
+}
+
+/* --- reading and writing -------------------------------------------------- */
+
+/* read_file -- up to len bytes of open file f into the caller's buf */
+static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
+			 uint64_t len, uint64_t *offset)
+{
+	uint64_t done = 0;
+	int err;
+
+	if ((f->flags & LX_O_ACCMODE) == LX_O_WRONLY)
+		return -LX_EBADF;
+	if (len > FE_IO_MAX)
+		len = FE_IO_MAX;
+	if (len && uvm_check(&c->p->mem, buf, len, UVM_WRITE))
+		return -LX_EFAULT;
+	switch (f->kind) {
+	case KLXFILE_CONSOLE:
+		if (!len)
+			return 0;
+		return lx_errno(console_read(c->tf, c->p, buf, len,
+					     (c->lx->termios.lflag & LX_ICANON ?
+					      FE_CONSOLE_LINE : FE_CONSOLE_RAW) |
+					     (f->flags & LX_O_NONBLOCK ? FE_CONSOLE_NONBLOCK : 0)));
+	case KLXFILE_NULL:
+		return 0;
+	case KLXFILE_DIR:
+		return -LX_EISDIR;
+	case KLXFILE_ZERO:
+	case KLXFILE_RANDOM:
+		while (done < len) {
+			uint64_t n = len - done < CHUNK ? len - done : CHUNK;
+
+			if (f->kind == KLXFILE_ZERO)
+				memset(chunk, 0, n);
+			else
+				for (uint64_t i = 0; i < n; i += 8) {
+					uint64_t r = arch_random();
+
+					memcpy(chunk + i, &r, n - i < 8 ? n - i : 8);
+				}
+			err = uvm_copy_out(&c->p->mem, buf + done, chunk, n);
+			if (err)
+				return done ? (int64_t)done : lx_errno(err);
+			done += n;
+		}
+		return (int64_t)done;
+	default: /* KLXFILE_OBJECT */
+		while (done < len) {
+			uint64_t want = len - done < CHUNK ? len - done : CHUNK;
+			int64_t got = pagecache_read(f->object, *offset + done, chunk, want);
+
+			if (got <= 0) {
+				if (got < 0 && !done)
+					return lx_errno(got);
+				break;
+			}
+			err = uvm_copy_out(&c->p->mem, buf + done, chunk, (uint64_t)got);
+			if (err)
+				return done ? (int64_t)done : lx_errno(err);
+			done += (uint64_t)got;
+			if ((uint64_t)got < want)
+				break;
+		}
+		*offset += done;
+		return (int64_t)done;
+	}
+}
+
+/* write_object -- up to len bytes of the caller's buf into object f at *offset, growing it */
+static int64_t write_object(struct lxcall *c, struct klxfile *f, uint64_t buf,
+			    uint64_t len, uint64_t *offset)
+{
+	struct os_obj_info info;
+	uint64_t done = 0;
+	int err = os_obj_stat(&kheap, f->object, &info);
+
+	if (err)
+		return lx_errno(err);
+	if (f->flags & LX_O_APPEND)
+		*offset = info.size;
+	if (*offset > FE_USER_TOP)
+		return -LX_EINVAL; /* far beyond any object this heap could hold */
+	if (*offset + len > info.size) {
+		err = os_obj_resize(&kheap, f->object, *offset + len);
+		if (err)
+			return lx_errno(err == -ERR_NOSPC ? -ERR_NOSPC : err);
+		pagecache_resized(f->object, *offset + len);
+	}
+	while (done < len) {
+		uint64_t want = len - done < CHUNK ? len - done : CHUNK;
+		int64_t wrote;
+
+		err = uvm_copy_in(&c->p->mem, chunk, buf + done, want);
+		if (err)
+			break;
+		wrote = pagecache_write(f->object, *offset + done, chunk, want);
+		if (wrote <= 0)
+			break;
+		done += (uint64_t)wrote;
+	}
+	if (done < len && *offset + len > info.size) { /* give back what was not written */
+		uint64_t size = *offset + done > info.size ? *offset + done : info.size;
+
+		if (os_obj_resize(&kheap, f->object, size) == 0)
+			pagecache_resized(f->object, size);
+	}
+	if (!done && len)
+		return -LX_EFAULT;
+	*offset += done;
+	return (int64_t)done;
+}
+
+/* write_file -- up to len bytes of the caller's buf to open file f */
+static int64_t write_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
+			  uint64_t len, uint64_t *offset)
+{
+	if ((f->flags & LX_O_ACCMODE) == LX_O_RDONLY)
+		return -LX_EBADF;
+	if (len > FE_IO_MAX)
+		len = FE_IO_MAX;
+	if (len && uvm_check(&c->p->mem, buf, len, UVM_READ))
+		return -LX_EFAULT;
+	switch (f->kind) {
+	case KLXFILE_CONSOLE:
+		return lx_errno(console_write(c->tf, c->p, buf, len));
+	case KLXFILE_DIR:
+		return -LX_EISDIR;
+	case KLXFILE_OBJECT:
+		return write_object(c, f, buf, len, offset);
+	default: /* null, zero, random: taken and forgotten */
+		return (int64_t)len;
+	}
+}
+
+/* io -- read or write on descriptor fd at its offset, which advances */
+static int64_t io(struct lxcall *c, int64_t fd, uint64_t buf, uint64_t len, bool write)
+{
+	uint64_t id, offset;
+	struct klxfile *f = file_of(c->lx, fd, &id);
+	int64_t n;
+
+	if (!f)
+		return -LX_EBADF;
+	offset = f->offset;
+	n = write ? write_file(c, f, buf, len, &offset) : read_file(c, f, buf, len, &offset);
+	if (n >= 0 && offset != f->offset) {
+		KLOG(&f->offset);
+		f->offset = offset;
+	}
+	return n;
+}
+
+/* read (fd, buf, len) -> bytes read */
+int64_t lx_read(struct lxcall *c)
+{
+	return io(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], false);
+}
+
+/* write (fd, buf, len) -> bytes written */
+int64_t lx_write(struct lxcall *c)
+{
+	return io(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], true);
+}
+
+/* pread64 (fd, buf, len, offset) -> bytes read at offset, the file's own unmoved */
+int64_t lx_pread64(struct lxcall *c)
+{
+	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	uint64_t offset = c->arg[3];
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind != KLXFILE_OBJECT)
+		return -LX_ESPIPE;
+	if ((int64_t)offset < 0)
+		return -LX_EINVAL;
+	return read_file(c, f, c->arg[1], c->arg[2], &offset);
+}
+
+/* vector_io -- readv and writev: each piece in turn, until one comes up short */
+static int64_t vector_io(struct lxcall *c, bool write)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+	const uint64_t iov = c->arg[1], count = c->arg[2];
+	int64_t total = 0;
+
+	if (count > 1024)
+		return -LX_EINVAL;
+	for (uint64_t i = 0; i < count; i++) {
+		struct lx_iovec v;
+		int64_t n;
+		int err = uvm_copy_in(&c->p->mem, &v, iov + i * sizeof(v), sizeof(v));
+
+		if (err)
+			return total ? total : -LX_EFAULT;
+		if (!v.len)
+			continue;
+		n = io(c, fd, v.base, v.len, write);
+		if (n < 0 || n == SYSCALL_BLOCKED)
+			return total && n != SYSCALL_BLOCKED ? total : n;
+		total += n;
+		if ((uint64_t)n < v.len)
+			break;
+	}
+	return total;
+}
+
+/* readv (fd, iov, count) -> bytes read */
+int64_t lx_readv(struct lxcall *c)
+{
+	return vector_io(c, false);
+}
+
+/* writev (fd, iov, count) -> bytes written */
+int64_t lx_writev(struct lxcall *c)
+{
+	return vector_io(c, true);
+}
+
+/* lseek (fd, offset, whence) -> the new offset */
+int64_t lx_lseek(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+	const int64_t off = (int64_t)c->arg[1];
+	const uint64_t whence = c->arg[2];
+	struct klxfile *f = file_of(c->lx, fd, NULL);
+	struct os_obj_info info;
+	int64_t base;
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind == KLXFILE_DIR) {
+		if (whence != LX_SEEK_SET || off != 0)
+			return -LX_EINVAL;
+		KLOG(f);
+		f->offset = 0;
+		f->cursor[0] = 0;
+		return 0;
+	}
+	if (f->kind != KLXFILE_OBJECT)
+		return f->kind == KLXFILE_CONSOLE ? -LX_ESPIPE : 0;
+	switch (whence) {
+	case LX_SEEK_SET:
+		base = 0;
+		break;
+	case LX_SEEK_CUR:
+		base = (int64_t)f->offset;
+		break;
+	case LX_SEEK_END:
+		if (os_obj_stat(&kheap, f->object, &info))
+			return -LX_EIO;
+		base = (int64_t)info.size;
+		break;
+	default:
+		return -LX_EINVAL;
+	}
+	if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+		return -LX_EINVAL;
+	KLOG(&f->offset);
+	f->offset = (uint64_t)(base + off);
+	return (int64_t)f->offset;
+}
+
+/* --- metadata ------------------------------------------------------------- */
+
+/* fill_stat -- struct stat of an open file's kind, or of object `object` */
+static int64_t fill_stat(uint16_t kind, uint64_t object, struct lx_stat *st)
+{
+	struct os_obj_info info;
+
+	memset(st, 0, sizeof(*st));
+	st->nlink = 1;
+	st->blksize = FE_PAGE_SIZE;
+	switch (kind) {
+	case KLXFILE_OBJECT:
+		if (os_obj_stat(&kheap, object, &info))
+			return -LX_EIO;
+		st->ino = object;
+		st->mode = LX_S_IFREG | (info.type == OS_TYPE_CODE ? 0755 : 0644);
+		st->size = (int64_t)info.size;
+		st->blocks = (int64_t)(info.pages * (FE_PAGE_SIZE / 512));
+		break;
+	case KLXFILE_DIR: /* a prefix takes no room; shown as a block, as ext4 shows one */
+		st->mode = LX_S_IFDIR | 0755;
+		st->nlink = 2;
+		st->size = FE_PAGE_SIZE;
+		st->blocks = FE_PAGE_SIZE / 512;
+		break;
+	case KLXFILE_CONSOLE:
+		st->mode = LX_S_IFCHR | 0620;
+		st->rdev = (4u << 8) | 64; /* a serial line, as ttyS0 */
+		break;
+	case KLXFILE_NULL:
+		st->mode = LX_S_IFCHR | 0666;
+		st->rdev = (1u << 8) | 3;
+		break;
+	case KLXFILE_ZERO:
+		st->mode = LX_S_IFCHR | 0666;
+		st->rdev = (1u << 8) | 5;
+		break;
+	default: /* KLXFILE_RANDOM */
+		st->mode = LX_S_IFCHR | 0666;
+		st->rdev = (1u << 8) | 9;
+		break;
+	}
+	st->dev = 0xfe;
+	return 0;
+}
+
+/* stat_path -- struct stat of the file at a path (relative to dirfd) */
+static int64_t stat_path(struct lxcall *c, int64_t dirfd, uint64_t upath,
+			 struct lx_stat *st)
+{
+	char name[KLINUX_PATH_MAX];
+	uint16_t special;
+	uint64_t object;
+	int64_t err = resolve(c, dirfd, upath, name, &special);
+
+	if (err)
+		return err;
+	if (special)
+		return fill_stat(special, 0, st);
+	if (os_cat_lookup(&kheap, name, strlen(name), &object) == 0)
+		return fill_stat(KLXFILE_OBJECT, object, st);
+	if (is_dir(c->lx, name))
+		return fill_stat(KLXFILE_DIR, 0, st);
+	return -LX_ENOENT;
+}
+
+/* put_stat -- copy a struct stat out, or pass err on */
+static int64_t put_stat(struct lxcall *c, int64_t err, const struct lx_stat *st, uint64_t to)
+{
+	if (err)
+		return err;
+	return lx_errno(uvm_copy_out(&c->p->mem, to, st, sizeof(*st)));
+}
+
+/* fstat (fd, st) -> 0 */
+int64_t lx_fstat(struct lxcall *c)
+{
+	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	struct lx_stat st;
+
+	if (!f)
+		return -LX_EBADF;
+	return put_stat(c, fill_stat(f->kind, f->object, &st), &st, c->arg[1]);
+}
+
+/* stat, lstat (path, st) -> 0 */
+int64_t lx_stat(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	return put_stat(c, stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
+}
+
+/* newfstatat (dirfd, path, st, flags) -> 0; AT_EMPTY_PATH with "" is fstat of dirfd */
+int64_t lx_newfstatat(struct lxcall *c)
+{
+	const int64_t dirfd = (int64_t)(int32_t)c->arg[0];
+	const uint64_t path = c->arg[1], to = c->arg[2], flags = c->arg[3];
+	struct lx_stat st;
+	char first;
+
+	if (flags & ~(uint64_t)(LX_AT_EMPTY_PATH | LX_AT_SYMLINK_NOFOLLOW | 0x800 /* NO_AUTOMOUNT */))
+		return -LX_EINVAL;
+	if ((flags & LX_AT_EMPTY_PATH) &&
+	    uvm_copy_in(&c->p->mem, &first, path, 1) == 0 && first == 0) {
+		struct klxfile *f;
+
+		if (dirfd == LX_AT_FDCWD)
+			return put_stat(c, fill_stat(KLXFILE_DIR, 0, &st), &st, to);
+		f = file_of(c->lx, dirfd, NULL);
+		if (!f)
+			return -LX_EBADF;
+		return put_stat(c, fill_stat(f->kind, f->object, &st), &st, to);
+	}
+	return put_stat(c, stat_path(c, dirfd, path, &st), &st, to);
+}
+
+/* access (path, mode) -> 0 if the file exists (everyone may do everything) */
+int64_t lx_access(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	if (c->arg[1] & ~7ull)
+		return -LX_EINVAL;
+	return stat_path(c, LX_AT_FDCWD, c->arg[0], &st);
+}
+
+/* faccessat, faccessat2 (dirfd, path, mode, flags) -> 0 if it exists */
+int64_t lx_faccessat(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	if (c->arg[2] & ~7ull)
+		return -LX_EINVAL;
+	return stat_path(c, (int64_t)(int32_t)c->arg[0], c->arg[1], &st);
+}
+
+/* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the
+ * catalogue has no symbolic links, so an existing file is not one */
+static int64_t read_link(struct lxcall *c, int64_t dirfd, uint64_t path)
+{
+	struct lx_stat st;
+	int64_t err = stat_path(c, dirfd, path, &st);
+
+	return err ? err : -LX_EINVAL;
+}
+
+int64_t lx_readlink(struct lxcall *c)
+{
+	return read_link(c, LX_AT_FDCWD, c->arg[0]);
+}
+
+int64_t lx_readlinkat(struct lxcall *c)
+{
+	return read_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1]);
+}
+
+/* --- terminals ------------------------------------------------------------ */
+
+/* ioctl (fd, request, arg) -> 0: the terminal's modes and size */
+int64_t lx_ioctl(struct lxcall *c)
+{
+	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	const uint64_t request = c->arg[1] & 0xffffffffu, arg = c->arg[2];
+	struct klinux_termios t;
+	struct lx_winsize ws = { .row = 24, .col = 80 };
+	int err;
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind != KLXFILE_CONSOLE)
+		return -LX_ENOTTY;
+	switch (request) {
+	case LX_TCGETS:
+		return lx_errno(uvm_copy_out(&c->p->mem, arg, &c->lx->termios,
+					     sizeof(c->lx->termios)));
+	case LX_TCSETS:
+	case LX_TCSETSW:
+	case LX_TCSETSF:
+		err = uvm_copy_in(&c->p->mem, &t, arg, sizeof(t));
+		if (err)
+			return lx_errno(err);
+		KLOG(&c->lx->termios);
+		c->lx->termios = t;
+		return 0;
+	case LX_TIOCGWINSZ:
+		return lx_errno(uvm_copy_out(&c->p->mem, arg, &ws, sizeof(ws)));
+	case LX_TIOCSPGRP: /* the console's group is its reader's own */
+		err = uvm_copy_in(&c->p->mem, &t, arg, sizeof(int32_t));
+		if (err)
+			return lx_errno(err);
+		return *(int32_t *)&t == (int32_t)c->p->proc->pid ? 0 : -LX_EPERM;
+	case LX_TIOCGPGRP:
+		return lx_errno(uvm_copy_out(&c->p->mem, arg, &(int32_t){ (int32_t)c->p->proc->pid },
+					     sizeof(int32_t)));
+	default:
+		return -LX_EINVAL;
+	}
+}
+
+/* --- waiting for files: poll ------------------------------------------- */
+
+/* poll_fds -- poll's and ppoll's work: the ready descriptors' count, or
+ * the call blocked until one may be. A file of the catalogue is always
+ * ready; the console is ready to read once a byte is typed. A finite
+ * timeout sleeps it out and then finds none ready (input typed meanwhile
+ * waits for the next call); an infinite one waits for typed bytes. */
+static int64_t poll_fds(struct lxcall *c, uint64_t at, uint64_t nfds, int64_t timeout_ns)
+{
+	bool console_wait = false;
+	int64_t ready = 0;
+
+	if (nfds > 1024)
+		return -LX_EINVAL;
+	for (uint64_t i = 0; i < nfds; i++) {
+		struct lx_pollfd pfd;
+		struct klxfile *f;
+		int err = uvm_copy_in(&c->p->mem, &pfd, at + i * sizeof(pfd), sizeof(pfd));
+
+		if (err)
+			return lx_errno(err);
+		pfd.revents = 0;
+		if (pfd.fd >= 0) {
+			f = file_of(c->lx, pfd.fd, NULL);
+			if (!f)
+				pfd.revents = LX_POLLNVAL;
+			else if (f->kind == KLXFILE_CONSOLE && !console_readable(c->p))
+				pfd.revents = pfd.events & LX_POLLOUT;
+			else
+				pfd.revents = pfd.events & (LX_POLLIN | LX_POLLOUT);
+			if (f && f->kind == KLXFILE_CONSOLE && (pfd.events & LX_POLLIN) &&
+			    !(pfd.revents & LX_POLLIN))
+				console_wait = true;
+		}
+		ready += pfd.revents != 0;
+		err = uvm_copy_out(&c->p->mem, at + i * sizeof(pfd), &pfd, sizeof(pfd));
+		if (err)
+			return lx_errno(err);
+	}
+	if (ready || timeout_ns == 0)
+		return ready;
+	if (timeout_ns < 0)
+		return console_wait ? console_wait_input(c->tf) : lx_sleep_until(c, UINT64_MAX);
+	return lx_sleep_until(c, time_mono_ns() + (uint64_t)timeout_ns);
+}
+
+/* poll (fds, nfds, timeout in ms, negative: none) */
+int64_t lx_poll(struct lxcall *c)
+{
+	const int64_t ms = (int64_t)(int32_t)c->arg[2];
+
+	return poll_fds(c, c->arg[0], c->arg[1], ms < 0 ? -1 : ms * 1000000);
+}
+
+/* ppoll (fds, nfds, timeout as a timespec or NULL, sigmask, its size) --
+ * the signal mask is not used: there are no signals yet */
+int64_t lx_ppoll(struct lxcall *c)
+{
+	uint64_t ns;
+	int64_t err;
+
+	if (!c->arg[2])
+		return poll_fds(c, c->arg[0], c->arg[1], -1);
+	err = lx_read_timespec(c, c->arg[2], &ns);
+	if (err)
+		return err;
+	return poll_fds(c, c->arg[0], c->arg[1], ns > INT64_MAX ? INT64_MAX : (int64_t)ns);
+}
+
+/* --- descriptors: dup and fcntl ------------------------------------------- */
+
+/* dup_to -- descriptor `to` (closed first if open) names fd's file */
+static int64_t dup_to(struct klinux *lx, int64_t fd, int64_t to, uint32_t flags)
+{
+	if (!file_of(lx, fd, NULL) || to < 0 || to >= KLINUX_FDS)
+		return -LX_EBADF;
+	if (to == fd)
+		return to;
+	if (lx->fd[to].file)
+		drop(lx, to);
+	kobj_hold(lx->fd[fd].file);
+	return install(lx, lx->fd[fd].file, flags, to);
+}
+
+/* dup (fd) -> the lowest free descriptor, naming the same file */
+int64_t lx_dup(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+
+	if (!file_of(c->lx, fd, NULL))
+		return -LX_EBADF;
+	kobj_hold(c->lx->fd[fd].file);
+	return install(c->lx, c->lx->fd[fd].file, 0, 0);
+}
+
+/* dup2 (fd, to) -> to */
+int64_t lx_dup2(struct lxcall *c)
+{
+	return dup_to(c->lx, (int64_t)(int32_t)c->arg[0], (int64_t)(int32_t)c->arg[1], 0);
+}
+
+/* dup3 (fd, to, flags) -> to; fd == to is an error here */
+int64_t lx_dup3(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0], to = (int64_t)(int32_t)c->arg[1];
+	const uint64_t flags = c->arg[2];
+
+	if (fd == to || flags & ~(uint64_t)LX_O_CLOEXEC)
+		return -LX_EINVAL;
+	return dup_to(c->lx, fd, to, flags ? KLINUX_FD_CLOEXEC : 0);
+}
+
+/* fcntl (fd, cmd, arg) */
+int64_t lx_fcntl(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+	const uint64_t cmd = c->arg[1], arg = c->arg[2];
+	struct klxfile *f = file_of(c->lx, fd, NULL);
+	const uint32_t settable = LX_O_APPEND | LX_O_NONBLOCK;
+
+	if (!f)
+		return -LX_EBADF;
+	switch (cmd) {
+	case LX_F_DUPFD:
+	case LX_F_DUPFD_CLOEXEC:
+		if (arg >= KLINUX_FDS)
+			return -LX_EINVAL;
+		kobj_hold(c->lx->fd[fd].file);
+		return install(c->lx, c->lx->fd[fd].file,
+			       cmd == LX_F_DUPFD_CLOEXEC ? KLINUX_FD_CLOEXEC : 0, (int64_t)arg);
+	case LX_F_GETFD:
+		return c->lx->fd[fd].flags & KLINUX_FD_CLOEXEC ? LX_FD_CLOEXEC : 0;
+	case LX_F_SETFD:
+		KLOG(&c->lx->fd[fd].flags);
+		c->lx->fd[fd].flags = arg & LX_FD_CLOEXEC ? KLINUX_FD_CLOEXEC : 0;
+		return 0;
+	case LX_F_GETFL:
+		return f->flags;
+	case LX_F_SETFL:
+		KLOG(&f->flags);
+		f->flags = (f->flags & ~settable) | ((uint32_t)arg & settable);
+		return 0;
+	default:
+		return -LX_EINVAL;
+	}
+}
+
+/* --- directories ---------------------------------------------------------- */
+
+/* getcwd (buf, size) -> the length with its NUL */
+int64_t lx_getcwd(struct lxcall *c)
+{
+	char path[KLINUX_PATH_MAX + 1];
+	size_t len = strlen(c->lx->cwd);
+
+	path[0] = '/';
+	memcpy(path + 1, c->lx->cwd, len);
+	if (len)
+		len--; /* no trailing '/' */
+	path[len + 1] = 0;
+	if (c->arg[1] < len + 2)
+		return -LX_ERANGE;
+	return lx_errno(uvm_copy_out(&c->p->mem, c->arg[0], path, len + 2)) ?: (int64_t)(len + 2);
+}
+
+/* chdir (path) -> 0 */
+int64_t lx_chdir(struct lxcall *c)
+{
+	char name[KLINUX_PATH_MAX];
+	size_t floor = strlen(c->lx->root), len;
+	uint16_t special;
+	uint64_t object;
+	int64_t err = resolve(c, LX_AT_FDCWD, c->arg[0], name, &special);
+
+	if (err)
+		return err;
+	if (special || os_cat_lookup(&kheap, name, strlen(name), &object) == 0)
+		return -LX_ENOTDIR;
+	if (!is_dir(c->lx, name))
+		return -LX_ENOENT;
+	len = strlen(name + floor);
+	KLOG(&c->lx->cwd);
+	memcpy(c->lx->cwd, name + floor, len);
+	if (len)
+		c->lx->cwd[len++] = '/';
+	c->lx->cwd[len] = 0;
+	return 0;
+}
+
+/* put_dirent -- one linux_dirent64 at out + *at, if it fits in cap */
+static bool put_dirent(uint8_t *out, uint64_t cap, uint64_t *at, uint64_t ino,
+		       int64_t off, uint8_t type, const char *name, size_t len)
+{
+	struct lx_dirent64 d = { .ino = ino ? ino : 1, .off = off, .type = type };
+	uint64_t reclen = (sizeof(d) + len + 1 + 7) & ~7ull;
+
+	if (*at + reclen > cap)
+		return false;
+	d.reclen = (uint16_t)reclen;
+	memset(out + *at, 0, reclen);
+	memcpy(out + *at, &d, sizeof(d));
+	memcpy(out + *at + sizeof(d), name, len);
+	*at += reclen;
+	return true;
+}
+
+/* getdents64 (fd, buf, len) -> bytes filled; 0 at the end. Entries: ".",
+ * "..", then each name just below the directory, a deeper name showing as
+ * its first component, a directory. f->offset counts entries given;
+ * f->cursor is where the catalogue's listing resumes (below the directory). */
+int64_t lx_getdents64(struct lxcall *c)
+{
+	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	const uint64_t buf = c->arg[1];
+	uint64_t cap = c->arg[2] < CHUNK ? c->arg[2] : CHUNK, at = 0, id, count;
+	char prefix[KLINUX_PATH_MAX], start[2 * KLINUX_PATH_MAX];
+	char resume[KLINUX_PATH_MAX];
+	struct os_cat_cursor cur;
+	bool full = false;
+	size_t plen;
+	int err;
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind != KLXFILE_DIR)
+		return -LX_ENOTDIR;
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "%s%s", c->lx->root, f->path);
+	count = f->offset;
+	memcpy(resume, f->cursor, sizeof(resume));
+	for (; count < 2 && !full; count += !full)
+		full = !put_dirent(chunk, cap, &at, 1, (int64_t)count + 1, LX_DT_DIR,
+				   "..", count + 1); /* ".", then ".." */
+	while (!full) {
+		const char *rel;
+		size_t rlen, n = 0;
+		bool dir;
+
+		snprintf(start, sizeof(start), "%s%s", prefix, resume);
+		os_cat_cursor_init(&cur, start, strlen(start));
+		if (os_cat_next(&kheap, &cur, prefix, plen, &id))
+			break;
+		rel = cur.name + plen;
+		rlen = cur.len - plen;
+		while (n < rlen && rel[n] != '/')
+			n++;
+		dir = n < rlen;
+		if (n && !put_dirent(chunk, cap, &at, dir ? 1 : id, (int64_t)count + 1,
+				     dir ? LX_DT_DIR : LX_DT_REG, rel, n)) {
+			full = true;
+			break;
+		}
+		count += n != 0;
+		/* resume past this entry: past every name below a directory;
+		 * NUL is never in a name, so "\x01" follows the name at once */
+		memcpy(resume, rel, n);
+		resume[n] = dir ? '/' + 1 : '\x01';
+		resume[n + 1] = 0;
+	}
+	if (!at)
+		return full ? -LX_EINVAL : 0; /* the next entry does not fit, or the end */
+	err = uvm_copy_out(&c->p->mem, buf, chunk, at);
+	if (err)
+		return lx_errno(err);
+	KLOG(f);
+	f->offset = count;
+	memcpy(f->cursor, resume, sizeof(f->cursor));
+	return (int64_t)at;
+}

@@ -1,0 +1,155 @@
+/*
+ * start.c -- how a Linux program starts: its state in the heap, and the
+ * stack Linux x86-64 gives a new program.
+ *
+ * proc.c maps the program's segments and an 8 MiB stack, then calls
+ * linux_start (registered at power-on by linux_init). It makes the
+ * program's klinux (kformat.h) -- root and current directory the whole
+ * catalogue, umask 022, a terminal's default modes, descriptors 0, 1 and
+ * 2 on the console, the break above the image -- and lays out the stack
+ * as the System V x86-64 ABI and Linux's exec do, from the top down:
+ *
+ *   16 random bytes (AT_RANDOM), "x86_64" (AT_PLATFORM), the environment
+ *   strings, the argument strings; then, 16-byte aligned, at rsp:
+ *   argc, argv[0..argc-1], NULL, envp[...], NULL, auxv pairs, AT_NULL.
+ *
+ * Every register but rsp and rip is 0 at the entry point: rdx 0 tells the
+ * C library that no dynamic linker asks for a function at exit. A spawn
+ * that fails here is undone with the rest of the process (proc.c).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "ferrite/errors.h"
+#include "linux/linux.h"
+#include "linux/lx.h"
+#include "obj/kobj.h"
+#include "task/elf.h"
+#include "task/proc.h"
+#include "uvm/uvm.h"
+
+/* The environment a program started from a Ferrite program gets. */
+static const char start_env[] = "HOME=/\0PATH=/bin\0TERM=vt100";
+#define START_ENV_COUNT 3
+static const char platform[] = "x86_64";
+
+#define AUXV_PAIRS 17                  /* AT_NULL included */
+/* argc, argv and its NULL, envp and its NULL, the auxiliary vector */
+#define START_WORDS (1 + FE_SPAWN_MAX_ARGS + 1 + START_ENV_COUNT + 1 + 2 * AUXV_PAIRS)
+
+/* The default modes of a terminal (Linux's tty_std_termios): canonical
+ * input with echo and signals, CR to NL in, NL to CR NL out. */
+static const struct klinux_termios default_termios = {
+	.iflag = 0002400,              /* ICRNL IXON */
+	.oflag = 0000005,              /* OPOST ONLCR */
+	.cflag = 0000277,              /* B38400 CS8 CREAD */
+	.lflag = 0105073,              /* ISIG ICANON ECHO ECHOE ECHOK ECHOCTL ECHOKE IEXTEN */
+	.cc = { 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026, 0 },
+};
+
+/* image_end -- the first page above every segment of the program */
+static uint64_t image_end(const struct elf_image *img)
+{
+	const struct elf_segment *last = &img->seg[img->count - 1]; /* sorted */
+
+	return (last->vaddr + last->memsz + FE_PAGE_SIZE - 1) & ~(uint64_t)(FE_PAGE_SIZE - 1);
+}
+
+/* push_start -- the start stack below stack_top; the stack pointer in *sp */
+static int push_start(struct pctx *p, const struct elf_image *img,
+		      const struct spawn_args *a, uint64_t stack_top, uint64_t *sp)
+{
+	static uint64_t words[START_WORDS]; /* the kernel runs one call at a time */
+	uint64_t random_at = stack_top - 16;
+	uint64_t platform_at = random_at - sizeof(platform);
+	uint64_t env_at = platform_at - sizeof(start_env);
+	uint64_t argv_at = env_at - a->argv_bytes;
+	uint64_t random[2] = { arch_random(), arch_random() };
+	unsigned n = 0;
+	size_t pos = 0;
+	int err;
+
+	words[n++] = a->argc;
+	for (unsigned i = 0; i < a->argc; i++) {
+		words[n++] = argv_at + pos;
+		pos += strlen(&a->argv[pos]) + 1;
+	}
+	words[n++] = 0;
+	pos = 0;
+	for (unsigned i = 0; i < START_ENV_COUNT; i++) {
+		words[n++] = env_at + pos;
+		pos += strlen(&start_env[pos]) + 1;
+	}
+	words[n++] = 0;
+#define AUX(type, value) (words[n++] = (type), words[n++] = (value))
+	AUX(LX_AT_PHDR, img->phdr);
+	AUX(LX_AT_PHENT, 56);
+	AUX(LX_AT_PHNUM, img->phnum);
+	AUX(LX_AT_PAGESZ, FE_PAGE_SIZE);
+	AUX(LX_AT_BASE, 0);
+	AUX(LX_AT_FLAGS, 0);
+	AUX(LX_AT_ENTRY, img->entry);
+	AUX(LX_AT_UID, 0);
+	AUX(LX_AT_EUID, 0);
+	AUX(LX_AT_GID, 0);
+	AUX(LX_AT_EGID, 0);
+	AUX(LX_AT_SECURE, 0);
+	AUX(LX_AT_CLKTCK, 100);
+	AUX(LX_AT_RANDOM, random_at);
+	AUX(LX_AT_PLATFORM, platform_at);
+	AUX(LX_AT_EXECFN, argv_at);
+	AUX(LX_AT_NULL, 0);
+#undef AUX
+	*sp = ((argv_at & ~15ull) - n * 8) & ~15ull;
+	err = uvm_copy_out(&p->mem, random_at, random, sizeof(random));
+	if (!err)
+		err = uvm_copy_out(&p->mem, platform_at, platform, sizeof(platform));
+	if (!err)
+		err = uvm_copy_out(&p->mem, env_at, start_env, sizeof(start_env));
+	if (!err)
+		err = uvm_copy_out(&p->mem, argv_at, a->argv, a->argv_bytes);
+	if (!err)
+		err = uvm_copy_out(&p->mem, *sp, words, n * 8);
+	return err;
+}
+_Static_assert(sizeof(start_env) == 28, "the environment's strings, NULs included");
+
+/* linux_start -- proc.c's hook: the state, descriptors, break and start
+ * stack of new Linux program p */
+static int linux_start(struct pctx *p, const struct elf_image *img,
+		       const struct spawn_args *a, uint64_t stack_top)
+{
+	struct klinux *lx;
+	uint64_t id, sp;
+	void *data;
+	int err = kobj_new(OS_TYPE_KERNEL, sizeof(*lx), KLINUX_MAGIC, &id, &data);
+
+	if (err)
+		return err;
+	KLOG(&p->proc->linux_state);
+	p->proc->linux_state = id;           /* the process holds it from here */
+	KLOG(&p->proc->flags);
+	p->proc->flags |= KPROC_LINUX;
+	p->lx = lx = data;             /* a fresh block: no log (kobj_new) */
+	lx->version = KLINUX_VERSION;
+	lx->umask = 022;
+	lx->termios = default_termios;
+	err = lx_files_start(lx);
+	if (!err)
+		err = lx_memory_start(p, lx, image_end(img));
+	if (!err)
+		err = push_start(p, img, a, stack_top, &sp);
+	if (err)
+		return err;
+	arch_user_regs_init(&p->thread[0]->regs, img->entry, sp, 0, 0, 0);
+	return 0;
+}
+
+/* linux_init -- at power-on: Linux programs start here, and their state
+ * lets go of what it holds when the reaper deletes it */
+void linux_init(void)
+{
+	proc_on_linux_start(linux_start);
+	kobj_on_delete(lx_state_deleted);
+}

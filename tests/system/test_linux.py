@@ -1,0 +1,273 @@
+"""Linux programs in Ferrite (docs/linux.md): static Linux x86-64 binaries,
+run unmodified by osh like its own programs, with the catalogue as their
+file system.
+
+The binaries are the real ones: Debian's busybox-static (/bin/busybox,
+installed by tools/deps.sh, never rebuilt) and tests/linux/hello.c built by
+the host's gcc and musl-gcc, fixed-address and (glibc's) position-
+independent (tests/linux/linux.mk). Each runs in Ferrite and on the host with the same
+arguments, environment and input files, and the two must print the same
+bytes and end with the same status.
+
+The image is made once for the module: a genesis, then objtool imports the
+binaries as code objects and the input files as blobs, at the same names
+the host's copies have below the host's working directory.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from ferrite import PROMPT, ROOT
+
+STEP = 120
+OBJTOOL = os.path.join(ROOT, "build", "objtool")
+LINUX = os.path.join(ROOT, "build", "linux")
+BUSYBOX = "/bin/busybox"
+# What a Linux program started from osh finds in its environment (linux/start.c).
+ENV = {"HOME": "/", "PATH": "/bin", "TERM": "vt100"}
+# The kernel's own lines that may come between a program's: a missing call
+# named (once per program), the timer's recalibration.
+KERNEL_LINE = re.compile(r"linux: [^\n]*\n|(?:warning: )?timer: [^\n]*\n")
+
+HELLOS = ("hello-glibc", "hello-glibc-pie", "hello-musl")
+
+# The input files, at the same names on both sides.
+FILES = {
+    "t/lines.txt": "".join("line %d of the file, word%d %s\n" % (i, i % 7, "xyz"[i % 3])
+                           for i in range(1, 41)),
+    "t/fruit.txt": "banana 3\napple 12\ncherry 7\napple 12\ndate 1\nbanana 30\n",
+    "t/nums.txt": "10\n9\n100\n-3\n42\n7\n",
+    "t/blob.bin": bytes(range(256)).decode("latin-1") * 4,
+    "t/other.txt": "banana 3\napple 12\ncherry 8\n",
+    "t/sub/deep.txt": "deep\n",
+    "t/script.sh": "n=6\nwhile [ $n -gt 3 ]; do\n  echo \"n is $n, n*7 is $((n * 7))\"\n"
+                   "  n=$((n - 1))\ndone\nexit 5\n",
+}
+
+# Busybox invocations (argv after the applet's name is busybox's own:
+# `busybox APPLET ARGS`), each compared with the host.
+APPLETS = [
+    ["echo", "hello", "world"],
+    ["echo", "-n", "no newline"],
+    ["printf", "%s=%d;%x\\n", "a", "42", "255"],
+    ["cat", "t/fruit.txt"],
+    ["cat", "t/nosuch.txt"],
+    ["wc", "t/lines.txt"],
+    ["wc", "-l", "t/lines.txt", "t/fruit.txt"],
+    ["head", "-n", "3", "t/lines.txt"],
+    ["tail", "-n", "2", "t/lines.txt"],
+    ["cut", "-d", " ", "-f", "2,4", "t/lines.txt"],
+    ["sort", "t/fruit.txt"],
+    ["sort", "-n", "t/nums.txt"],
+    ["sort", "-r", "t/fruit.txt"],
+    ["sort", "-k", "2", "-n", "t/fruit.txt"],
+    ["sort", "-u", "t/fruit.txt"],
+    ["uniq", "t/fruit.txt"],
+    ["sed", "-n", "s/line \\([0-9]*\\) .*/number \\1/p", "t/lines.txt"],
+    ["grep", "word3", "t/lines.txt"],
+    ["grep", "-c", "apple", "t/fruit.txt"],
+    ["grep", "-n", "-E", "ap+le|date", "t/fruit.txt"],
+    ["grep", "-v", "a", "t/fruit.txt"],
+    ["awk", "{ n[$1] += $2 } END { for (k in n) printf \"%s:%d\\n\", k, n[k] }",
+     "t/fruit.txt"],
+    ["awk", "-F", " ", "NR % 10 == 0 { print NR, $NF, length($0) }", "t/lines.txt"],
+    ["od", "-A", "x", "-t", "x1z", "-N", "40", "t/blob.bin"],
+    ["hexdump", "-C", "-n", "64", "t/blob.bin"],
+    ["md5sum", "t/lines.txt", "t/blob.bin"],
+    ["sha256sum", "t/fruit.txt"],
+    ["cmp", "t/fruit.txt", "t/other.txt"],
+    ["diff", "t/fruit.txt", "t/other.txt"],
+    ["seq", "3", "2", "11"],
+    ["expr", "6", "*", "7"],
+    ["test", "-f", "t/fruit.txt"],
+    ["test", "-d", "t/fruit.txt"],
+    ["test", "-d", "t/sub"],
+    ["basename", "/a/b/c.txt", ".txt"],
+    ["dirname", "/a/b/c.txt"],
+    ["true"],
+    ["false"],
+    # -1: Ferrite's console is a terminal, where ls would write columns
+    ["ls", "-1", "t"],
+    ["ls", "-1a", "t/sub"],
+    ["ls", "-1R", "t"],
+    ["stat", "-c", "%n %s %F", "t/fruit.txt", "t/sub"],
+    ["du", "-a", "t/sub"],
+    ["find", "t", "-name", "*.txt"],          # lines compared sorted (UNORDERED)
+    ["find", "t", "-type", "d"],
+    ["sh", "-c", "x=5; while [ $x -gt 0 ]; do printf '%d ' $x; x=$((x - 1)); done; echo"],
+    ["sh", "-c", "f() { echo \"f got $# args: $*\"; return 4; }; f a b c; echo status $?"],
+    ["sh", "-c", "for w in one two three; do case $w in t*) echo T:$w;; *) echo other:$w;; esac; done"],
+    ["sh", "t/script.sh"],                     # a line of osh holds no newline
+    ["sleep", "0.1"],
+]
+
+
+# Applets whose order of lines is the host file system's order of a
+# directory (ext4's hash order), which no other file system shares: their
+# lines are compared sorted.
+UNORDERED = ("find",)
+
+
+def host_run(argv, cwd, executable):
+    """argv on the host, as osh would start it there: its output and status."""
+    p = subprocess.run(argv, executable=executable, cwd=cwd, env=ENV,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=60)
+    return p.stdout.decode("latin-1"), p.returncode
+
+
+def osh_word(arg):
+    r"""arg as one osh word (docs/shell.md): in single quotes, which keep
+    every byte, unless it holds one; then in double quotes, where \, \"
+    and \$ are escapes."""
+    if "'" not in arg:
+        return "'%s'" % arg
+    return '"%s"' % arg.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+
+
+def ferrite_run(m, argv):
+    """Type argv as an osh command line: what the program printed (the
+    kernel's own lines taken out) and its status ($?). osh's echo of the
+    line is committed output, so a kernel line (sent at once) may come
+    before it: the reply is what follows the echo."""
+    return reply(m, " ".join(osh_word(a) for a in argv)), int(reply(m, "echo $?"))
+
+
+def reply(m, line):
+    """Type a line into osh: what follows its echo, up to the next prompt,
+    without the kernel's lines (which may come anywhere, even inside the
+    echo, and may make osh draw its prompt again before it)."""
+    start = pos = len(m.output)
+    m.send(line + "\n")
+    while True:
+        prompt = m.expect(PROMPT, timeout=STEP, start=pos)
+        text = KERNEL_LINE.sub("", m.output[start:prompt.start()])
+        at = text.find(line + "\n")
+        if at >= 0:
+            return text[at + len(line) + 1:]
+        pos = prompt.end()
+
+
+@pytest.fixture(scope="module")
+def linux(module_machines, tmp_path_factory):
+    """A machine whose catalogue holds the Linux programs (bin/NAME) and
+    the input files; the host's copies of the files, below `files`."""
+    tmp = tmp_path_factory.mktemp("linux")
+    image = tmp / "linux.nvm"
+    files = tmp / "files"
+    m = module_machines(image=image, size="64M")
+    m.expect(PROMPT, timeout=STEP)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h)) for h in HELLOS]
+    for name, text in FILES.items():
+        path = files / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("latin-1"))
+        imports.append((name, str(path)))
+    for name, path in imports:
+        kind = "code" if name.startswith("bin/") else "blob"
+        r = subprocess.run([OBJTOOL, str(image), "import", name, path, "--type", kind],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    m = module_machines(image=image)
+    m.expect(PROMPT, timeout=STEP)
+    return m, str(files)
+
+
+def test_hello_built_by_the_host_s_compilers(linux):
+    m, files = linux
+    for hello in HELLOS:
+        argv = [hello, "one", "two words"]
+        want = host_run(argv, files, os.path.join(LINUX, hello))
+        assert ferrite_run(m, argv) == want, hello
+        assert want[1] == 3
+
+
+@pytest.mark.slow(60)
+def test_busybox_applets_print_what_they_print_on_the_host(linux):
+    m, files = linux
+    for args in APPLETS:
+        argv = ["busybox"] + args
+        want = host_run(argv, files, BUSYBOX)
+        got = ferrite_run(m, argv)
+        if args[0] in UNORDERED:
+            want = (sorted(want[0].splitlines()), want[1])
+            got = (sorted(got[0].splitlines()), got[1])
+        assert got == want, "%s:\n ferrite %r\n host    %r" % (argv, got, want)
+
+
+def test_an_applet_runs_by_a_name_of_its_own(linux):
+    """A second name for busybox's object: busybox picks the applet from
+    argv[0], which osh makes the command's word (docs/linux.md)."""
+    m, files = linux
+    assert reply(m, "ln bin/busybox bin/sed") == ""
+    argv = ["sed", "-n", "2,3p", "t/fruit.txt"]
+    assert ferrite_run(m, argv) == host_run(argv, files, BUSYBOX) == ("apple 12\ncherry 7\n", 0)
+
+
+def test_a_dynamic_binary_is_refused_with_its_interpreter_named(tmp_path):
+    """The kernel and objtool check programs with the same code
+    (kernel/task/elf.c): objtool's refusal is the kernel's."""
+    # /bin/true of the host is dynamically linked, as nearly every Debian binary is
+    out = subprocess.run(["readelf", "-l", "/bin/true"], capture_output=True, text=True).stdout
+    interp = re.search(r"Requesting program interpreter: ([^\]]+)\]", out).group(1)
+    image = str(tmp_path / "dyn.nvm")
+    r = subprocess.run([OBJTOOL, image, "create", "--size", "32M"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([OBJTOOL, image, "import", "bin/dyntrue", "/bin/true", "--type", "code"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "not a static binary: it needs %s" % interp in r.stderr, r
+    r = subprocess.run([OBJTOOL, image, "ls"], capture_output=True, text=True)
+    assert "dyntrue" not in r.stdout, r
+
+
+def test_the_call_names_are_linux_s():
+    """kernel/linux/names.c against the host's <asm/unistd_64.h>."""
+    header = open("/usr/include/x86_64-linux-gnu/asm/unistd_64.h").read()
+    want = {int(n): name for name, n in re.findall(r"#define __NR_(\w+) (\d+)", header)
+            if int(n) < 512}
+    table = open(os.path.join(ROOT, "kernel", "linux", "names.c")).read()
+    got = {int(n): name for n, name in re.findall(r'\[(\d+)\] = "(\w+)"', table)}
+    assert got == want
+
+
+def test_busybox_sh_carries_on_after_a_power_cut(machines, tmp_path):
+    """Debian's busybox sh, interactive on the console (raw mode and its own
+    line editing), keeps its variables across a power cut: what it printed
+    was committed with the state that printed it (output commit), and the
+    next power-on resumes the shell where it was."""
+    image = tmp_path / "sh.nvm"
+    m = machines(image=image, size="64M")
+    m.expect(PROMPT, timeout=STEP)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    r = subprocess.run([OBJTOOL, str(image), "import", "bin/busybox", BUSYBOX, "--type", "code"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    m = machines(image=image)
+    m.expect(PROMPT, timeout=STEP)
+    m.send("busybox sh\n")
+    start = m.expect(r"/ # ", timeout=STEP).end()
+    m.send("x=41; y=$(( x * 2 ))\n")
+    start = m.expect(r"/ # ", timeout=STEP, start=start).end()
+    m.send("echo got $x $y\n")
+    m.expect(r"got 41 82\n", timeout=STEP, start=start)
+    m.power_cut()
+
+    m = machines(image=image)
+    m.expect(r"ferrite: resumed", timeout=STEP)
+    start = len(m.output)
+    m.send("echo after $((x + 1)) $y\n")
+    m.expect(r"after 42 82\n", timeout=STEP, start=start)
+    m.send("exit 7\n")
+    m.expect(PROMPT, timeout=STEP, start=start)    # osh, which waited across the cut
+    assert reply(m, "echo $?") == "7\n"
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    # the Linux state (struct klinux, the open files) checked offline too
+    r = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
