@@ -27,7 +27,10 @@ enum lx_nr {
 	LX_getppid = 110, LX_getpgrp = 111, LX_gettimeofday = 96,
 	LX_prctl = 157, LX_getdents64 = 217, LX_readlink = 89,
 	LX_readlinkat = 267, LX_setpgid = 109, LX_getpgid = 121, LX_getsid = 124,
-	LX_setsid = 112, LX_ppoll = 271,
+	LX_setsid = 112, LX_ppoll = 271, LX_ftruncate = 77,
+	LX_rename = 82, LX_mkdir = 83, LX_rmdir = 84, LX_link = 86, LX_unlink = 87,
+	LX_umask = 95, LX_sync = 162, LX_syncfs = 306, LX_mkdirat = 258,
+	LX_unlinkat = 263, LX_renameat = 264, LX_linkat = 265, LX_renameat2 = 316,
 	LX_arch_prctl = 158, LX_gettid = 186, LX_time = 201,
 	LX_set_tid_address = 218, LX_clock_gettime = 228,
 	LX_clock_getres = 229, LX_clock_nanosleep = 230, LX_exit_group = 231,
@@ -53,6 +56,7 @@ enum lx_nr {
 #define LX_EFAULT 14
 #define LX_EBUSY 16
 #define LX_EEXIST 17
+#define LX_EXDEV 18
 #define LX_ENOTDIR 20
 #define LX_EISDIR 21
 #define LX_EINVAL 22
@@ -89,6 +93,7 @@ enum lx_nr {
 #define LX_AT_SYMLINK_NOFOLLOW 0x100
 #define LX_AT_EACCESS 0x200
 #define LX_AT_EMPTY_PATH 0x1000
+#define LX_AT_REMOVEDIR 0x200
 
 /* fcntl */
 #define LX_F_DUPFD 0

@@ -268,7 +268,7 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 	uint32_t acc = flags & LX_O_ACCMODE, keep;
 	uint16_t special;
 	struct klxfile *f;
-	uint64_t object, file;
+	uint64_t object = 0, file;
 	int64_t err = resolve(c, dirfd, upath, name, &special);
 	int e;
 
@@ -829,6 +829,301 @@ int64_t lx_ioctl(struct lxcall *c)
 	default:
 		return -LX_EINVAL;
 	}
+}
+
+/* pwrite64 (fd, buf, len, offset) -> bytes written at offset, the file's own unmoved */
+int64_t lx_pwrite64(struct lxcall *c)
+{
+	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	uint64_t offset = c->arg[3];
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind != KLXFILE_OBJECT)
+		return -LX_ESPIPE;
+	if ((int64_t)offset < 0 || (f->flags & LX_O_APPEND))
+		return -LX_EINVAL; /* (Linux appends then: not yet) */
+	return write_file(c, f, c->arg[1], c->arg[2], &offset);
+}
+
+/* ftruncate (fd, length) */
+int64_t lx_ftruncate(struct lxcall *c)
+{
+	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	const int64_t length = (int64_t)c->arg[1];
+	int err;
+
+	if (!f)
+		return -LX_EBADF;
+	if (f->kind != KLXFILE_OBJECT || (f->flags & LX_O_ACCMODE) == LX_O_RDONLY)
+		return -LX_EINVAL;
+	if (length < 0 || (uint64_t)length > FE_USER_TOP)
+		return -LX_EINVAL;
+	err = os_obj_resize(&kheap, f->object, (uint64_t)length);
+	if (err)
+		return lx_errno(err);
+	pagecache_resized(f->object, (uint64_t)length);
+	return 0;
+}
+
+/* fsync, fdatasync (fd), sync, syncfs -- return once everything is
+ * durable: the commit runs at the safe point on the way back to the
+ * program, before it runs again */
+int64_t lx_fsync(struct lxcall *c)
+{
+	if ((c->nr == LX_fsync || c->nr == LX_fdatasync || c->nr == LX_syncfs) &&
+	    !file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL))
+		return -LX_EBADF;
+	heap_request_commit();
+	return 0;
+}
+
+/* umask (mask) -> the mask before */
+int64_t lx_umask(struct lxcall *c)
+{
+	uint32_t old = c->lx->umask;
+
+	KLOG(&c->lx->umask);
+	c->lx->umask = (uint32_t)c->arg[0] & 0777;
+	return old;
+}
+
+/* --- names: directories, links, removing and renaming ---------------- */
+
+/* parent_exists -- whether the directory holding catalogue name `name` exists */
+static bool parent_exists(struct klinux *lx, const char *name)
+{
+	char parent[KLINUX_PATH_MAX];
+	char *slash;
+
+	memcpy(parent, name, KLINUX_PATH_MAX);
+	slash = strrchr(parent, '/');
+	if (!slash || (size_t)(slash - parent) < strlen(lx->root))
+		return true; /* the root's */
+	*slash = 0;
+	return is_dir(lx, parent);
+}
+
+/* name_of -- a path's catalogue name, for a call that changes names: the
+ * root and special files are refused */
+static int64_t name_of(struct lxcall *c, int64_t dirfd, uint64_t path,
+		       char name[KLINUX_PATH_MAX])
+{
+	uint16_t special;
+	int64_t err = resolve(c, dirfd, path, name, &special);
+
+	if (err)
+		return err;
+	if (special || strlen(name) <= strlen(c->lx->root))
+		return -LX_EBUSY;
+	return 0;
+}
+
+/* make_dir -- mkdir: the directory recorded by a marker, its name and a
+ * '/' bound to an empty blob, so that it exists before it holds a name */
+static int64_t make_dir(struct lxcall *c, int64_t dirfd, uint64_t path)
+{
+	char name[KLINUX_PATH_MAX];
+	uint64_t object;
+	size_t len;
+	int64_t err = name_of(c, dirfd, path, name);
+	int e;
+
+	if (err)
+		return err == -LX_EBUSY ? -LX_EEXIST : err;
+	len = strlen(name);
+	if (os_cat_lookup(&kheap, name, len, &object) == 0 || is_dir(c->lx, name))
+		return -LX_EEXIST;
+	if (!parent_exists(c->lx, name))
+		return -LX_ENOENT;
+	if (len + 1 > FE_NAME_MAX)
+		return -LX_ENAMETOOLONG;
+	name[len] = '/';
+	e = os_obj_create(&kheap, OS_TYPE_BLOB, 0, &object);
+	if (e)
+		return lx_errno(e);
+	e = os_cat_insert(&kheap, name, len + 1, object);
+	if (e)
+		kobj_release(object);
+	return lx_errno(e);
+}
+
+/* mkdir (path, mode) */
+int64_t lx_mkdir(struct lxcall *c)
+{
+	return make_dir(c, LX_AT_FDCWD, c->arg[0]);
+}
+
+/* mkdirat (dirfd, path, mode) */
+int64_t lx_mkdirat(struct lxcall *c)
+{
+	return make_dir(c, (int64_t)(int32_t)c->arg[0], c->arg[1]);
+}
+
+/* remove_dir -- rmdir: a directory holding nothing but its marker loses it */
+static int64_t remove_dir(struct lxcall *c, int64_t dirfd, uint64_t path)
+{
+	char name[KLINUX_PATH_MAX];
+	struct os_cat_cursor cur;
+	uint64_t object, id;
+	size_t len;
+	int64_t err = name_of(c, dirfd, path, name);
+
+	if (err)
+		return err;
+	len = strlen(name);
+	if (os_cat_lookup(&kheap, name, len, &object) == 0)
+		return -LX_ENOTDIR;
+	if (!is_dir(c->lx, name))
+		return -LX_ENOENT;
+	name[len] = '/';
+	os_cat_cursor_init(&cur, name, len + 1);
+	while (os_cat_next(&kheap, &cur, name, len + 1, &id) == 0)
+		if (cur.len != len + 1)
+			return -LX_ENOTEMPTY; /* a name below it */
+	err = os_cat_remove(&kheap, name, len + 1, &id);
+	if (err)
+		return lx_errno(err);
+	kobj_release(id);
+	return 0;
+}
+
+/* rmdir (path) */
+int64_t lx_rmdir(struct lxcall *c)
+{
+	return remove_dir(c, LX_AT_FDCWD, c->arg[0]);
+}
+
+/* remove_name -- unlink: the name goes; its object with its last reference */
+static int64_t remove_name(struct lxcall *c, int64_t dirfd, uint64_t path)
+{
+	char name[KLINUX_PATH_MAX];
+	uint64_t id;
+	int64_t err = name_of(c, dirfd, path, name);
+
+	if (err)
+		return err == -LX_EBUSY ? -LX_EISDIR : err;
+	if (os_cat_remove(&kheap, name, strlen(name), &id) == 0) {
+		kobj_release(id);
+		return 0;
+	}
+	return is_dir(c->lx, name) ? -LX_EISDIR : -LX_ENOENT;
+}
+
+/* unlink (path) */
+int64_t lx_unlink(struct lxcall *c)
+{
+	return remove_name(c, LX_AT_FDCWD, c->arg[0]);
+}
+
+/* unlinkat (dirfd, path, flags): AT_REMOVEDIR makes it rmdir */
+int64_t lx_unlinkat(struct lxcall *c)
+{
+	const int64_t dirfd = (int64_t)(int32_t)c->arg[0];
+	const uint64_t flags = c->arg[2];
+
+	if (flags & ~(uint64_t)LX_AT_REMOVEDIR)
+		return -LX_EINVAL;
+	if (flags & LX_AT_REMOVEDIR)
+		return remove_dir(c, dirfd, c->arg[1]);
+	return remove_name(c, dirfd, c->arg[1]);
+}
+
+/* make_link -- link: a second name for a file's object */
+static int64_t make_link(struct lxcall *c, int64_t olddir, uint64_t oldpath,
+			 int64_t newdir, uint64_t newpath)
+{
+	char from[KLINUX_PATH_MAX], to[KLINUX_PATH_MAX];
+	uint64_t object, other;
+	int64_t err = name_of(c, olddir, oldpath, from);
+	int e;
+
+	if (!err)
+		err = name_of(c, newdir, newpath, to);
+	if (err)
+		return err == -LX_EBUSY ? -LX_EPERM : err;
+	if (os_cat_lookup(&kheap, from, strlen(from), &object))
+		return is_dir(c->lx, from) ? -LX_EPERM : -LX_ENOENT;
+	if (os_cat_lookup(&kheap, to, strlen(to), &other) == 0 || is_dir(c->lx, to))
+		return -LX_EEXIST;
+	if (!parent_exists(c->lx, to))
+		return -LX_ENOENT;
+	e = os_cat_insert(&kheap, to, strlen(to), object);
+	if (e)
+		return lx_errno(e);
+	kobj_hold(object); /* the new name's reference */
+	return 0;
+}
+
+/* link (old, new) */
+int64_t lx_link(struct lxcall *c)
+{
+	return make_link(c, LX_AT_FDCWD, c->arg[0], LX_AT_FDCWD, c->arg[1]);
+}
+
+/* linkat (olddirfd, old, newdirfd, new, flags) */
+int64_t lx_linkat(struct lxcall *c)
+{
+	if (c->arg[4] & ~(uint64_t)0x400 /* AT_SYMLINK_FOLLOW: no links to follow */)
+		return -LX_EINVAL;
+	return make_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1],
+			 (int64_t)(int32_t)c->arg[2], c->arg[3]);
+}
+
+/* rename_at -- rename a file's name, replacing the name it moves to in
+ * the same change of the catalogue. A directory is many names: not yet
+ * (EXDEV, which makes mv copy and remove instead) */
+static int64_t rename_at(struct lxcall *c, int64_t olddir, uint64_t oldpath,
+			 int64_t newdir, uint64_t newpath)
+{
+	char from[KLINUX_PATH_MAX], to[KLINUX_PATH_MAX];
+	uint64_t object, old;
+	int64_t err = name_of(c, olddir, oldpath, from);
+	int e;
+
+	if (!err)
+		err = name_of(c, newdir, newpath, to);
+	if (err)
+		return err;
+	if (os_cat_lookup(&kheap, from, strlen(from), &object))
+		return is_dir(c->lx, from) ? -LX_EXDEV : -LX_ENOENT;
+	if (!strcmp(from, to))
+		return 0;
+	if (os_cat_lookup(&kheap, to, strlen(to), &old)) {
+		if (is_dir(c->lx, to))
+			return -LX_EISDIR;
+		if (!parent_exists(c->lx, to))
+			return -LX_ENOENT;
+		return lx_errno(os_cat_rename(&kheap, from, strlen(from), to, strlen(to)));
+	}
+	e = os_cat_replace(&kheap, to, strlen(to), object, &old);
+	if (!e)
+		e = os_cat_remove(&kheap, from, strlen(from), NULL);
+	if (e)
+		return lx_errno(e);
+	kobj_release(old); /* `to`'s old object; `object` moved names, its count stays */
+	return 0;
+}
+
+/* rename (old, new) */
+int64_t lx_rename(struct lxcall *c)
+{
+	return rename_at(c, LX_AT_FDCWD, c->arg[0], LX_AT_FDCWD, c->arg[1]);
+}
+
+/* renameat (olddirfd, old, newdirfd, new) */
+int64_t lx_renameat(struct lxcall *c)
+{
+	return rename_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1],
+			 (int64_t)(int32_t)c->arg[2], c->arg[3]);
+}
+
+/* renameat2 (olddirfd, old, newdirfd, new, flags): no flags yet */
+int64_t lx_renameat2(struct lxcall *c)
+{
+	if (c->arg[4])
+		return -LX_EINVAL;
+	return lx_renameat(c);
 }
 
 /* --- waiting for files: poll ------------------------------------------- */

@@ -72,6 +72,20 @@ int64_t lx_getcwd(struct lxcall *c);
 int64_t lx_chdir(struct lxcall *c);
 int64_t lx_getdents64(struct lxcall *c);
 int64_t lx_poll(struct lxcall *c);
+int64_t lx_pwrite64(struct lxcall *c);
+int64_t lx_ftruncate(struct lxcall *c);
+int64_t lx_fsync(struct lxcall *c);
+int64_t lx_umask(struct lxcall *c);
+int64_t lx_mkdir(struct lxcall *c);
+int64_t lx_mkdirat(struct lxcall *c);
+int64_t lx_rmdir(struct lxcall *c);
+int64_t lx_unlink(struct lxcall *c);
+int64_t lx_unlinkat(struct lxcall *c);
+int64_t lx_link(struct lxcall *c);
+int64_t lx_linkat(struct lxcall *c);
+int64_t lx_rename(struct lxcall *c);
+int64_t lx_renameat(struct lxcall *c);
+int64_t lx_renameat2(struct lxcall *c);
 int64_t lx_ppoll(struct lxcall *c);
 
 /* --- memory (memory.c) ---------------------------------------------------- */
