@@ -30,7 +30,7 @@ enum lx_nr {
 	LX_setsid = 112, LX_ppoll = 271, LX_ftruncate = 77,
 	LX_rename = 82, LX_mkdir = 83, LX_rmdir = 84, LX_link = 86, LX_unlink = 87,
 	LX_umask = 95, LX_sync = 162, LX_syncfs = 306, LX_mkdirat = 258,
-	LX_unlinkat = 263, LX_renameat = 264, LX_linkat = 265, LX_renameat2 = 316,
+	LX_fchown = 93, LX_unlinkat = 263, LX_renameat = 264, LX_linkat = 265, LX_renameat2 = 316,
 	LX_arch_prctl = 158, LX_gettid = 186, LX_time = 201,
 	LX_set_tid_address = 218, LX_clock_gettime = 228,
 	LX_clock_getres = 229, LX_clock_nanosleep = 230, LX_exit_group = 231,
@@ -101,7 +101,19 @@ enum lx_nr {
 #define LX_F_SETFD 2
 #define LX_F_GETFL 3
 #define LX_F_SETFL 4
+#define LX_F_GETLK 5
+#define LX_F_SETLK 6
+#define LX_F_SETLKW 7
 #define LX_F_DUPFD_CLOEXEC 1030
+#define LX_F_UNLCK 2
+
+/* struct flock (F_GETLK, F_SETLK) */
+struct lx_flock {
+	int16_t type, whence;
+	int64_t start, len;
+	int32_t pid;
+	int32_t pad;
+};
 #define LX_FD_CLOEXEC 1
 
 /* lseek */

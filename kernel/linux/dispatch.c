@@ -45,6 +45,7 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_exit] = lx_exit_group,     /* one thread per Linux program so far */
 	[LX_uname] = lx_uname,
 	[LX_fcntl] = lx_fcntl,
+	[LX_fchown] = lx_fchown,
 	[LX_getcwd] = lx_getcwd,
 	[LX_chdir] = lx_chdir,
 	[LX_gettimeofday] = lx_gettimeofday,

@@ -1238,6 +1238,39 @@ int64_t lx_dup3(struct lxcall *c)
 	return dup_to(c->lx, fd, to, flags ? KLINUX_FD_CLOEXEC : 0);
 }
 
+/* record_lock -- F_GETLK, F_SETLK, F_SETLKW. POSIX record locks keep
+ * processes apart, never a process from itself, and no two Linux
+ * processes share files yet (fork is the next step): so every lock is
+ * granted and none is in the way. Locks between processes are to be kept
+ * with fork (docs/linux.md, "Known gaps"). */
+static int64_t record_lock(struct lxcall *c, uint64_t cmd, uint64_t arg)
+{
+	struct lx_flock fl;
+	int err = uvm_copy_in(&c->p->mem, &fl, arg, sizeof(fl));
+
+	if (err)
+		return lx_errno(err);
+	if (fl.type < 0 || fl.type > LX_F_UNLCK || fl.whence < 0 || fl.whence > LX_SEEK_END)
+		return -LX_EINVAL;
+	if (cmd != LX_F_GETLK)
+		return 0;
+	fl.type = LX_F_UNLCK;
+	return lx_errno(uvm_copy_out(&c->p->mem, arg, &fl, sizeof(fl)));
+}
+
+/* fchown (fd, uid, gid) -- every file is root's, and stays so: giving it
+ * to root (0, or -1 for "unchanged") succeeds, anyone else is EPERM */
+int64_t lx_fchown(struct lxcall *c)
+{
+	const uint32_t uid = (uint32_t)c->arg[1], gid = (uint32_t)c->arg[2];
+
+	if (!file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL))
+		return -LX_EBADF;
+	if ((uid && uid != UINT32_MAX) || (gid && gid != UINT32_MAX))
+		return -LX_EPERM;
+	return 0;
+}
+
 /* fcntl (fd, cmd, arg) */
 int64_t lx_fcntl(struct lxcall *c)
 {
@@ -1264,6 +1297,10 @@ int64_t lx_fcntl(struct lxcall *c)
 		return 0;
 	case LX_F_GETFL:
 		return f->flags;
+	case LX_F_GETLK: /* no lock of another process is in the way */
+	case LX_F_SETLK:
+	case LX_F_SETLKW:
+		return record_lock(c, cmd, arg);
 	case LX_F_SETFL:
 		KLOG(&f->flags);
 		f->flags = (f->flags & ~settable) | ((uint32_t)arg & settable);

@@ -68,6 +68,7 @@ int64_t lx_dup(struct lxcall *c);
 int64_t lx_dup2(struct lxcall *c);
 int64_t lx_dup3(struct lxcall *c);
 int64_t lx_fcntl(struct lxcall *c);
+int64_t lx_fchown(struct lxcall *c);
 int64_t lx_getcwd(struct lxcall *c);
 int64_t lx_chdir(struct lxcall *c);
 int64_t lx_getdents64(struct lxcall *c);

@@ -314,3 +314,107 @@ def test_busybox_sh_carries_on_after_a_power_cut(machines, tmp_path):
     # the Linux state (struct klinux, the open files) checked offline too
     r = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def linux_image(machines, tmp_path, programs):
+    """A fresh image holding `programs` (bin/NAME -> host file), and a
+    machine powered on on it, with the log checker, at osh's prompt."""
+    image = tmp_path / "linux.nvm"
+    m = machines(image=image, size="64M")
+    m.expect(PROMPT, timeout=STEP)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    for name, path in programs.items():
+        r = subprocess.run([OBJTOOL, str(image), "import", name, path, "--type", "code"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    m = machines(image=image, append="panic=exit logcheck")
+    m.expect(PROMPT, timeout=STEP)
+    return image, m
+
+
+def answer(m, line, prompt):
+    """Type a line into a program that reads lines; what it printed before
+    its next prompt (the line's echo, by the console, not included)."""
+    start = len(m.output)
+    m.send(line + "\n")
+    echo = m.expect(re.escape(line) + r"\n", timeout=STEP, start=start)
+    end = m.expect(re.escape(prompt), timeout=STEP, start=echo.end())
+    return KERNEL_LINE.sub("", m.output[echo.end():end.start()])
+
+
+def power_cycle(machines, m, image):
+    """Cut the power, and power on again with the log checker."""
+    m.power_cut()
+    m = machines(image=image, append="panic=exit logcheck")
+    m.expect(r"ferrite: resumed", timeout=STEP)
+    return m
+
+
+def check_image(image):
+    r = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_lua_repl_keeps_its_globals_across_a_power_cut(machines, tmp_path):
+    """tests/linux/lua-repl.c over Debian's liblua5.4.a: what a user typed
+    into the interpreter is its state in memory, and so in the heap."""
+    image, m = linux_image(machines, tmp_path, {"bin/lua": os.path.join(LINUX, "lua-repl")})
+    m.send("lua\n")
+    m.expect(r"Lua 5\.4\.\d+ REPL\n> ", timeout=STEP)
+    assert answer(m, "x = 6 * 7", "> ") == ""
+    assert answer(m, "t = {} for i = 1, 1000 do t[i] = i * i end", "> ") == ""
+    assert answer(m, "string.format('%d %d %s', x, #t, math.type(t[10]))", "> ") == \
+        "42 1000 integer\n"
+    m = power_cycle(machines, m, image)
+    assert answer(m, "x + t[1000]", "> ") == "1000042\n"
+    assert answer(m, "error('boom')", "> ").startswith("error: ")
+    m.send("os.exit(3)\n")
+    m.expect(PROMPT, timeout=STEP)
+    assert reply(m, "echo $?") == "3\n"
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
+
+
+def test_sqlite_in_the_catalogue_and_a_transaction_across_a_power_cut(machines, tmp_path):
+    """tests/linux/sql.c over Debian's libsqlite3.a (3.40): a database made
+    in the catalogue passes PRAGMA integrity_check, and a transaction open
+    at a power cut is still open, and commits, after the next power-on."""
+    image, m = linux_image(machines, tmp_path, {"bin/sql": os.path.join(LINUX, "sql"),
+                                                 "bin/busybox": BUSYBOX})
+    m.send("sql kv.db\n")
+    m.expect(r"SQLite 3\.40\.\d+ on kv\.db\nsql> ", timeout=STEP)
+    steps = [
+        ("create table kv(k text primary key, v integer);", ""),
+        ("insert into kv with recursive n(i) as (select 1 union all select i + 1 from n "
+         "where i < 500) select 'key' || i, i * i from n;", ""),
+        ("select count(*), sum(v) from kv;", "500|41791750\n"),
+        ("select v from kv where k = 'key321';", "103041\n"),
+        ("pragma integrity_check;", "ok\n"),
+        ("begin;", ""),
+        ("update kv set v = -v where k like 'key1%';", ""),
+        ("insert into kv values ('inside', 1);", ""),
+        ("select count(*) from kv where v < 0;", "111\n"),
+    ]
+    for line, want in steps:
+        assert answer(m, line, "sql> ") == want, line
+    m = power_cycle(machines, m, image)
+    steps = [
+        ("select count(*) from kv where v < 0;", "111\n"),   # the transaction's own view
+        ("insert into kv values ('after', 2);", ""),
+        ("commit;", ""),
+        ("select count(*), sum(v) from kv;", "502|%d\n" % (41791750 + 3 - 2 * sum(
+            i * i for i in range(1, 501) if str(i).startswith("1")))),
+        ("pragma integrity_check;", "ok\n"),
+    ]
+    for line, want in steps:
+        assert answer(m, line, "sql> ") == want, line
+    m.send(".quit\n")
+    m.expect(PROMPT, timeout=STEP)
+    # the database is a blob of the catalogue, its journal gone
+    names = reply(m, "ls kv.db")
+    assert names == "kv.db\n", names
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
