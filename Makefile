@@ -17,7 +17,9 @@
 #                   TRIALS=..., SEED=...), fuzz-calls (sysfuzz, >= 1,000,000
 #                   random system calls, FUZZ_CALLS=..., FUZZ_SEED=...) and
 #                   fuzz-link (malformed host-link frames, LINK_FRAMES=...,
-#                   LINK_SEED=...)
+#                   LINK_SEED=...) and fuzz-linux (sysfuzz's Linux mode:
+#                   1,000,000 random Linux calls, LINUX_CALLS=...,
+#                   LINUX_SEED=...)
 #   make bench      every benchmark, then build/bench/report.md with plots
 #                   (tests/bench/bench.mk, docs/performance.md)
 #   make clean      remove build/ (never var/, where the NVM images live)
@@ -229,6 +231,16 @@ fuzz: fuzz-link
 fuzz-link: deps all
 	@FERRITE_LINKFUZZ_FRAMES=$(LINK_FRAMES) $(if $(LINK_SEED),FERRITE_LINKFUZZ_SEED=$(LINK_SEED)) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/system/test_hostlink.py -k malformed
+
+# sysfuzz's Linux mode, long form (docs/fuzzing.md, tests/linux/lxfuzz.c):
+# LINUX_CALLS random Linux calls under the log checker (make test makes
+# 2 x 10,000), LINUX_SEED to replay a run.
+LINUX_CALLS := 1000000
+.PHONY: fuzz fuzz-linux
+fuzz: fuzz-linux
+fuzz-linux: deps all linux-programs
+	@FERRITE_LXFUZZ_CALLS=$(LINUX_CALLS) $(if $(LINUX_SEED),FERRITE_LXFUZZ_SEED=$(LINUX_SEED)) \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/system/test_linux.py -k lxfuzz
 
 # The long crash-state campaign (docs/persistence-model.md): the crash
 # tests of test_persistence.py at every ordering point of genesis, of the

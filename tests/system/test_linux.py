@@ -457,3 +457,27 @@ def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)
+
+
+# make test's quick form: two seeds of 10,000 calls; make fuzz-linux sets
+# the count (and a seed) through the environment.
+FUZZ_CALLS = int(os.environ.get("FERRITE_LXFUZZ_CALLS") or 10000)
+FUZZ_SEEDS = ([int(os.environ["FERRITE_LXFUZZ_SEED"])] if os.environ.get("FERRITE_LXFUZZ_SEED")
+              else [1, 2])
+
+
+@pytest.mark.slow(15)
+@pytest.mark.parametrize("seed", FUZZ_SEEDS)
+def test_lxfuzz(machines, tmp_path, seed):
+    """sysfuzz's Linux mode (tests/linux/lxfuzz.c, docs/fuzzing.md): random
+    Linux calls with hostile arguments, under the log checker; the kernel
+    stays up, the program's own memory and files are intact, the image
+    checks clean."""
+    image, m = linux_image(machines, tmp_path, {"bin/lxfuzz": os.path.join(LINUX, "lxfuzz")})
+    m.send("lxfuzz %d %d\n" % (seed, FUZZ_CALLS))
+    m.expect(r"lxfuzz: %d calls, \d+ errors, ok\n" % FUZZ_CALLS, timeout=max(STEP, FUZZ_CALLS // 100))
+    m.expect(PROMPT, timeout=STEP)
+    assert reply(m, "echo $?") == "0\n"
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)

@@ -1,0 +1,238 @@
+/*
+ * lxfuzz.c -- sysfuzz's Linux mode: random Linux system calls, with random
+ * and hostile arguments, from a Linux program (docs/fuzzing.md).
+ *
+ *   lxfuzz SEED COUNT
+ *
+ * Each call is a number drawn from Linux's table (mostly the calls
+ * Ferrite has, some it lacks, some past the end) and six arguments drawn
+ * from pools: small numbers, descriptors, lengths at the edges, flags,
+ * pointers into its own scratch memory and strings (paths that exist,
+ * do not, climb with "..", are too long), and pointers that are wrong
+ * (NULL, unaligned, unmapped, read-only, the kernel's half, non-canonical).
+ * What the kernel must survive is all of it; what the program keeps from
+ * harm is only itself: calls that would end it or wait forever are drawn
+ * with tamed arguments (its own memory is changed only in the scratch
+ * area, its standard input and output are /dev/null and its report goes
+ * to a copy of the console at descriptor REPORT that no call touches or
+ * copies (nor is /dev/tty among the paths: reading the console waits),
+ * sleeps and polls are short), and exit and exit_group are never drawn.
+ *
+ * At the end it checks that its own memory is intact and that a file it
+ * writes reads back, prints "lxfuzz: N calls, M errors, ok", and exits 0.
+ * The test runs it under the log checker and checks the image offline.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SCRATCH (1u << 20)
+#define REPORT 63                      /* the console, for the report */
+
+static uint64_t state;
+static char *scratch;                  /* SCRATCH bytes the calls may change */
+static char *readonly;                 /* a page the calls may only read */
+static uint64_t guard[64];             /* must never change */
+
+/* next -- xorshift64* */
+static uint64_t next(void)
+{
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 2685821657736338717ull;
+}
+
+static uint64_t pick(uint64_t n)
+{
+	return next() % n;
+}
+
+/* path -- a path string in the scratch area */
+static uint64_t path(void)
+{
+	static const char *const paths[] = {
+		"fz/a", "fz/b", "fz", "fz/sub/x", "/fz/a", "../../fz/a", "fz/./a",
+		"/dev/null", "/dev/zero", "/dev/urandom", "/", ".", "..",
+		"nosuch", "fz/", "bin/lxfuzz", "/proc/self/exe", "",
+	};
+	char *at = scratch + SCRATCH / 2 - 8192; /* below what calls may unmap */
+
+	if (pick(8) == 0) { /* a long one */
+		size_t n = 1 + pick(5000);
+
+		memset(at, 'a' + pick(26), n);
+		at[n] = 0;
+		return (uint64_t)at;
+	}
+	strcpy(at, paths[pick(sizeof(paths) / sizeof(paths[0]))]);
+	return (uint64_t)at;
+}
+
+/* pointer -- a pointer, good or bad */
+static uint64_t pointer(void)
+{
+	switch (pick(10)) {
+	case 0: return 0;
+	case 1: return (uint64_t)scratch + pick(SCRATCH - 4096);
+	case 2: return (uint64_t)scratch + SCRATCH - pick(16);       /* at the end */
+	case 3: return (uint64_t)readonly + pick(4096);
+	case 4: return 0xffff800000000000ull + pick(1u << 30);     /* the kernel's */
+	case 5: return 0x0000800000000000ull + pick(4096);         /* non-canonical */
+	case 6: return pick(1u << 22);                             /* low, unmapped */
+	case 7: return (uint64_t)scratch + pick(SCRATCH / 2) * 2 + 1; /* unaligned */
+	case 8: return path();
+	default: return (uint64_t)scratch + pick(64) * 64;
+	}
+}
+
+/* value -- an argument of any kind */
+static uint64_t value(void)
+{
+	switch (pick(8)) {
+	case 0: return pick(8);                                    /* small */
+	case 1: return pick(80);                                   /* a descriptor */
+	case 2: return (uint64_t)-(int64_t)pick(200);              /* negative */
+	case 3: return 1ull << pick(64);                           /* a flag */
+	case 4: return next();                                     /* anything */
+	case 5: return pick(2) ? 4096 : 65536 + pick(3);           /* lengths */
+	default: return pointer();
+	}
+}
+
+/* The numbers drawn: Ferrite's calls mostly, a few it lacks. */
+static const long numbers[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 24,
+	28, 32, 33, 35, 39, 63, 72, 74, 75, 77, 79, 80, 82, 83, 84, 86, 87, 89,
+	93, 95, 96, 97, 102, 104, 107, 108, 109, 110, 111, 121, 124, 157, 158,
+	162, 186, 201, 217, 218, 228, 229, 230, 257, 258, 262, 263, 264, 265,
+	267, 269, 271, 292, 302, 306, 316, 318, 439,
+	13, 14, 22, 23, 40, 56, 57, 59, 61, 62, 200, 202, 234, 290, 293, 334, 435,
+};
+
+/* tame -- keep a call from ending the program or stopping it for good */
+static void tame(long nr, uint64_t *a)
+{
+	uint64_t region = (uint64_t)scratch + SCRATCH / 2;
+
+	switch (nr) {
+	case 9: /* mmap: fixed ones only into the scratch area's second half */
+		if (a[3] & (MAP_FIXED | 0x100000))
+			a[0] = region + pick(SCRATCH / 2 / 4096) * 4096;
+		if (a[1] > (1ull << 30))
+			a[1] = pick(1u << 20);
+		break;
+	case 10: case 11: case 28: /* mprotect, munmap, madvise: there too */
+		a[0] = region + pick(SCRATCH / 2 / 4096) * 4096;
+		a[1] = pick(SCRATCH / 2);
+		break;
+	case 12: /* brk: only upward of where it is */
+		a[0] = (uint64_t)sbrk(0) + pick(1u << 20);
+		break;
+	case 3: case 32: case 33: case 72: case 292:
+		/* close, dup, dup2, fcntl, dup3: never the report's, never a
+		 * copy of it (a read of the console waits for typing) */
+		if (a[0] == REPORT)
+			a[0] = 3;
+		if ((nr == 33 || nr == 292) && a[1] == REPORT)
+			a[1] = 3;
+		break;
+	case 0: case 17: case 19: /* read, pread64, readv: never from the console, which waits */
+		if (a[0] == REPORT)
+			a[0] = 0;
+		break;
+	case 1: case 18: case 20: /* write, pwrite64, writev: not to the console */
+		if (a[0] == REPORT)
+			a[0] = 1;
+		break;
+	case 35: case 230: case 7: case 271: case 23: /* sleeps and polls: short */
+		a[0] = nr == 230 ? 1 : a[0];
+		a[1] = nr == 230 ? 0 : a[1];
+		if (nr == 35 || nr == 230) {
+			uint64_t *ts = (uint64_t *)scratch;
+
+			ts[0] = 0;
+			ts[1] = pick(1000000);
+			a[nr == 35 ? 0 : 2] = (uint64_t)ts;
+		}
+		if (nr == 7)
+			a[2] = pick(3);
+		if (nr == 271) {
+			uint64_t *ts = (uint64_t *)scratch + 4;
+
+			ts[0] = 0;
+			ts[1] = pick(1000000);
+			a[2] = (uint64_t)ts;
+		}
+		break;
+	case 158: /* arch_prctl: never its own FS base */
+		if (a[0] == 0x1002)
+			a[0] = 0x1003;
+		break;
+	case 13: case 14: /* signals: later */
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long count, errors = 0;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: lxfuzz SEED COUNT\n");
+		return 2;
+	}
+	state = strtoull(argv[1], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
+	count = strtoul(argv[2], NULL, 0);
+	scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	readonly = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (scratch == MAP_FAILED || readonly == MAP_FAILED)
+		return 1;
+	for (unsigned i = 0; i < 64; i++)
+		guard[i] = 0x5a5a5a5a00000000ull | i;
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0 || dup2(1, REPORT) != REPORT || dup2(fd, 0) != 0 || dup2(fd, 1) != 1 ||
+	    dup2(fd, 2) != 2)
+		return 1;
+	mkdir("fz", 0755);
+	close(open("fz/a", O_CREAT | O_WRONLY, 0644));
+	for (unsigned long i = 0; i < count; i++) {
+		long nr = numbers[pick(sizeof(numbers) / sizeof(numbers[0]))];
+		uint64_t a[6];
+
+		if (pick(50) == 0)
+			nr = (long)pick(600);
+		if (nr == 60 || nr == 231 || nr == 15 || nr == 34 || nr == 61 || nr == 62)
+			continue; /* exit, exit_group, rt_sigreturn, pause, wait4, kill */
+		for (unsigned j = 0; j < 6; j++)
+			a[j] = pick(3) ? value() : (nr == 2 || nr == 4 || nr == 21 || j == 1 ? path() : value());
+		if (nr == 2 || nr == 4 || nr == 6 || nr == 21 || nr == 80 || nr == 83 ||
+		    nr == 84 || nr == 87 || nr == 89)
+			a[0] = pick(4) ? path() : pointer();
+		tame(nr, a);
+		if (syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]) < 0)
+			errors++;
+	}
+	for (unsigned i = 0; i < 64; i++)
+		if (guard[i] != (0x5a5a5a5a00000000ull | i)) {
+			dprintf(REPORT, "lxfuzz: its own memory changed\n");
+			return 1;
+		}
+	for (int i = 3; i < REPORT; i++) /* the calls may have used every descriptor */
+		close(i);
+	fd = open("/lxfuzz-check", O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0 || write(fd, "intact", 6) != 6 || pread(fd, scratch, 6, 0) != 6 ||
+	    memcmp(scratch, "intact", 6)) {
+		dprintf(REPORT, "lxfuzz: a file does not read back (descriptor %d: %m)\n", fd);
+		return 1;
+	}
+	dprintf(REPORT, "lxfuzz: %lu calls, %lu errors, ok\n", count, errors);
+	return 0;
+}
