@@ -26,7 +26,11 @@ STEP = 120
 
 
 def run(*args):
-    return subprocess.run(list(args), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    """args in the tree, without the flags of a make this test runs under
+    (make -s test would make the build below silent)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return subprocess.run(list(args), cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env=env)
 
 
 
