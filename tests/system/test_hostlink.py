@@ -297,7 +297,7 @@ def test_power_cut_in_a_put_leaves_the_old_object_or_none(machines, tmp_path):
     assert sum(t["bytes"] for t in blobs) < len(big), blobs
 
 
-@pytest.mark.slow(13)
+@pytest.mark.slow(33)
 def test_power_cut_in_a_windowed_put_leaves_the_old_object_or_none(machines, tmp_path):
     """The window carries a put in spans of 2 MiB (a 4 MiB window in two
     parts): cut while the machine stores one, after others were stored."""
