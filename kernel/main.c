@@ -38,6 +38,7 @@
 #include "core/smp.h"
 #include "core/time.h"
 #include "dev/nvm.h"
+#include "dev/pci.h"
 #include "dev/uart.h"
 #include "entry/entry.h"
 #include "epoch/epoch.h"
@@ -194,6 +195,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	mm_init(&boot_info);
 	stamp("mm");
 	platform_init();
+	pci_init(&boot_info);
 	stamp("acpi");
 	heap_ok = nvm_init(&nvm) == 0;
 	stamp("nvm");

@@ -1,10 +1,12 @@
 """hostlink.py -- the host's half of the host link (docs/hostlink.md).
 
 tools/run-qemu puts the machine's second serial port (COM2) on a unix
-socket next to the NVM image; inside, bin/linkd answers. This module is
-the protocol from the host's side -- framing, checksums, the requests --
-for tools/fe, the tests and any Python program; docs/hostlink.md is the
-same protocol for programs in any language.
+socket next to the NVM image, and the link's bulk window -- QEMU's
+ivshmem-plain device over a file beside the image (IMAGE.window) -- in
+the machine; inside, bin/linkd answers. This module is the protocol from
+the host's side -- framing, checksums, the requests, the window -- for
+tools/fe, the tests and any Python program; docs/hostlink.md is the same
+protocol for programs in any language.
 
 The protocol is defined once, in C: include/ferrite/hostlink.h (the frame
 types, the header and every payload's layout, the version and the
@@ -20,6 +22,8 @@ is version (1), type, two zero bytes, the tag (u32) and the payload length
 """
 
 import ast
+import collections
+import mmap
 import os
 import re
 import select
@@ -152,9 +156,12 @@ CRC = struct.Struct("<I")                                 # HOSTLINK_CRC_SIZE by
 # The frame types and the put kinds: the header's names less HOSTLINK_.
 REQ_HELLO, REQ_LS, REQ_GET, REQ_PUT, REQ_DATA, REQ_RUN = (
     PROTOCOL.value("HOSTLINK_REQ_" + n) for n in ("HELLO", "LS", "GET", "PUT", "DATA", "RUN"))
+REQ_PUT_SPAN, REQ_GET_WINDOW, REQ_GET_SPAN = (
+    PROTOCOL.value("HOSTLINK_REQ_" + n) for n in ("PUT_SPAN", "GET_WINDOW", "GET_SPAN"))
 ANS_HELLO, ANS_NAMES, ANS_INFO, ANS_READY, ANS_DATA, ANS_OUT, ANS_EXIT, ANS_END, ANS_ERR = (
     PROTOCOL.value("HOSTLINK_ANS_" + n) for n in
     ("HELLO", "NAMES", "INFO", "READY", "DATA", "OUT", "EXIT", "END", "ERR"))
+ANS_SPAN = PROTOCOL.value("HOSTLINK_ANS_SPAN")
 KIND_BLOB, KIND_CODE = (PROTOCOL.value("HOSTLINK_KIND_" + n) for n in ("BLOB", "CODE"))
 
 # The payloads' fixed parts (struct hostlink_*), as struct.Structs.
@@ -166,6 +173,8 @@ NAME_ENTRY = PROTOCOL.layout("hostlink_name_entry")
 INFO = PROTOCOL.layout("hostlink_info")
 EXIT = PROTOCOL.layout("hostlink_exit")
 END_GET = PROTOCOL.layout("hostlink_end_get")
+SPAN = PROTOCOL.layout("hostlink_span")
+SPAN_ANSWER = PROTOCOL.layout("hostlink_span_answer")
 ERROR = PROTOCOL.layout("hostlink_error")
 
 # The object types' names (FE_TYPE_BLOB: "blob"), the words `run` ends
@@ -188,6 +197,22 @@ def socket_path(image):
         return Path(beside)
     digest = "%08x%08x" % (zlib.crc32(image.encode()), zlib.adler32(image.encode()))
     return Path(os.environ.get("TMPDIR") or "/tmp") / f"ferrite-{digest}.link"
+
+
+def window_path(image):
+    """The file the machine running on `image` shares as the link's bulk
+    window (QEMU's ivshmem-plain device maps it): IMAGE.window."""
+    return Path(os.path.abspath(image) + ".window")
+
+
+# Transfers of more than this go through the window when there is one;
+# smaller ones in DATA frames (a frame or two cost less than the spans'
+# round trip).
+WINDOW_MIN = 2 * DATA_MAX
+# Spans at a time: the window is cut in this many parts, one span in
+# flight in each, so that the host fills (or empties) one while the
+# machine moves another.
+WINDOW_PARTS = 2
 
 
 def cobs_encode(data):
@@ -237,9 +262,12 @@ class LinkError(Exception):
 
 
 class Link:
-    """A session with linkd on the machine whose link listens at `path`."""
+    """A session with linkd on the machine whose link listens at `path`;
+    bulk data through the window file `window` (window_path) when the
+    machine has a window and the file is the same size, else in DATA
+    frames."""
 
-    def __init__(self, path, timeout=60.0):
+    def __init__(self, path, timeout=60.0, window=None):
         self.path = Path(path)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -255,9 +283,35 @@ class Link:
         self.timeout = timeout
         self.buffer = bytearray()
         self.tag = int.from_bytes(os.urandom(2), "little") << 16
-        self.hello()
+        self.window = None
+        try:
+            self.hello()
+            if window is not None and self.window_size:
+                self.window = self._map_window(window)
+        except BaseException:
+            self.sock.close()
+            raise
+
+    def _map_window(self, path):
+        """The window file mapped, if it is the machine's size; else None.
+        (QEMU serves one connection at a time, so only the host whose
+        HELLO was answered uses the window.)"""
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError:
+            return None
+        try:
+            if os.fstat(fd).st_size != self.window_size:
+                return None
+            return mmap.mmap(fd, self.window_size, mmap.MAP_SHARED,
+                             mmap.PROT_READ | mmap.PROT_WRITE)
+        finally:
+            os.close(fd)
 
     def close(self):
+        if self.window is not None:
+            self.window.close()
+            self.window = None
         self.sock.close()
 
     def __enter__(self):
@@ -349,7 +403,9 @@ class Link:
             if ftag != tag:
                 continue
             if ftype == ANS_HELLO and payload[:len(nonce)] == nonce:
-                _, version, self.data_max = HELLO_ANSWER.unpack_from(payload)
+                # (a service older than the window answers without its size)
+                _, version, self.data_max, self.window_size = HELLO_ANSWER.unpack_from(
+                    payload.ljust(HELLO_ANSWER.size, b"\0"))
                 if version != VERSION or not 0 < self.data_max <= DATA_MAX:
                     raise LinkError(f"the machine speaks version {version}, "
                                     f"{self.data_max}-byte data; this is {VERSION}")
@@ -380,6 +436,8 @@ class Link:
         retried while the object changes under the transfer -> size."""
         for attempt in range(5):
             try:
+                if self.window is not None:
+                    return self._get_window(name, out, progress)
                 return self._get_once(name, out, progress)
             except LinkError as e:
                 if e.code != ERR_BUSY or attempt == 4:
@@ -396,12 +454,7 @@ class Link:
         while True:
             ftype, payload = self.expect(tag, ANS_DATA, ANS_END)
             if ftype == ANS_END:
-                end_size, end_crc = END_GET.unpack_from(payload)
-                if end_size != size or got != size or end_crc != crc:
-                    raise LinkError(f"get {name}: {got} bytes with CRC-32 "
-                                    f"{crc:08x}; the machine sent {end_size} "
-                                    f"with {end_crc:08x}")
-                return size
+                return self._end_get(name, payload, size, got, crc)
             (offset,) = DATA.unpack_from(payload)
             if offset != got:
                 raise LinkError(f"get {name}: bytes at {offset}, expected {got}")
@@ -412,12 +465,81 @@ class Link:
             if progress:
                 progress(got, size)
 
+    @staticmethod
+    def _end_get(name, payload, size, got, crc):
+        """Check a get's END against what came -> size."""
+        end_size, end_crc = END_GET.unpack_from(payload)
+        if end_size != size or got != size or end_crc != crc:
+            raise LinkError(f"get {name}: {got} bytes with CRC-32 "
+                            f"{crc:08x}; the machine sent {end_size} "
+                            f"with {end_crc:08x}")
+        return size
+
+    def _spans(self, size):
+        """The spans of a transfer of `size` bytes: (offset, at, length),
+        taking the window's parts in turn."""
+        part = self.window_size // WINDOW_PARTS
+        for i, offset in enumerate(range(0, size, part)):
+            yield offset, (i % WINDOW_PARTS) * part, min(part, size - offset)
+
+    def _span_answer(self, tag, what, expected):
+        """The next SPAN for `tag`; LinkError unless it is the span
+        expected (offset, at, length) -> its CRC-32 of the transfer so far."""
+        _, payload = self.expect(tag, ANS_SPAN)
+        offset, at, length, crc = SPAN_ANSWER.unpack_from(payload)
+        if (offset, at, length) != expected:
+            raise LinkError(f"{what}: the machine answered the span "
+                            f"{(offset, at, length)}, not {expected}")
+        return crc
+
+    def _get_window(self, name, out, progress):
+        """A get through the window: INFO, then a span asked for in each
+        part of the window; a part is read as soon as its SPAN says the
+        bytes are there, then asked for again."""
+        tag = self.next_tag()
+        self.send(REQ_GET_WINDOW, tag, name.encode())
+        _, info = self.expect(tag, ANS_INFO)
+        size = INFO.unpack_from(info)[0]
+        spans, asked = self._spans(size), collections.deque()
+        crc, got = 0, 0
+        while True:
+            while len(asked) < WINDOW_PARTS:
+                span = next(spans, None)
+                if span is None:
+                    break
+                self.send(REQ_GET_SPAN, tag, SPAN.pack(*span))
+                asked.append(span)
+            if not asked:
+                break
+            span = asked.popleft()
+            machine_crc = self._span_answer(tag, f"get {name}", span)
+            data = self.window[span[1]:span[1] + span[2]]
+            crc = zlib.crc32(data, crc)
+            if crc != machine_crc:
+                raise LinkError(f"get {name}: the window's bytes {span[0]} to "
+                                f"{span[0] + span[2]} make CRC-32 {crc:08x}; the "
+                                f"machine sent {machine_crc:08x}")
+            out.write(data)
+            got += len(data)
+            if progress:
+                progress(got, size)
+        _, payload = self.expect(tag, ANS_END)
+        return self._end_get(name, payload, size, got, crc)
+
     def put(self, data, name, kind=KIND_BLOB, progress=None):
         """Store `data` as `name` (replacing what it named), durably: this
         returns once the machine committed it."""
         tag = self.next_tag()
         self.send(REQ_PUT, tag, PUT.pack(len(data), zlib.crc32(data), kind) + name.encode())
         self.expect(tag, ANS_READY)
+        if self.window is not None and len(data) > WINDOW_MIN:
+            self._put_spans(tag, memoryview(data), name, progress)
+        else:
+            self._put_frames(tag, data, name, progress)
+        self.expect(tag, ANS_END)
+
+    def _put_frames(self, tag, data, name, progress):
+        """A put's bytes in DATA frames."""
         for offset in range(0, len(data), self.data_max):
             self.send(REQ_DATA, tag, DATA.pack(offset) + data[offset:offset + self.data_max])
             early = self.answer(tag, wait=False)  # an ERR raises here
@@ -426,7 +548,33 @@ class Link:
                                 "before the last byte")
             if progress:
                 progress(min(offset + self.data_max, len(data)), len(data))
-        self.expect(tag, ANS_END)
+
+    def _put_spans(self, tag, data, name, progress):
+        """A put's bytes through the window: each part filled and its
+        PUT_SPAN sent; a part is filled again once its SPAN says the bytes
+        are stored (with the CRC-32, read back, of all so far)."""
+        sent, crc = collections.deque(), 0
+        for span in self._spans(len(data)):
+            if len(sent) == WINDOW_PARTS:
+                self._put_span_done(tag, name, sent.popleft(), len(data), progress)
+            offset, at, length = span
+            self.window[at:at + length] = data[offset:offset + length]
+            crc = zlib.crc32(data[offset:offset + length], crc)
+            self.send(REQ_PUT_SPAN, tag, SPAN.pack(*span))
+            sent.append((span, crc))
+        while sent:
+            self._put_span_done(tag, name, sent.popleft(), len(data), progress)
+
+    def _put_span_done(self, tag, name, sent, size, progress):
+        """Wait for the SPAN of a put's span; check its CRC-32."""
+        span, crc = sent
+        stored = self._span_answer(tag, f"put {name}", span)
+        if stored != crc:
+            raise LinkError(f"put {name}: the machine stored bytes up to "
+                            f"{span[0] + span[2]} making CRC-32 {stored:08x}, "
+                            f"not {crc:08x}")
+        if progress:
+            progress(span[0] + span[2], size)
 
     def run(self, command, out):
         """Run an osh command line; its output to the binary file `out`

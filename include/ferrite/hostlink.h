@@ -18,6 +18,13 @@
  * wire's bytes as a little-endian CPU lays them out (the assertion below
  * keeps a big-endian build from compiling). A payload is one of the
  * structures below, then the variable part its comment names.
+ *
+ * Bulk data may go another way: the window, memory the host and the
+ * machine both map (QEMU's ivshmem-plain device over a file beside the
+ * NVM image). Then the frames only say where the bytes are: a put's
+ * PUT_SPAN says "my bytes [offset, offset+length) wait in the window at
+ * `at`", a windowed get's GET_SPAN asks for the object's bytes there, and
+ * the machine's SPAN answers each once the bytes are stored, or in place.
  */
 #ifndef FERRITE_HOSTLINK_H
 #define FERRITE_HOSTLINK_H
@@ -40,6 +47,9 @@ enum hostlink_type {
 	HOSTLINK_REQ_PUT = 0x04,
 	HOSTLINK_REQ_DATA = 0x05,
 	HOSTLINK_REQ_RUN = 0x06,
+	HOSTLINK_REQ_PUT_SPAN = 0x07,
+	HOSTLINK_REQ_GET_WINDOW = 0x08,
+	HOSTLINK_REQ_GET_SPAN = 0x09,
 	HOSTLINK_ANS_HELLO = 0x81,
 	HOSTLINK_ANS_NAMES = 0x82,
 	HOSTLINK_ANS_INFO = 0x83,
@@ -47,6 +57,7 @@ enum hostlink_type {
 	HOSTLINK_ANS_DATA = 0x85,
 	HOSTLINK_ANS_OUT = 0x86,
 	HOSTLINK_ANS_EXIT = 0x87,
+	HOSTLINK_ANS_SPAN = 0x88,
 	HOSTLINK_ANS_END = 0x8f,
 	HOSTLINK_ANS_ERR = 0xff,
 };
@@ -76,6 +87,7 @@ struct hostlink_hello_answer {
 	uint8_t nonce[8];
 	uint32_t version;       /* HOSTLINK_VERSION */
 	uint32_t data_max;      /* the most bytes in a DATA frame: HOSTLINK_DATA_MAX */
+	uint64_t window;        /* bytes of the bulk window; 0: none (DATA frames only) */
 } __attribute__((packed));
 
 /* REQ_PUT; then the name (1 to FE_NAME_MAX bytes). */
@@ -88,6 +100,25 @@ struct hostlink_put {
 /* REQ_DATA and ANS_DATA; then up to HOSTLINK_DATA_MAX bytes. */
 struct hostlink_data {
 	uint64_t offset;
+} __attribute__((packed));
+
+/* REQ_PUT_SPAN: the put's bytes [offset, offset+length) wait in the
+ * window at [at, at+length); in order, like DATA. REQ_GET_SPAN: a windowed
+ * get's bytes [offset, offset+length) into the window at `at`; in order. */
+struct hostlink_span {
+	uint64_t offset;        /* in the object */
+	uint64_t at;            /* in the window */
+	uint64_t length;        /* 1 to the window's size */
+} __attribute__((packed));
+
+/* ANS_SPAN: a span done. For a put, its bytes are stored and the host may
+ * reuse that part of the window; for a get, the bytes are in the window.
+ * crc: the CRC-32 of the span's bytes (a put's, read back from the heap). */
+struct hostlink_span_answer {
+	uint64_t offset;
+	uint64_t at;
+	uint64_t length;
+	uint32_t crc;
 } __attribute__((packed));
 
 /* ANS_NAMES: entries one after another, each this and then its name. */
@@ -145,6 +176,9 @@ _Static_assert(sizeof(struct hostlink_header) == 12, "the frame header is 12 byt
 _Static_assert(sizeof(struct hostlink_put) == 13, "a PUT's fixed part is 13 bytes");
 _Static_assert(sizeof(struct hostlink_name_entry) == 18, "a NAMES entry's fixed part is 18 bytes");
 _Static_assert(sizeof(struct hostlink_info) == 24, "an INFO is 24 bytes");
+_Static_assert(sizeof(struct hostlink_hello_answer) == 24, "a HELLO answer is 24 bytes");
+_Static_assert(sizeof(struct hostlink_span) == 24, "a span is 24 bytes");
+_Static_assert(sizeof(struct hostlink_span_answer) == 28, "a SPAN answer is 28 bytes");
 _Static_assert(HOSTLINK_ENCODED_MAX == 4138, "docs/hostlink.md: 4,138 bytes encoded at most");
 
 #endif

@@ -78,6 +78,8 @@ enum fe_syscall {
 	SYS_CONSOLE_SINK = 45, /* (channel handle, or -1): the caller's console output goes there; children inherit it */
 	SYS_LINK_READ = 46,    /* (link, buf, cap) -> bytes from the host link; the link's handle, FE_RIGHT_READ */
 	SYS_LINK_WRITE = 47,   /* (link, buf, len) -> bytes queued for the host, sent after the commit; FE_RIGHT_WRITE */
+	SYS_LINK_MOVE = 48,    /* (link, object, struct fe_link_move *) -> CRC-32 of the bytes moved between the link's window and the object */
+	SYS_LINK_INFO = 49,    /* (link, struct fe_link_info *) -> 0: the link's window; any right */
 	SYS__COUNT
 };
 
@@ -135,6 +137,29 @@ enum fe_syscall {
 /* Largest transfer of one SYS_OBJ_READ / SYS_OBJ_WRITE / SYS_CONSOLE_WRITE;
  * longer requests transfer this much and return the count (loop for more). */
 #define FE_IO_MAX (64u << 10)
+
+/* SYS_LINK_MOVE: bytes between the host link's bulk window (memory the
+ * host maps too, docs/hostlink.md) and an object, all of them or none:
+ * FE_LINK_TO_OBJECT with the link's FE_RIGHT_READ and the object's
+ * FE_RIGHT_WRITE, FE_LINK_TO_WINDOW with the link's FE_RIGHT_WRITE and
+ * the object's FE_RIGHT_READ. The call returns the CRC-32 (zlib's),
+ * continued from `crc`, of the bytes as they are now in the object read
+ * back (to the object) or as put in the window (to the window). */
+#define FE_LINK_TO_OBJECT 1
+#define FE_LINK_TO_WINDOW 2
+struct fe_link_move {
+	uint32_t direction;      /* FE_LINK_TO_OBJECT or FE_LINK_TO_WINDOW */
+	uint32_t crc;            /* the CRC-32 of what came before (0 at first) */
+	uint64_t offset;         /* in the object */
+	uint64_t at;             /* in the window */
+	uint64_t length;         /* at most FE_IO_MAX */
+};
+
+/* SYS_LINK_INFO: what the host link offers. */
+struct fe_link_info {
+	uint64_t window;         /* bytes of the bulk window; 0: none */
+	uint64_t reserved[3];    /* 0 */
+};
 
 struct fe_stat {
 	uint64_t id;

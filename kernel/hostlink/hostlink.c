@@ -28,10 +28,27 @@
  *    blocks (KWAIT_LINK_OUT) and asks for a commit; the ring drains by
  *    interrupt as the host reads.
  *
+ *  - Bulk data: the window (dev/ivshmem.c), memory the host maps too,
+ *    when the machine has one. The byte stream carries the protocol's
+ *    frames; the window carries the bytes of big puts and gets, which
+ *    SYS_LINK_MOVE copies between it and an object in one step each way,
+ *    FE_IO_MAX at a time, and checksums (CRC-32, libc/crc32.c): into an
+ *    object, the bytes read back after the write; out of one, the bytes
+ *    put in the window. The window is a place, not a channel: the host
+ *    owns what it wrote there until the service's answer (a frame, so
+ *    held until the commit like any output) says it may reuse it, and it
+ *    reads what the service put there only once an answer says it is
+ *    there. Output commit holds for it through those answers: the host
+ *    learns nothing from the window that a frame released after the
+ *    commit did not tell it. The window is volatile (host memory); a
+ *    power cut loses it with the connection, and nothing in the kernel
+ *    remembers it.
+ *
  * Powers come from a capability, never from a name. Reading and writing
- * the link, and making a code object from a blob, take a handle to the
- * link's object (struct klink, app root OS_APP_ROOT_LINK) with the right
- * for each (READ, WRITE, EXEC), and only the kernel makes such a handle:
+ * the link, moving bytes through its window, and making a code object
+ * from a blob, take a handle to the link's object (struct klink, app root
+ * OS_APP_ROOT_LINK) with the right for each (READ: from the host, WRITE:
+ * to it, EXEC), and only the kernel makes such a handle:
  * for the service it starts, as its first inherited handle, without the
  * right to pass it on. The kernel starts the service when bytes arrive
  * and none is alive (KPROC_LINK marks the process it started: persistent,
@@ -41,12 +58,15 @@
  * genesis or at a power-on with `import`. A program a user binds to
  * bin/linkd afterwards is started by no one, and holds no handle.
  */
+#include <crc32.h>
+#include <numtext.h>
 #include <string.h>
 
 #include "core/heap.h"
 #include "core/modules.h"
 #include "core/panic.h"
 #include "core/printk.h"
+#include "dev/ivshmem.h"
 #include "dev/uart.h"
 #include "errstr.h"
 #include "ferrite/errors.h"
@@ -58,6 +78,7 @@
 #include "task/handle.h"
 #include "task/proc.h"
 #include "task/sched.h"
+#include "uvm/pagecache.h"
 #include "uvm/uvm.h"
 
 #define SERVICE_PROGRAM "bin/linkd"
@@ -66,6 +87,8 @@
 #define CHUNK 4096u                    /* bytes one call moves at most */
 
 static bool present;
+/* The bulk window, if the machine has one (volatile: found at power-on). */
+static struct ivshmem window;
 /* The link's object (volatile pointer into the heap, set at power-on). */
 static struct klink *link;
 static uint64_t link_id;
@@ -77,12 +100,20 @@ static bool readers = true, writers = true;
 /* Where the service was last found (a hint, checked at every use). */
 static unsigned service_slot;
 
-/* hostlink_init -- find the link's UART */
+/* hostlink_init -- find the link's UART, and its window */
 void hostlink_init(void)
 {
+	char size[SIZE_TEXT_MAX];
+
 	present = uart_link_init();
-	if (present)
+	if (!present)
+		return;
+	if (!ivshmem_find(&window)) {
 		pr_info("hostlink: on COM2\n");
+		return;
+	}
+	pr_info("hostlink: on COM2, with a %s window\n",
+		size_text(size, sizeof(size), window.size));
 }
 
 /* find_link -- the link's object, made if the heap has none yet */
@@ -291,4 +322,96 @@ int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, int64_t handle,
 	if (err)
 		return err;
 	return (int64_t)uart_link_put(bytes, len);
+}
+
+/* move_check -- SYS_LINK_MOVE's checks: the link's power for the
+ * direction, the window, the object's handle and rights, both ranges ->
+ * 0 and the object's id, or -ERR_x */
+static int move_check(struct pctx *p, int64_t link_handle, int64_t object,
+		      const struct fe_link_move *m, uint64_t *id)
+{
+	bool in = m->direction == FE_LINK_TO_OBJECT;
+	struct os_obj_info info;
+	struct khandle *h;
+	int err;
+
+	if (!in && m->direction != FE_LINK_TO_WINDOW)
+		return -ERR_INVAL;
+	err = hostlink_power(p, link_handle, in ? FE_RIGHT_READ : FE_RIGHT_WRITE);
+	if (err)
+		return err;
+	if (!present || !window.size)
+		return -ERR_NOTSUP;
+	err = handle_lookup(p, object, handle_types(USE_BYTES),
+			    in ? FE_RIGHT_WRITE : FE_RIGHT_READ, &h);
+	if (err)
+		return err;
+	if (m->length > FE_IO_MAX)
+		return -ERR_INVAL;
+	if (m->at > window.size || m->length > window.size - m->at)
+		return -ERR_RANGE;
+	err = os_obj_head(&kheap, h->object, &info); /* not _stat: it counts the pages */
+	if (err)
+		return err;
+	if (m->offset > info.size || m->length > info.size - m->offset)
+		return -ERR_RANGE;
+	*id = h->object;
+	return 0;
+}
+
+/* to_object -- window bytes [at, at+length) to the object at offset, then
+ * read back -> their CRC-32 continued from crc, or -ERR_x (no room) */
+static int64_t to_object(uint64_t id, const struct fe_link_move *m)
+{
+	static uint8_t back[FE_IO_MAX]; /* the kernel lock is held */
+	int64_t n = pagecache_write(id, m->offset, window.base + m->at, m->length);
+
+	if (n >= 0 && (uint64_t)n == m->length)
+		n = pagecache_read(id, m->offset, back, m->length);
+	if (n < 0)
+		return n;
+	if ((uint64_t)n != m->length)
+		return -ERR_IO;
+	return crc32(m->crc, back, m->length);
+}
+
+/* to_window -- the object's bytes [offset, offset+length) to the window
+ * at `at` -> their CRC-32 there, continued from crc, or -ERR_x */
+static int64_t to_window(uint64_t id, const struct fe_link_move *m)
+{
+	int64_t n = pagecache_read(id, m->offset, window.base + m->at, m->length);
+
+	if (n < 0)
+		return n;
+	if ((uint64_t)n != m->length)
+		return -ERR_IO;
+	return crc32(m->crc, window.base + m->at, m->length);
+}
+
+/* hostlink_move -- SYS_LINK_MOVE */
+int64_t hostlink_move(struct pctx *p, int64_t link_handle, int64_t object,
+		      uint64_t request)
+{
+	struct fe_link_move m;
+	uint64_t id;
+	int err = uvm_copy_in(&p->mem, &m, request, sizeof(m));
+
+	if (!err)
+		err = move_check(p, link_handle, object, &m, &id);
+	if (err)
+		return err;
+	return m.direction == FE_LINK_TO_OBJECT ? to_object(id, &m) : to_window(id, &m);
+}
+
+/* hostlink_info -- SYS_LINK_INFO */
+int64_t hostlink_info(struct pctx *p, int64_t link_handle, uint64_t out)
+{
+	struct fe_link_info info = {0};
+	int err = hostlink_power(p, link_handle, 0);
+
+	if (err)
+		return err;
+	if (present)
+		info.window = window.size;
+	return uvm_copy_out(&p->mem, out, &info, sizeof(info));
 }

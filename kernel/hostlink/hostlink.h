@@ -54,4 +54,16 @@ int64_t hostlink_read(struct trap_frame *tf, struct pctx *p, int64_t handle,
 int64_t hostlink_write(struct trap_frame *tf, struct pctx *p, int64_t handle,
 		       uint64_t buf, uint64_t len);
 
+/* hostlink_move -- SYS_LINK_MOVE: the bytes p's struct fe_link_move at
+ * `request` asks for, between the link's window and the object of p's
+ * handle `object`, all or none, with the link's handle (READ to the
+ * object, WRITE to the window) -> their CRC-32, or -ERR_NOTSUP without a
+ * window, -ERR_RANGE outside it or the object, the handles' errors */
+int64_t hostlink_move(struct pctx *p, int64_t link_handle, int64_t object,
+		      uint64_t request);
+
+/* hostlink_info -- SYS_LINK_INFO: what the link offers (struct
+ * fe_link_info: the window's size) into p's `out`, with the link's handle */
+int64_t hostlink_info(struct pctx *p, int64_t link_handle, uint64_t out);
+
 #endif

@@ -206,7 +206,8 @@ _Static_assert(sizeof(struct kclock) <= KFORMAT_SMALL_MAX, "a small object");
 /*
  * The host link's capability (hostlink/hostlink.c). The powers of the link
  * -- SYS_LINK_READ (FE_RIGHT_READ), SYS_LINK_WRITE (FE_RIGHT_WRITE),
- * making a code object from a blob (FE_RIGHT_EXEC) -- are a handle to this
+ * SYS_LINK_MOVE through its window (READ into an object, WRITE out of
+ * one), making a code object from a blob (FE_RIGHT_EXEC) -- are a handle to this
  * object, which only the kernel hands out: to the service it starts, as
  * its first inherited handle, without FE_RIGHT_GRANT, so it can be neither
  * passed on nor named. The service is started from `service`, the code

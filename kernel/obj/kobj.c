@@ -109,7 +109,7 @@ uint16_t kobj_type(uint64_t id)
 {
 	struct os_obj_info info;
 
-	if (!id || os_obj_stat(&kheap, id, &info))
+	if (!id || os_obj_head(&kheap, id, &info))
 		return 0;
 	return info.type;
 }
@@ -144,7 +144,7 @@ void kobj_release(uint64_t id)
 	uint64_t at = (kroot->reap_head + kroot->reap_count) % KREAP_CAPACITY;
 	struct os_obj_info info;
 	uint32_t count;
-	int err = os_obj_stat(&kheap, id, &info);
+	int err = os_obj_head(&kheap, id, &info);
 
 	if (!err && info.refcount > 1)
 		err = os_obj_ref(&kheap, id, -1, &count);

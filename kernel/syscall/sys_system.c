@@ -106,6 +106,25 @@ int64_t sys_link_write(struct syscall *call)
 	return hostlink_write(call->tf, call->caller, link, buf, len);
 }
 
+/* SYS_LINK_MOVE (link, object, struct fe_link_move *) -> the CRC-32 of
+ * the bytes moved between the link's window and the object (hostlink.c) */
+int64_t sys_link_move(struct syscall *call)
+{
+	const int64_t link = (int64_t)call->arg[0], object = (int64_t)call->arg[1];
+	const uint64_t request = call->arg[2];
+
+	return hostlink_move(call->caller, link, object, request);
+}
+
+/* SYS_LINK_INFO (link, struct fe_link_info *) -> 0: what the link offers */
+int64_t sys_link_info(struct syscall *call)
+{
+	const int64_t link = (int64_t)call->arg[0];
+	const uint64_t out = call->arg[1];
+
+	return hostlink_info(call->caller, link, out);
+}
+
 /* SYS_TIME (clock) -> nanoseconds: FE_CLOCK_MONOTONIC since genesis, or
  * FE_CLOCK_WALL since 1970 (the RTC read once per power-on, then the TSC) */
 int64_t sys_time(struct syscall *call)

@@ -72,6 +72,8 @@ static const syscall_fn syscalls[SYS__COUNT] = {
 	[SYS_CONSOLE_SINK] = sys_console_sink,
 	[SYS_LINK_READ] = sys_link_read,
 	[SYS_LINK_WRITE] = sys_link_write,
+	[SYS_LINK_MOVE] = sys_link_move,
+	[SYS_LINK_INFO] = sys_link_info,
 };
 
 /* syscall_native -- the SYSCALL of frame tf, from Ferrite program `caller` */

@@ -101,6 +101,8 @@ int64_t sys_console_fg(struct syscall *call);
 int64_t sys_console_sink(struct syscall *call);
 int64_t sys_link_read(struct syscall *call);
 int64_t sys_link_write(struct syscall *call);
+int64_t sys_link_move(struct syscall *call);
+int64_t sys_link_info(struct syscall *call);
 int64_t sys_time(struct syscall *call);
 int64_t sys_sysinfo(struct syscall *call);
 int64_t sys_sync(struct syscall *call);

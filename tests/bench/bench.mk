@@ -18,6 +18,10 @@
 #                         busy CPU, checkpoint overhead with both CPUs busy;
 #                         the two-thread figure waits for threads
 #                         (tests/bench/run-smp-bench, bin/spin, bin/ckptbench)
+#   make bench-link       the host link: a 64 MiB put and get through the
+#                         window, the same through frames alone (2 MiB),
+#                         the latency of fe ls, against issue 34's targets
+#                         (tests/bench/run-link-bench)
 #   make bench-boot       wall time from launching QEMU to the kernel's NVM
 #                         line, both boot paths; genesis of a 256 MiB and a
 #                         16 GiB heap, side by side (tests/bench/boot-time)
@@ -65,7 +69,8 @@ BENCH_FILL_HEAP := $(BENCH_DIR)/fill_heap
 BENCH_SNAPSHOT := $(BENCH_DIR)/bench_snapshot
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
-	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot bench-smp
+	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot bench-smp \
+	bench-link
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -77,6 +82,7 @@ BENCH_RUNS := \
 	"tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)" \
 	"tests/bench/run-smp-bench $(SMP_BENCH_ARGS)" \
 	"tests/bench/run-snapshot-bench --bin $(BENCH_SNAPSHOT)" \
+	"tests/bench/run-link-bench $(LINK_BENCH_ARGS)" \
 	"tests/bench/linux-boot-time" \
 	"tests/bench/nvm-stats"
 
@@ -115,6 +121,9 @@ bench-ckpt: all $(BENCH_FILL_HEAP)
 
 bench-smp: all
 	@tests/bench/run-smp-bench $(SMP_BENCH_ARGS)
+
+bench-link: all
+	@tests/bench/run-link-bench $(LINK_BENCH_ARGS)
 
 # deps first (it installs libpmemobj-dev), then build, then run: a
 # sub-make so that the PMDK files exist before make looks for them.

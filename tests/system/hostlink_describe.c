@@ -67,6 +67,9 @@ static void constants(void)
 	CONSTANT(HOSTLINK_REQ_PUT);
 	CONSTANT(HOSTLINK_REQ_DATA);
 	CONSTANT(HOSTLINK_REQ_RUN);
+	CONSTANT(HOSTLINK_REQ_PUT_SPAN);
+	CONSTANT(HOSTLINK_REQ_GET_WINDOW);
+	CONSTANT(HOSTLINK_REQ_GET_SPAN);
 	CONSTANT(HOSTLINK_ANS_HELLO);
 	CONSTANT(HOSTLINK_ANS_NAMES);
 	CONSTANT(HOSTLINK_ANS_INFO);
@@ -74,6 +77,7 @@ static void constants(void)
 	CONSTANT(HOSTLINK_ANS_DATA);
 	CONSTANT(HOSTLINK_ANS_OUT);
 	CONSTANT(HOSTLINK_ANS_EXIT);
+	CONSTANT(HOSTLINK_ANS_SPAN);
 	CONSTANT(HOSTLINK_ANS_END);
 	CONSTANT(HOSTLINK_ANS_ERR);
 	CONSTANT(HOSTLINK_KIND_BLOB);
@@ -137,6 +141,7 @@ static void structures(void)
 	FIELD(hostlink_hello_answer, nonce);
 	FIELD(hostlink_hello_answer, version);
 	FIELD(hostlink_hello_answer, data_max);
+	FIELD(hostlink_hello_answer, window);
 	end();
 	begin("hostlink_put", sizeof(struct hostlink_put));
 	FIELD(hostlink_put, size);
@@ -145,6 +150,17 @@ static void structures(void)
 	end();
 	begin("hostlink_data", sizeof(struct hostlink_data));
 	FIELD(hostlink_data, offset);
+	end();
+	begin("hostlink_span", sizeof(struct hostlink_span));
+	FIELD(hostlink_span, offset);
+	FIELD(hostlink_span, at);
+	FIELD(hostlink_span, length);
+	end();
+	begin("hostlink_span_answer", sizeof(struct hostlink_span_answer));
+	FIELD(hostlink_span_answer, offset);
+	FIELD(hostlink_span_answer, at);
+	FIELD(hostlink_span_answer, length);
+	FIELD(hostlink_span_answer, crc);
 	end();
 	begin("hostlink_name_entry", sizeof(struct hostlink_name_entry));
 	FIELD(hostlink_name_entry, type);

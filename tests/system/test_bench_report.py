@@ -102,6 +102,18 @@ def write_fixture(directory, linux=True):
                 ckpt=ckpt, label="2 CPUs, a spin busy on the other")
     smp.write(directory)
 
+    link = Results("link", "The host link: bulk transfers and latency")
+    link.figure("targets", "The targets of issue 34", "the median against the target")
+    link.add("targets", "put 64 MiB (MB/s)", "MB/s", "tcg", [61.0, 58.5, 63.2],
+             target=">= 50", result="met")
+    link.add("targets", "put: window / frames", "x", "tcg", median=540.0, runs=3,
+             target="-", result="-")
+    link.figure("rates", "Bulk transfers", "tools/fe put and get")
+    link.add("rates", "put 64 MiB, window", "MB/s", "tcg", [61.0, 58.5, 63.2])
+    link.figure("latency", "A small request", "LS of bin/")
+    link.add("latency", "LS in a session (the request)", "us", "tcg", [2100.0, 1900.0, 2500.0])
+    link.write(directory)
+
     linux_data = Results("linux", "Linux + busybox boot")
     linux_data.figure("linux-boot", "Launch to the first line of Linux + busybox", "qemu")
     if linux:
@@ -142,6 +154,7 @@ def test_report_has_every_section_table_and_plot(tmp_path):
                     "### Wall time to a resumed program", "### Commit pause against dirty pages",
                     "### Checkpoint overhead", "## Every CPU (`make bench-smp`)",
                     "## Linux + busybox boot",
+                    "## The host link: bulk transfers and latency (`make bench-link`)",
                     "## NVM write accounting (`make nvm-stats`)"):
         assert heading in text, heading
     # what was measured, where, median of how many runs, the spread
@@ -166,6 +179,9 @@ def test_report_has_every_section_table_and_plot(tmp_path):
             "10.0 us – 30.0 us | 67.0 us | 65 |" in text)
     assert ("| 2 CPUs, a spin busy on the other | 410 | 400 – 420 | 450 | 440 – 460 | +9.8 % |"
             in text)
+    assert "| put 64 MiB (MB/s) | 61.0 MB/s | 58.5 MB/s – 63.2 MB/s | >= 50 | met |" in text
+    assert "| put: window / frames | 540.00x | - | - | - |" in text
+    assert "| LS in a session (the request) | 2,100 us | 1,900 us – 2,500 us | 3 |" in text
     assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
     assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
             in text)

@@ -1,7 +1,8 @@
 """The host link (docs/hostlink.md): tools/fe put, get, ls and run against a
-running machine; a put durable when it returns and whole or absent after a
-power cut in its middle; malformed frames refused while the system keeps
-running and loses nothing (the fuzzing's quick form).
+running machine, through the window and in frames alone; a put durable
+when it returns and whole or absent after a power cut in its middle, in
+frames or through the window; malformed frames and spans refused while the
+system keeps running and loses nothing (the fuzzing's quick form).
 
 Every transfer is checked byte for byte against what was sent; the cuts
 are SIGKILLs of QEMU at a point the test chooses by what it has sent, never
@@ -36,8 +37,10 @@ def fe(image, *args, stdin=None):
                           capture_output=True, timeout=600, input=stdin)
 
 
-def link(image):
-    return hostlink.Link(hostlink.socket_path(image), timeout=STEP)
+def link(image, window=False):
+    """A session; through the window when `window`, else in frames alone."""
+    return hostlink.Link(hostlink.socket_path(image), timeout=STEP,
+                         window=hostlink.window_path(image) if window else None)
 
 
 def get_bytes(image, name):
@@ -74,14 +77,15 @@ def contents(size, seed):
     return data[:size]
 
 
-def test_put_get_ls_round_trip(machine, tmp_path):
+@pytest.mark.parametrize("way", [(), ("--no-window",)], ids=["window", "frames"])
+def test_put_get_ls_round_trip(machine, tmp_path, way):
     for size in SIZES:
         data = contents(size, size)
         src = tmp_path / f"in{size}"
         src.write_bytes(data)
-        r = fe(machine.image, "put", str(src), f"up/obj{size}")
+        r = fe(machine.image, *way, "put", str(src), f"up/obj{size}")
         assert r.returncode == 0 and r.stdout == b"" and r.stderr == b"", r
-        r = fe(machine.image, "get", f"up/obj{size}", str(tmp_path / f"out{size}"))
+        r = fe(machine.image, *way, "get", f"up/obj{size}", str(tmp_path / f"out{size}"))
         assert r.returncode == 0, r
         assert (tmp_path / f"out{size}").read_bytes() == data, size
     r = fe(machine.image, "get", "up/obj4097", "-")
@@ -210,6 +214,10 @@ def test_every_kernel_write_of_the_link_is_logged(machines, tmp_path):
     with link(image) as ln:
         ln.put(b"one", "lc/a")
         ln.put(b"two", "lc/a")
+    with link(image, window=True) as ln:  # and SYS_LINK_MOVE's writes
+        assert ln.window is not None
+        ln.put(contents(100_000, 5), "lc/w")
+        assert ln.get("lc/w", io.BytesIO()) == 100_000
         with open(hello, "rb") as f:
             ln.put(f.read(), "bin/lc", hostlink.KIND_CODE)
         out = io.BytesIO()
@@ -234,13 +242,16 @@ def test_put_is_durable_when_it_returns(machines, tmp_path):
     assert get_bytes(image, "kept") == data
 
 
-def cut_during_put(machines, image, name, data, fraction):
+def cut_during_put(machines, image, name, data, fraction, window=False, extra=()):
     """Power a machine on, put `data` as `name` and cut the power once
-    `fraction` of it was sent; the machine of the next power-on."""
-    m = machines(image=image, size="32M")
+    `fraction` of it was sent (through the window: once that much was
+    stored, with the next span on its way); the machine of the next
+    power-on."""
+    m = machines(image=image, size="32M", extra=extra)
     m.expect(PROMPT, timeout=STEP)
     sent = threading.Event()
-    ln = link(image)
+    ln = link(image, window)
+    assert (ln.window is not None) == window
 
     def progress(done, total):
         if done >= total * fraction and not sent.is_set():
@@ -252,7 +263,7 @@ def cut_during_put(machines, image, name, data, fraction):
         ln.put(data, name, progress=progress)
     ln.close()
     assert sent.is_set()
-    m = machines(image=image, size="32M")
+    m = machines(image=image, size="32M", extra=extra)
     m.expect(PROMPT, timeout=STEP)
     return m
 
@@ -284,6 +295,153 @@ def test_power_cut_in_a_put_leaves_the_old_object_or_none(machines, tmp_path):
     _, info = objtool_json(image, "info", "--stats")
     blobs = [t for t in info["stats"]["types"] if t["type"] == "blob"]
     assert sum(t["bytes"] for t in blobs) < len(big), blobs
+
+
+@pytest.mark.slow(33)
+def test_power_cut_in_a_windowed_put_leaves_the_old_object_or_none(machines, tmp_path):
+    """The window carries a put in spans of 2 MiB (a 4 MiB window in two
+    parts): cut while the machine stores one, after others were stored."""
+    image = tmp_path / "wcut.nvm"
+    extra = ("--link-window", "4M")
+    m = machines(image=image, size="32M", extra=extra)
+    m.expect(PROMPT, timeout=STEP)
+    old = contents(3_000_000, 21)
+    with link(image, window=True) as ln:
+        ln.put(old, "doc")
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    big = contents(9_000_000, 22)
+    m = cut_during_put(machines, image, "doc", big, 0.4, window=True, extra=extra)
+    assert get_bytes(image, "doc") == old
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    m = cut_during_put(machines, image, "fresh", big, 0.4, window=True, extra=extra)
+    r = fe(image, "get", "fresh", str(tmp_path / "f"))
+    assert r.returncode == 1 and b"ERR_NOENT" in r.stderr, r
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    status, check = objtool_json(image, "check")
+    assert status == 0 and check["clean"], check
+    _, info = objtool_json(image, "info", "--stats")
+    blobs = [t for t in info["stats"]["types"] if t["type"] == "blob"]
+    assert sum(t["bytes"] for t in blobs) < len(old) + len(big) // 2, blobs
+
+
+@pytest.fixture(scope="module")
+def big_machine(module_machines, tmp_path_factory):
+    """A machine with room for 64 MiB objects and the launcher's window."""
+    image = tmp_path_factory.mktemp("window") / "window.nvm"
+    m = module_machines(image=image, size="256M")
+    m.expect(PROMPT, timeout=STEP)
+    m.image = image
+    return m
+
+
+def test_a_64_mib_put_and_get_through_the_window(big_machine, tmp_path):
+    data = os.urandom(64 << 20) + b"and a tail"
+    src, out = tmp_path / "big", tmp_path / "big.out"
+    src.write_bytes(data)
+    r = fe(big_machine.image, "put", str(src), "big/one")
+    assert r.returncode == 0 and r.stderr == b"", r
+    r = fe(big_machine.image, "get", "big/one", str(out))
+    assert r.returncode == 0 and r.stderr == b"", r
+    assert out.read_bytes() == data
+    r = fe(big_machine.image, "ls", "big/")
+    assert r.stdout.decode().split() == ["blob", str(len(data)), "big/one"], r
+
+
+def refused(ln, ftype, tag, payload, code, text):
+    """Send one frame; its answer must be ERR `code` saying `text`."""
+    ln.send(ftype, tag, payload)
+    with pytest.raises(hostlink.LinkError) as e:
+        ln.answer(tag)
+    assert e.value.code == hostlink.ERROR_CODES.value(code), str(e.value)
+    assert text in str(e.value), str(e.value)
+
+
+def test_malformed_spans_are_refused_with_a_clear_error(big_machine, tmp_path):
+    image = big_machine.image
+    keep = contents(50_000, 31)
+    span = hostlink.SPAN.pack
+    with link(image, window=True) as ln:
+        ln.put(keep, "spans/keep")
+        size = ln.window_size
+        assert ln.window is not None and size == 64 << 20
+
+        def put(tag, data=b"x" * 100, crc=None):
+            crc = zlib.crc32(data) if crc is None else crc
+            ln.send(hostlink.REQ_PUT, tag, hostlink.PUT.pack(len(data), crc, hostlink.KIND_BLOB)
+                    + b"spans/new")
+            assert ln.expect(tag, hostlink.ANS_READY)
+
+        refused(ln, hostlink.REQ_PUT_SPAN, 40, span(0, 0, 100), "ERR_INVAL",
+                "span: no put in progress with tag 40")
+        put(41)
+        refused(ln, hostlink.REQ_PUT_SPAN, 41, span(0, size - 50, 100), "ERR_RANGE",
+                "span: window bytes %d to %d are not in the %d-byte window"
+                % (size - 50, size + 50, size))
+        put(42)
+        refused(ln, hostlink.REQ_PUT_SPAN, 42, span(0, 2 ** 64 - 10, 100), "ERR_RANGE",
+                "are not in the")
+        put(43)
+        refused(ln, hostlink.REQ_PUT_SPAN, 43, span(8, 0, 92), "ERR_RANGE",
+                "span: 92 bytes at 8, but 0 of 100 came before")
+        put(44)
+        refused(ln, hostlink.REQ_PUT_SPAN, 44, span(0, 0, 101), "ERR_RANGE",
+                "span: 101 bytes at 0, but 0 of 100 came before")
+        put(45)
+        refused(ln, hostlink.REQ_PUT_SPAN, 45, span(0, 0, 100)[:20], "ERR_INVAL",
+                "span: a span holds offset, window place and length (24 bytes)")
+        put(46)
+        refused(ln, hostlink.REQ_PUT_SPAN, 46, span(0, 0, 0), "ERR_INVAL",
+                "span: an empty span")
+        # bytes in the window that are not what the PUT's CRC-32 says
+        ln.window[0:100] = b"y" * 100
+        put(47, crc=zlib.crc32(b"x" * 100))
+        ln.send(hostlink.REQ_PUT_SPAN, 47, span(0, 0, 100))
+        assert ln.expect(47, hostlink.ANS_SPAN)
+        with pytest.raises(hostlink.LinkError) as e:
+            ln.answer(47)
+        assert e.value.code == hostlink.ERROR_CODES.value("ERR_CORRUPT"), str(e.value)
+        assert "put spans/new: the bytes stored make CRC-32" in str(e.value)
+        # a windowed get's spans
+        refused(ln, hostlink.REQ_GET_SPAN, 50, span(0, 0, 10), "ERR_INVAL",
+                "span: no windowed get in progress with tag 50")
+        refused(ln, hostlink.REQ_GET_WINDOW, 51, b"spans/none", "ERR_NOENT",
+                "get spans/none: no such object or name")
+        ln.send(hostlink.REQ_GET_WINDOW, 52, b"spans/keep")
+        assert ln.expect(52, hostlink.ANS_INFO)
+        refused(ln, hostlink.REQ_GET_SPAN, 52, span(100, 0, 10), "ERR_RANGE",
+                "span: 10 bytes at 100, but 0 of 50000 came before")
+        ln.send(hostlink.REQ_GET_WINDOW, 53, b"spans/keep")
+        assert ln.expect(53, hostlink.ANS_INFO)
+        refused(ln, hostlink.REQ_GET_SPAN, 53, span(0, size, 1), "ERR_RANGE",
+                "are not in the")
+    # nothing was made or lost, and the window works on
+    with link(image, window=True) as ln:
+        assert [n for n, *_ in ln.ls("spans/")] == ["spans/keep"]
+        out = io.BytesIO()
+        ln.get("spans/keep", out)
+        assert out.getvalue() == keep
+        ln.put(keep[::-1], "spans/after")
+    assert get_bytes(image, "spans/after") == keep[::-1]
+
+
+def test_no_window_means_frames(machines, tmp_path):
+    """A machine without a window (--link-window 0) says so, and fe moves
+    everything in frames."""
+    image = tmp_path / "nowin.nvm"
+    m = machines(image=image, size="32M", extra=("--link-window", "0"))
+    m.expect(PROMPT, timeout=STEP)
+    data = contents(20_000, 41)
+    (tmp_path / "in").write_bytes(data)
+    assert fe(image, "put", str(tmp_path / "in"), "nw").returncode == 0
+    assert fe(image, "get", "nw", str(tmp_path / "out")).returncode == 0
+    assert (tmp_path / "out").read_bytes() == data
+    with link(image, window=True) as ln:
+        assert ln.window_size == 0 and ln.window is None
+        refused(ln, hostlink.REQ_GET_WINDOW, 60, b"nw", "ERR_NOTSUP",
+                "get nw: this machine has no window")
 
 
 def drain(ln, answers, stop):

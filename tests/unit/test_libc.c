@@ -14,6 +14,7 @@
 
 #include "libc_names.h"
 
+#include "libc/include/crc32.h"
 #include "libc/include/ctype.h"
 #include "libc/include/errstr.h"
 #include "libc/include/numtext.h"
@@ -1181,6 +1182,42 @@ CHECK_TEST(popcount_helper)
 		CHECK_EQ(__popcountdi2((long long)(1ull << i)), 1);
 		CHECK_EQ(__popcountdi2((long long)((1ull << i) - 1)), i);
 	}
+}
+
+/* --- CRC-32 (crc32.c) --------------------------------------------------- */
+
+/* crc32_bitwise -- the definition, a bit at a time: what slicing must equal */
+static uint32_t crc32_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+CHECK_TEST(crc32_matches_the_definition)
+{
+	static uint8_t buf[600];
+	uint32_t seed = 12345;
+
+	CHECK_EQ(crc32(0, "123456789", 9), 0xcbf43926u); /* zlib.crc32(b"123456789") */
+	CHECK_EQ(crc32(0, "", 0), 0u);
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+	/* every start alignment and many lengths, and continued in two pieces */
+	for (size_t at = 0; at < 16; at++)
+		for (size_t len = 0; len + at <= sizeof(buf); len += 37) {
+			uint32_t want = crc32_bitwise(0, buf + at, len);
+
+			CHECK_EQ(crc32(0, buf + at, len), want);
+			CHECK_EQ(crc32(crc32(0, buf + at, len / 3), buf + at + len / 3,
+				       len - len / 3), want);
+		}
 }
 
 int main(void)

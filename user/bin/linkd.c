@@ -29,6 +29,16 @@
  *    over at power-on (-ERR_RESET), and linkd closes the handle, the
  *    object's only reference. After it, the END may be lost with the
  *    connection, but the object is whole.
+ *  - the window: when the machine has one (SYS_LINK_INFO), a put's bytes
+ *    may wait in it instead of DATA frames (PUT_SPAN), and a get's go
+ *    there (GET_WINDOW, GET_SPAN): SYS_LINK_MOVE copies them between the
+ *    window and the object, 64 KiB a call, and returns the CRC-32 of what
+ *    it moved -- for a put, read back from the heap -- which each SPAN
+ *    answer carries to the host (the CRC of the transfer so far). A put
+ *    whose bytes all came that way was read back span by span: its final
+ *    check uses that CRC instead of reading the object again. The SPAN
+ *    answers are output like any other, released after the commit: the
+ *    host reads a part of the window, or fills it again, only once told.
  *  - run: `osh -c LINE` with its console sent to a channel
  *    (SYS_CONSOLE_SINK, inherited by what it starts), forwarded as OUT
  *    frames by a second thread, then EXIT with how it ended, once every
@@ -39,6 +49,7 @@
  * (and the rest of its DATA dropped unanswered, so that a host still
  * sending is not answered frame by frame).
  */
+#include <crc32.h>
 #include <fe.h>
 #include <ferrite/hostlink.h>
 
@@ -52,6 +63,22 @@ struct put {
 	uint8_t kind;
 	uint64_t size, got;
 	uint32_t crc;                        /* what the host says the bytes make */
+	bool framed;                         /* some bytes came in DATA frames */
+	uint32_t crc_back;                   /* the CRC-32 of the bytes got, read back
+					      * from the heap (when all came by the window) */
+	uint16_t name_len;
+	char name[FE_NAME_MAX];
+};
+
+/* A get through the window in progress: the object, its state when the
+ * get began, and what was sent. */
+struct wget {
+	bool active;
+	uint32_t tag;
+	int32_t handle;
+	struct fe_stat before;
+	uint64_t sent;
+	uint32_t crc;                        /* of the bytes sent so far */
 	uint16_t name_len;
 	char name[FE_NAME_MAX];
 };
@@ -71,33 +98,11 @@ static bool overflow;                        /* it grew past HOSTLINK_ENCODED_MA
 static uint8_t frame[HOSTLINK_FRAME_MAX];
 static struct put put;
 static uint32_t put_dropped_tag;             /* DATA for it is dropped unanswered */
+static struct wget wget;
+static uint32_t wget_dropped_tag;            /* GET_SPAN for it is dropped unanswered */
 static struct run run;
 static struct fe_mutex send_lock;            /* one frame on the link at a time */
-static uint32_t crc_table[256];
-
-/* --- CRC-32 (IEEE 802.3, as zlib's crc32) --------------------------------- */
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-/* crc_add -- the CRC of what came before (crc) and then p[len] */
-static uint32_t crc_add(uint32_t crc, const void *p, size_t len)
-{
-	const uint8_t *b = p;
-
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
+static uint64_t window;                      /* bytes of the link's bulk window; 0: none */
 
 /* --- framing ---------------------------------------------------------------- */
 
@@ -177,7 +182,7 @@ static void send(uint8_t type, uint32_t tag, const void *a, size_t alen,
 		memcpy(raw + sizeof(head), a, alen);
 	if (blen)
 		memcpy(raw + sizeof(head) + alen, b, blen);
-	crc = crc_add(0, raw, len);
+	crc = crc32(0, raw, len);
 	memcpy(raw + len, &crc, HOSTLINK_CRC_SIZE);
 	n = cobs_encode(raw, len + HOSTLINK_CRC_SIZE, out);
 	out[n++] = 0;
@@ -232,7 +237,7 @@ static long crc_stored(int32_t h, uint64_t size, uint32_t *crc)
 
 		if (n <= 0)
 			return n < 0 ? n : -ERR_IO;
-		*crc = crc_add(*crc, buf, (size_t)n);
+		*crc = crc32(*crc, buf, (size_t)n);
 		at += (uint64_t)n;
 	}
 	return 0;
@@ -242,9 +247,9 @@ static long crc_stored(int32_t h, uint64_t size, uint32_t *crc)
 static void put_finish(void)
 {
 	int32_t h = put.handle;
-	uint32_t crc;
+	uint32_t crc = put.crc_back;
 	struct hostlink_end_put end;
-	long err = crc_stored(h, put.size, &crc);
+	long err = put.framed ? crc_stored(h, put.size, &crc) : 0;
 
 	if (!err && crc != put.crc) {
 		send_error(put.tag, ERR_CORRUPT,
@@ -303,6 +308,8 @@ static void on_put(uint32_t tag, const uint8_t *p, size_t len)
 	put.name_len = (uint16_t)(len - sizeof(req));
 	memcpy(put.name, p + sizeof(req), put.name_len);
 	put.got = 0;
+	put.framed = false;
+	put.crc_back = 0;
 	if (memchr(put.name, 0, put.name_len)) {
 		send_error(tag, ERR_INVAL, "put: a name holds no NUL byte");
 		return;
@@ -360,8 +367,202 @@ static void on_data(uint32_t tag, const uint8_t *p, size_t len)
 		}
 	}
 	put.got += n;
+	put.framed = true;
 	if (put.got == put.size)
 		put_finish();
+}
+
+/* --- the window ------------------------------------------------------------ */
+
+/* span_check -- a span frame's payload into *s, checked against the
+ * window and against what the transfer (`what`, `done` of `size` bytes)
+ * expects next; 0, or the error already answered */
+static int span_check(uint32_t tag, const char *what, const uint8_t *p, size_t len,
+		      uint64_t done, uint64_t size, struct hostlink_span *s)
+{
+	if (len != sizeof(*s)) {
+		send_error(tag, ERR_INVAL, "%s: a span holds offset, window place and length (%u bytes)",
+			   what, (unsigned)sizeof(*s));
+		return ERR_INVAL;
+	}
+	memcpy(s, p, sizeof(*s));
+	if (!window) {
+		send_error(tag, ERR_NOTSUP, "%s: this machine has no window", what);
+		return ERR_NOTSUP;
+	}
+	if (!s->length) {
+		send_error(tag, ERR_INVAL, "%s: an empty span", what);
+		return ERR_INVAL;
+	}
+	if (s->at > window || s->length > window - s->at) {
+		send_error(tag, ERR_RANGE, "%s: window bytes %lu to %lu are not in the %lu-byte window",
+			   what, (unsigned long)s->at, (unsigned long)(s->at + s->length),
+			   (unsigned long)window);
+		return ERR_RANGE;
+	}
+	if (s->offset != done || s->length > size - done) {
+		send_error(tag, ERR_RANGE, "%s: %lu bytes at %lu, but %lu of %lu came before",
+			   what, (unsigned long)s->length, (unsigned long)s->offset,
+			   (unsigned long)done, (unsigned long)size);
+		return ERR_RANGE;
+	}
+	return 0;
+}
+
+/* move -- a span's bytes between the window and object h, FE_IO_MAX at a
+ * time -> 0 and *crc continued over them, or -ERR_x */
+static long move(uint32_t direction, int32_t h, const struct hostlink_span *s, uint32_t *crc)
+{
+	struct fe_link_move m = { .direction = direction, .crc = *crc };
+
+	for (uint64_t done = 0; done < s->length; done += m.length) {
+		long got;
+
+		m.offset = s->offset + done;
+		m.at = s->at + done;
+		m.length = s->length - done < FE_IO_MAX ? s->length - done : FE_IO_MAX;
+		got = fe_link_move(LINK, h, &m);
+		if (got < 0)
+			return got;
+		m.crc = (uint32_t)got;
+	}
+	*crc = m.crc;
+	return 0;
+}
+
+/* send_span -- SPAN: the span done, and the CRC-32 of the transfer so far */
+static void send_span(uint32_t tag, const struct hostlink_span *s, uint32_t crc)
+{
+	struct hostlink_span_answer a = {
+		.offset = s->offset, .at = s->at, .length = s->length, .crc = crc,
+	};
+
+	send(HOSTLINK_ANS_SPAN, tag, &a, sizeof(a), NULL, 0);
+}
+
+/* on_put_span -- PUT_SPAN: the put's next bytes wait in the window */
+static void on_put_span(uint32_t tag, const uint8_t *p, size_t len)
+{
+	struct hostlink_span s;
+	long err;
+
+	if (!put.active && tag == put_dropped_tag && tag)
+		return; /* the rest of a put already answered (an error, or END) */
+	if (!put.active || tag != put.tag) {
+		send_error(tag, ERR_INVAL, "span: no put in progress with tag %u", tag);
+		put_abandon();
+		return;
+	}
+	if (span_check(tag, "span", p, len, put.got, put.size, &s)) {
+		put_abandon();
+		return;
+	}
+	err = move(FE_LINK_TO_OBJECT, put.handle, &s, &put.crc_back);
+	if (err) {
+		send_error(tag, (int)err, "put %.*s: %s", put.name_len, put.name, err_str((int)err));
+		put_abandon();
+		return;
+	}
+	put.got += s.length;
+	send_span(tag, &s, put.crc_back);
+	if (put.got == put.size)
+		put_finish();
+}
+
+/* wget_abandon -- drop a windowed get in progress */
+static void wget_abandon(void)
+{
+	if (!wget.active)
+		return;
+	fe_close(wget.handle);
+	wget.active = false;
+	wget_dropped_tag = wget.tag;
+}
+
+/* wget_finish -- every byte went: END with their CRC-32, or ERR_BUSY if
+ * the object changed meanwhile */
+static void wget_finish(void)
+{
+	struct hostlink_end_get end = { .size = wget.before.size, .crc = wget.crc };
+	struct fe_stat after;
+	long err = fe_obj_stat(wget.handle, &after);
+
+	if (!err && (after.modified_epoch != wget.before.modified_epoch ||
+		     after.size != wget.before.size))
+		err = -ERR_BUSY;
+	if (err)
+		send_error(wget.tag, (int)err, "get %.*s: %s", wget.name_len, wget.name,
+			   err == -ERR_BUSY ? "it changed while it was read; try again"
+					    : err_str((int)err));
+	else
+		send(HOSTLINK_ANS_END, wget.tag, &end, sizeof(end), NULL, 0);
+	wget_abandon();
+}
+
+/* on_get_window -- GET_WINDOW: name. INFO; then the host asks for the
+ * bytes span by span (GET_SPAN), and END follows the last */
+static void on_get_window(uint32_t tag, const uint8_t *name, size_t len)
+{
+	struct hostlink_info info = {0};
+	long h = len && len <= FE_NAME_MAX ? fe_obj_open((const char *)name, len, FE_RIGHT_READ)
+					   : -ERR_INVAL;
+	long err = h < 0 ? h : fe_obj_stat((int32_t)h, &wget.before);
+
+	if (!err && !window)
+		err = -ERR_NOTSUP;
+	if (err) {
+		send_error(tag, (int)err, "get %.*s: %s", (int)len, (const char *)name,
+			   err == -ERR_NOTSUP ? "this machine has no window" : err_str((int)err));
+		if (h >= 0)
+			fe_close((int32_t)h);
+		return;
+	}
+	wget.active = true;
+	wget.tag = tag;
+	wget.handle = (int32_t)h;
+	wget.sent = 0;
+	wget.crc = 0;
+	wget.name_len = (uint16_t)len;
+	memcpy(wget.name, name, len);
+	info.size = wget.before.size;
+	info.modified_epoch = wget.before.modified_epoch;
+	info.type = wget.before.type;
+	send(HOSTLINK_ANS_INFO, tag, &info, sizeof(info), NULL, 0);
+	if (!info.size)
+		wget_finish();
+}
+
+/* on_get_span -- GET_SPAN: the get's next bytes into the window */
+static void on_get_span(uint32_t tag, const uint8_t *p, size_t len)
+{
+	struct hostlink_span s;
+	long err;
+
+	if (!wget.active && tag == wget_dropped_tag && tag)
+		return; /* the rest of a get already answered */
+	if (!wget.active || tag != wget.tag) {
+		send_error(tag, ERR_INVAL, "span: no windowed get in progress with tag %u", tag);
+		wget_abandon();
+		return;
+	}
+	if (span_check(tag, "span", p, len, wget.sent, wget.before.size, &s)) {
+		wget_abandon();
+		return;
+	}
+	err = move(FE_LINK_TO_WINDOW, wget.handle, &s, &wget.crc);
+	if (err == -ERR_RANGE)
+		err = -ERR_BUSY; /* the span was in the object when the get began */
+	if (err) {
+		send_error(tag, (int)err, "get %.*s: %s", wget.name_len, wget.name,
+			   err == -ERR_BUSY ? "it changed while it was read; try again"
+					    : err_str((int)err));
+		wget_abandon();
+		return;
+	}
+	wget.sent += s.length;
+	send_span(tag, &s, wget.crc);
+	if (wget.sent == wget.before.size)
+		wget_finish();
 }
 
 /* --- get, ls ---------------------------------------------------------------- */
@@ -402,7 +603,7 @@ static void on_get(uint32_t tag, const uint8_t *name, size_t len)
 		}
 		head.offset = at;
 		send(HOSTLINK_ANS_DATA, tag, &head, sizeof(head), buf, (size_t)n);
-		crc = crc_add(crc, buf, (size_t)n);
+		crc = crc32(crc, buf, (size_t)n);
 		at += (uint64_t)n;
 	}
 	if (!err)
@@ -575,15 +776,36 @@ static void on_run(uint32_t tag, const uint8_t *line, size_t len)
 
 /* --- the loop --------------------------------------------------------------- */
 
+/* transfers_abandon -- a frame that could not be trusted: drop the put or
+ * the windowed get in progress */
+static void transfers_abandon(void)
+{
+	put_abandon();
+	wget_abandon();
+}
+
+/* window_find -- what the link offers now (a power-on may change it) */
+static void window_find(void)
+{
+	struct fe_link_info info;
+
+	window = fe_link_info(LINK, &info) ? 0 : info.window;
+}
+
 /* dispatch -- one well-formed frame */
 static void dispatch(uint8_t type, uint32_t tag, const uint8_t *p, size_t len)
 {
 	struct hostlink_hello_answer hello;
 
-	if (type != HOSTLINK_REQ_DATA && put.active) {
+	if (type != HOSTLINK_REQ_DATA && type != HOSTLINK_REQ_PUT_SPAN && put.active) {
 		send_error(put.tag, ERR_INVAL, "put %.*s: abandoned for another request",
 			   put.name_len, put.name);
 		put_abandon();
+	}
+	if (type != HOSTLINK_REQ_GET_SPAN && wget.active) {
+		send_error(wget.tag, ERR_INVAL, "get %.*s: abandoned for another request",
+			   wget.name_len, wget.name);
+		wget_abandon();
 	}
 	switch (type) {
 	case HOSTLINK_REQ_HELLO:
@@ -594,6 +816,7 @@ static void dispatch(uint8_t type, uint32_t tag, const uint8_t *p, size_t len)
 		memcpy(hello.nonce, p, sizeof(hello.nonce));
 		hello.version = HOSTLINK_VERSION;
 		hello.data_max = HOSTLINK_DATA_MAX;
+		hello.window = window;
 		send(HOSTLINK_ANS_HELLO, tag, &hello, sizeof(hello), NULL, 0);
 		return;
 	case HOSTLINK_REQ_LS:
@@ -611,6 +834,15 @@ static void dispatch(uint8_t type, uint32_t tag, const uint8_t *p, size_t len)
 	case HOSTLINK_REQ_RUN:
 		on_run(tag, p, len);
 		return;
+	case HOSTLINK_REQ_PUT_SPAN:
+		on_put_span(tag, p, len);
+		return;
+	case HOSTLINK_REQ_GET_WINDOW:
+		on_get_window(tag, p, len);
+		return;
+	case HOSTLINK_REQ_GET_SPAN:
+		on_get_span(tag, p, len);
+		return;
 	default:
 		send_error(tag, ERR_INVAL, "no request of type %#x", type);
 	}
@@ -626,7 +858,7 @@ static void frame_end(void)
 	if (overflow) {
 		send_error(0, ERR_TOOBIG, "a frame longer than %u bytes; dropped",
 			   (unsigned)HOSTLINK_ENCODED_MAX);
-		put_abandon();
+		transfers_abandon();
 		return;
 	}
 	if (!encoded_len)
@@ -634,39 +866,41 @@ static void frame_end(void)
 	n = cobs_decode(encoded, encoded_len, frame, sizeof(frame));
 	if (n < (long)(sizeof(head) + HOSTLINK_CRC_SIZE)) {
 		send_error(0, ERR_CORRUPT, "a frame that is not COBS of a header and a CRC; dropped");
-		put_abandon();
+		transfers_abandon();
 		return;
 	}
 	memcpy(&head, frame, sizeof(head));
 	memcpy(&crc, frame + n - HOSTLINK_CRC_SIZE, HOSTLINK_CRC_SIZE);
 	payload = n - (long)(sizeof(head) + HOSTLINK_CRC_SIZE);
-	if (crc_add(0, frame, (size_t)n - HOSTLINK_CRC_SIZE) != crc) {
+	if (crc32(0, frame, (size_t)n - HOSTLINK_CRC_SIZE) != crc) {
 		send_error(0, ERR_CORRUPT, "a frame whose CRC-32 does not match; dropped");
-		put_abandon();
+		transfers_abandon();
 		return;
 	}
 	if (head.version != HOSTLINK_VERSION || head.reserved) {
 		send_error(head.tag, ERR_VERSION, "a frame of version %u (this is %u); dropped",
 			   head.version, HOSTLINK_VERSION);
-		put_abandon();
+		transfers_abandon();
 		return;
 	}
 	if (head.length != (uint32_t)payload || head.length > HOSTLINK_PAYLOAD_MAX) {
 		send_error(head.tag, ERR_INVAL, "a frame saying %u payload bytes holds %ld; dropped",
 			   head.length, payload);
-		put_abandon();
+		transfers_abandon();
 		return;
 	}
 	dispatch(head.type, head.tag, frame + sizeof(head), head.length);
 }
 
 /* reset -- the link started over (a power-on): forget the frame and the
- * put in flight, stop a run nobody waits for */
+ * transfer in flight, look at the window again, stop a run nobody waits
+ * for */
 static void reset(void)
 {
 	encoded_len = 0;
 	overflow = false;
-	put_abandon();
+	transfers_abandon();
+	window_find();
 	fe_mutex_lock(&run.lock);
 	if (run.active)
 		stop_run();
@@ -684,7 +918,8 @@ int main(int argc, char **argv)
 		printf("linkd: no link handle: the kernel starts the link's service itself, with one\n");
 		return 1;
 	}
-	crc_init();
+	crc32_init(); /* before the run thread sends a frame */
+	window_find();
 	for (;;) {
 		long n = fe_link_read(LINK, in, sizeof(in));
 

@@ -205,6 +205,13 @@ long fe_link_read(int32_t link, void *buf, uint64_t cap);
  * the link's handle -> bytes taken */
 long fe_link_write(int32_t link, const void *buf, uint64_t len);
 
+/* fe_link_move -- bytes between the host link's window and `object`, as
+ * *move says, with the link's handle -> their CRC-32, or -ERR_x */
+long fe_link_move(int32_t link, int32_t object, const struct fe_link_move *move);
+
+/* fe_link_info -- what the host link offers (its window's size) */
+long fe_link_info(int32_t link, struct fe_link_info *info);
+
 /*
  * fe_syscall -- any call number (even one outside enum fe_syscall) with six
  * raw 64-bit arguments, for programs that test the kernel's checks (sysfuzz)

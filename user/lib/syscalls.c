@@ -312,6 +312,18 @@ long fe_link_write(int32_t link, const void *buf, uint64_t len)
 	return sys3(SYS_LINK_WRITE, H(link), P(buf), len);
 }
 
+/* fe_link_move -- SYS_LINK_MOVE */
+long fe_link_move(int32_t link, int32_t object, const struct fe_link_move *move)
+{
+	return sys3(SYS_LINK_MOVE, H(link), H(object), P(move));
+}
+
+/* fe_link_info -- SYS_LINK_INFO */
+long fe_link_info(int32_t link, struct fe_link_info *info)
+{
+	return sys3(SYS_LINK_INFO, H(link), P(info), 0);
+}
+
 /* fe_syscall -- system call nr with six raw 64-bit arguments */
 long fe_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		uint64_t a3, uint64_t a4, uint64_t a5)

@@ -85,7 +85,7 @@ const char *fz_call_name(unsigned nr)
 		"getpid", "poweroff", "resume", "snapshot", "thread_create",
 		"thread_exit", "thread_join", "futex_wait", "futex_wake", "gettid",
 		"thread_list", "name_replace", "console_sink", "link_read",
-		"link_write",
+		"link_write", "link_move", "link_info",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == SYS__COUNT, "a name per call");
 
@@ -742,19 +742,24 @@ static void fuzz_console_sink(void)
 	}
 }
 
-/* fuzz_link -- SYS_LINK_READ or SYS_LINK_WRITE: the fuzzer holds no
- * handle to the link, so they fail, whatever handle and buffer it names */
+/* fuzz_link -- SYS_LINK_READ, _WRITE, _MOVE or _INFO: the fuzzer holds
+ * no handle to the link, so they fail, whatever handles and buffers it
+ * names */
 static void fuzz_link(void)
 {
-	bool write = fz_chance(2);
-	uint64_t len = fz_len(256);
-	uint64_t buf = write ? fz_ptr_in(len) : fz_ptr_out(len);
-	long r = fz_call(write ? SYS_LINK_WRITE : SYS_LINK_READ, fz_handle(), buf,
-			 len, junk(), junk(), junk());
+	static const uint64_t calls[] = { SYS_LINK_READ, SYS_LINK_WRITE, SYS_LINK_MOVE,
+					  SYS_LINK_INFO };
+	static const char *const names[] = { "READ", "WRITE", "MOVE", "INFO" };
+	unsigned which = (unsigned)fz_rand(4);
+	uint64_t len = which == 0 ? fz_len(256) : fz_len(64);
+	uint64_t buf = which == 0 || which == 3 ? fz_ptr_out(len) : fz_ptr_in(len);
+	long r = which == 2 ? fz_call(SYS_LINK_MOVE, fz_handle(), fz_handle(), buf, junk(),
+				      junk(), junk())
+			    : fz_call(calls[which], fz_handle(), buf, len, junk(), junk(), junk());
 
 	if (r >= 0)
 		fz_fail("SYS_LINK_%s returned %ld to a program without the link's handle",
-			write ? "WRITE" : "READ", r);
+			names[which], r);
 }
 
 /* fuzz_getpid -- SYS_GETPID: the pid */

@@ -332,6 +332,8 @@ void test_link_powers(void)
 	const int32_t forged[] = { FE_INHERITED_HANDLE(0), FE_HANDLE_VALUE(0, 2),
 				   FE_HANDLE_VALUE(FE_HANDLE_SLOTS - 1, 1), 0, -1 };
 	char buf[16] = "to the host";
+	struct fe_link_move move = { .direction = FE_LINK_TO_OBJECT, .length = 16 };
+	struct fe_link_info info;
 
 	EQ(fe_chan_create(e), 0);
 	for (unsigned i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
@@ -339,6 +341,8 @@ void test_link_powers(void)
 			continue; /* one of usertest's own: below */
 		ERR(fe_link_read(forged[i], buf, sizeof(buf)), ERR_BADF);
 		ERR(fe_link_write(forged[i], buf, sizeof(buf)), ERR_BADF);
+		ERR(fe_link_move(forged[i], blob, &move), ERR_BADF);
+		ERR(fe_link_info(forged[i], &info), ERR_BADF);
 		ERR(fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, PAGE, (uint64_t)(int64_t)blob,
 			       (uint64_t)(int64_t)forged[i], 0, 0), ERR_BADF);
 	}
@@ -346,6 +350,8 @@ void test_link_powers(void)
 	 * (rights are checked first: a channel end cannot carry EXEC). */
 	ERR(fe_link_read(blob, buf, sizeof(buf)), ERR_INVAL);
 	ERR(fe_link_write(e[0], buf, sizeof(buf)), ERR_INVAL);
+	ERR(fe_link_move(blob, blob, &move), ERR_INVAL);
+	ERR(fe_link_info(e[1], &info), ERR_INVAL);
 	ERR(fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, PAGE, (uint64_t)(int64_t)blob,
 		       (uint64_t)(int64_t)blob, 0, 0), ERR_INVAL);
 	ERR(fe_syscall(SYS_OBJ_CREATE, FE_TYPE_CODE, PAGE, (uint64_t)(int64_t)blob,
