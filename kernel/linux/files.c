@@ -1029,21 +1029,36 @@ int64_t lx_unlinkat(struct lxcall *c)
 	return remove_name(c, dirfd, c->arg[1]);
 }
 
+/* file_and_name -- link's and rename's paths: `from` must name a file,
+ * whose object goes in *object (a directory is -`dir_error`), and `to`
+ * any name below the root */
+static int64_t file_and_name(struct lxcall *c, int64_t olddir, uint64_t oldpath,
+			     int64_t newdir, uint64_t newpath, char from[KLINUX_PATH_MAX],
+			     char to[KLINUX_PATH_MAX], int dir_error, uint64_t *object)
+{
+	int64_t err = name_of(c, olddir, oldpath, from);
+
+	if (!err)
+		err = name_of(c, newdir, newpath, to);
+	if (err)
+		return err;
+	if (os_cat_lookup(&kheap, from, strlen(from), object))
+		return is_dir(c->lx, from) ? -dir_error : -LX_ENOENT;
+	return 0;
+}
+
 /* make_link -- link: a second name for a file's object */
 static int64_t make_link(struct lxcall *c, int64_t olddir, uint64_t oldpath,
 			 int64_t newdir, uint64_t newpath)
 {
 	char from[KLINUX_PATH_MAX], to[KLINUX_PATH_MAX];
 	uint64_t object, other;
-	int64_t err = name_of(c, olddir, oldpath, from);
+	int64_t err = file_and_name(c, olddir, oldpath, newdir, newpath, from, to,
+				    LX_EPERM, &object);
 	int e;
 
-	if (!err)
-		err = name_of(c, newdir, newpath, to);
 	if (err)
 		return err == -LX_EBUSY ? -LX_EPERM : err;
-	if (os_cat_lookup(&kheap, from, strlen(from), &object))
-		return is_dir(c->lx, from) ? -LX_EPERM : -LX_ENOENT;
 	if (os_cat_lookup(&kheap, to, strlen(to), &other) == 0 || is_dir(c->lx, to))
 		return -LX_EEXIST;
 	if (!parent_exists(c->lx, to))
@@ -1078,15 +1093,12 @@ static int64_t rename_at(struct lxcall *c, int64_t olddir, uint64_t oldpath,
 {
 	char from[KLINUX_PATH_MAX], to[KLINUX_PATH_MAX];
 	uint64_t object, old;
-	int64_t err = name_of(c, olddir, oldpath, from);
+	int64_t err = file_and_name(c, olddir, oldpath, newdir, newpath, from, to,
+				    LX_EXDEV, &object);
 	int e;
 
-	if (!err)
-		err = name_of(c, newdir, newpath, to);
 	if (err)
 		return err;
-	if (os_cat_lookup(&kheap, from, strlen(from), &object))
-		return is_dir(c->lx, from) ? -LX_EXDEV : -LX_ENOENT;
 	if (!strcmp(from, to))
 		return 0;
 	if (os_cat_lookup(&kheap, to, strlen(to), &old)) {
