@@ -189,8 +189,9 @@ def log_region(image):
     return ("log", g["log_offset"], g["log_offset"] + g["log_size"])
 
 
-# The kernel stopped: a panic, or a damaged heap it will not run on.
-STOPPED = r"^(?:panic: |error: ).*\n"
+# The kernel stopped: a panic, or a damaged heap it will not run on. Its
+# line may come right after osh's prompt, on the prompt's line.
+STOPPED = r"^(?:%s)*(?:panic: |error: ).*\n" % PROMPT
 
 
 def spread(chosen, n):
