@@ -539,10 +539,13 @@ class Link:
         self.expect(tag, ANS_END)
 
     def _put_frames(self, tag, data, name, progress):
-        """A put's bytes in DATA frames."""
+        """A put's bytes in DATA frames. Before the last one an answer can
+        only be an ERR (raised here, so the rest is not sent); after it the
+        END may come at once, and put's expect takes it."""
         for offset in range(0, len(data), self.data_max):
             self.send(REQ_DATA, tag, DATA.pack(offset) + data[offset:offset + self.data_max])
-            early = self.answer(tag, wait=False)  # an ERR raises here
+            last = offset + self.data_max >= len(data)
+            early = None if last else self.answer(tag, wait=False)  # an ERR raises here
             if early is not None:
                 raise LinkError(f"put {name}: the machine answered {early[0]:#x} "
                                 "before the last byte")
