@@ -195,7 +195,8 @@ void proc_exit(struct pctx *p, struct fe_exit_info *how)
 {
 	uint64_t id = p->proc_id;
 	struct kproc *proc = p->proc;
-	bool console_shell = proc_on_console(p) && proc_is_shell(p);
+	/* a spawn that failed before the handle table was made (a full heap) has none */
+	bool console_shell = p->ht && proc_on_console(p) && proc_is_shell(p);
 
 	adopt_orphans(p);
 	teardown(p);
