@@ -214,7 +214,7 @@ struct fe_spawn {
 enum fe_exit_reason {
 	FE_EXIT_RUNNING = 0,     /* SYS_WAIT with FE_WAIT_NOHANG: still running */
 	FE_EXIT_NORMAL = 1,      /* SYS_EXIT(status) */
-	FE_EXIT_KILLED = 2,      /* SYS_KILL */
+	FE_EXIT_KILLED = 2,      /* SYS_KILL; a Linux program's signal (status: its number) */
 	FE_EXIT_FAULT = 3,       /* a CPU exception in user mode */
 	FE_EXIT_INTERRUPT = 4,   /* Ctrl-C while in the foreground */
 };
@@ -243,7 +243,8 @@ enum fe_fault {
 
 struct fe_exit_info {
 	uint64_t pid;
-	int64_t status;          /* FE_EXIT_NORMAL: the exit status */
+	int64_t status;          /* FE_EXIT_NORMAL: the exit status; FE_EXIT_KILLED: the
+				  * Linux signal that ended a Linux program, else 0 */
 	uint32_t reason;         /* enum fe_exit_reason */
 	uint32_t vector;         /* FE_EXIT_FAULT: enum fe_fault */
 	uint64_t fault_addr;     /* page faults: the address */

@@ -20,8 +20,9 @@
  *  - Input. console_input_poll, called at every return to user mode and
  *    while idle, moves bytes from the UART's receive ring (volatile) into
  *    the input queue (logged) and acts on Ctrl-C at once: it kills the
- *    foreground process (SYS_CONSOLE_FG) if there is one, else it is
- *    queued like any byte. A full queue leaves typed bytes in the UART,
+ *    foreground process (SYS_CONSOLE_FG) if there is one -- a Linux
+ *    program gets SIGINT instead, or the byte when its terminal modes
+ *    lack ISIG (console_on_interrupt) -- else it is queued like any byte. A full queue leaves typed bytes in the UART,
  *    so nothing typed is lost while someone reads; only with a foreground
  *    process are they taken (for its Ctrl-C) and, beyond the queue,
  *    dropped. Consuming input advances in_read (logged), so
@@ -74,6 +75,7 @@ static bool out_waiters = true;
  * foreground in the kernel root stays as committed, and Ctrl-C never ends
  * a held process the saved shell put there. */
 static uint64_t rescue_fg_pid;
+static console_intr_hook linux_interrupt; /* Ctrl-C for Linux programs (linux/) */
 
 /* ring_at -- the kernel address of byte `pos` of a ring object, and how
  * many bytes of the same page follow it (at most `len`) */
@@ -411,15 +413,25 @@ static struct pctx *foreground(void)
 	return pid ? ptable_by_pid(pid) : NULL;
 }
 
-/* interrupt_foreground -- Ctrl-C: kill the foreground process; whether there was one */
+/* console_on_interrupt -- at power-on: Ctrl-C to a foreground Linux program goes to `hook` */
+void console_on_interrupt(console_intr_hook hook)
+{
+	linux_interrupt = hook;
+}
+
+/* interrupt_foreground -- Ctrl-C: end the foreground process, or raise a
+ * Linux program's SIGINT; whether the byte was taken so (not input) */
 static bool interrupt_foreground(void)
 {
 	struct pctx *p = foreground();
 
 	if (!p)
 		return false;
+	if (p->lx && linux_interrupt && linux_interrupt(p) == CONSOLE_INTR_BYTE)
+		return false;
 	console_emit("^C\n", 3);
-	proc_end(p, FE_EXIT_INTERRUPT, 0, "interrupted (Ctrl-C)");
+	if (!p->lx)
+		proc_end(p, FE_EXIT_INTERRUPT, 0, "interrupted (Ctrl-C)");
 	return true;
 }
 

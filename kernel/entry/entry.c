@@ -16,6 +16,7 @@
  *  - the reaper deletes objects whose last reference went (obj/kobj.c),
  *    never taking the log the next kernel entry needs;
  *  - typed bytes and host-link bytes are taken in (console.c, hostlink.c);
+ *  - a Linux program's thread takes its signals (linux/signal.c);
  *  - the scheduler decides which thread the frame returns to (task/sched.c):
  *    the one that ran, or the next runnable one, idling until there is one.
  * ("Safe" here means only that: a point between kernel entries. The safe
@@ -120,6 +121,8 @@ void kernel_exit_to_user(struct trap_frame *tf)
 	if (kroot->reap_count && kobj_reap(epoch_log_keep()))
 		epoch_commit(tf); /* the reaper left HEAP_ENTRY_LOG_MAX for this */
 	take_input();
+	if (sched_current() && sched_current()->lx)
+		linux_exit_to_user(tf, sched_current()); /* its signals: it may end */
 	if (sched_goes_on()) {
 		klock_leave();
 		return;

@@ -12,6 +12,9 @@
  * the address and instruction, and a line in words that its parent reads
  * with SYS_WAIT and the console shows after what the process wrote.
  *
+ * A Linux program with a handler for the fault's signal (SIGSEGV and its
+ * kin) goes on in its handler instead (linux/signal.c).
+ *
  * A fault (unlike a trap such as a breakpoint) runs its instruction again
  * when the thread returns. So when the undo log could not take one more
  * kernel entry, the fault is left unresolved: it happens again after the
@@ -26,6 +29,7 @@
 #include "ferrite/errors.h"
 #include "console/console.h"
 #include "epoch/epoch.h"
+#include "linux/linux.h"
 #include "task/proc.h"
 #include "task/sched.h"
 #include "uvm/uvm.h"
@@ -80,6 +84,8 @@ void user_fault(const struct arch_fault *f)
 				     (unsigned long long)p->proc->pid, p->proc->name,
 				     (unsigned long long)f->addr);
 	}
+	if (p->lx && linux_fault(p, f))
+		return; /* its handler runs on the way back to user mode */
 	describe(f, why, &how);
 	/* Through the console queue: after what the process wrote before. */
 	n = snprintf(line, sizeof(line), "[%llu %s] killed: %s\n",

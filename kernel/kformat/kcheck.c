@@ -370,7 +370,6 @@ static void check_threads(struct kcheck *k, const struct kproc *p, uint64_t id)
 			ULL(id), ULL(p->pid));
 }
 
-/* check_process -- a live process in table slot `slot`, and what it holds */
 /* path_ok -- whether a klinux path is NUL-terminated, and empty or ending in '/' */
 static bool path_ok(const char *path)
 {
@@ -401,6 +400,44 @@ static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner)
 		problem(k, "%s: open file #%llu of kind %u holds object #%llu",
 			owner, ULL(id), f->kind, ULL(f->object));
 	}
+}
+
+/* check_lxsig -- a Linux program's signal dispositions */
+static void check_lxsig(struct kcheck *k, uint64_t id, const char *owner)
+{
+	const struct klxsig *a = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*a),
+					    KLXSIG_MAGIC, owner);
+
+	if (!a)
+		return;
+	for (unsigned i = 0; i < KLINUX_SIGNALS; i++) {
+		const uint64_t bit = 1ull << i;
+
+		if ((a->handler[i] > KLXSIG_SIG_IGN && a->handler[i] >= FE_USER_TOP) ||
+		    a->restorer[i] >= FE_USER_TOP || a->mask[i] & KLINUX_SIG_UNBLOCKABLE ||
+		    a->flags[i] & ~KLXSIG_FLAGS || a->reserved ||
+		    (bit & KLINUX_SIG_UNBLOCKABLE && (a->handler[i] || a->flags[i])))
+			problem(k, "%s: dispositions #%llu: signal %u out of range (handler %#llx, flags %#x)",
+				owner, ULL(id), i + 1, ULL(a->handler[i]), a->flags[i]);
+	}
+}
+
+/* check_linux_signals -- the signal state of a Linux program's klinux */
+static void check_linux_signals(struct kcheck *k, const struct klinux *lx, const char *what)
+{
+	if ((lx->sig_mask | lx->sig_suspend_mask) & KLINUX_SIG_UNBLOCKABLE ||
+	    (lx->sig_sent | lx->sig_tsent) & ~lx->sig_pending || lx->sig_sent & lx->sig_tsent ||
+	    lx->sig_flags & ~KLINUX_SIG_FLAGS)
+		problem(k, "%s: signal sets out of range (pending %#llx, sent %#llx, mask %#llx, flags %#x)",
+			what, ULL(lx->sig_pending), ULL(lx->sig_sent), ULL(lx->sig_mask),
+			lx->sig_flags);
+	if ((lx->altstack_size || lx->altstack_sp) &&
+	    (lx->altstack_sp >= FE_USER_TOP || lx->altstack_size > FE_USER_TOP - lx->altstack_sp))
+		problem(k, "%s: alternate signal stack [%#llx, +%#llx) out of range", what,
+			ULL(lx->altstack_sp), ULL(lx->altstack_size));
+	if (!lx->alarm_ns && lx->alarm_interval_ns)
+		problem(k, "%s: an interval timer with an interval and no expiry", what);
+	check_lxsig(k, lx->signals, what);
 }
 
 /* check_linux -- a Linux program's state (kformat.h lists the invariants) */
@@ -439,8 +476,10 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 			check_lxfile(k, d->file, fdwhat);
 		}
 	}
+	check_linux_signals(k, lx, what);
 }
 
+/* check_process -- a live process in table slot `slot`, and what it holds */
 static void check_process(struct kcheck *k, const struct kroot *r,
 			  unsigned slot, uint64_t id)
 {

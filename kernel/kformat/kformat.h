@@ -88,6 +88,7 @@
 #define KLINK_MAGIC 0x4b4e494cu    /* "LINK" */
 #define KLINUX_MAGIC 0x584e4e4cu   /* "LNNX" */
 #define KLXFILE_MAGIC 0x4c46584cu  /* "LXFL" */
+#define KLXSIG_MAGIC 0x4749534cu   /* "LSIG" */
 
 #define KROOT_VERSION 2
 
@@ -469,7 +470,15 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * brk_start + KLINUX_BRK_MAX, in the user half, brk_start page aligned;
  * brk_object an anonymous object; root and cwd NUL-terminated,
  * empty or ending in '/'; every fd[i].file 0 or a klxfile; fd flags within
- * KLINUX_FD_FLAGS.
+ * KLINUX_FD_FLAGS; signals a klxsig; sig_mask and sig_suspend_mask without
+ * KLINUX_SIG_UNBLOCKABLE; sig_sent and sig_tsent within sig_pending, apart; sig_flags within
+ * KLINUX_SIG_FLAGS; the alternate stack none (sp and size 0) or within
+ * the user half; alarm_interval_ns 0 when alarm_ns is.
+ *
+ * Signals: a raised signal is pending until the thread returns to user
+ * mode unblocked, where it is delivered (its handler's frame pushed on the
+ * stack) or acts by default (ignored, or the end of the program). The
+ * mask and alternate stack are those of the program's one thread.
  */
 #define KLINUX_VERSION 1
 #define KLINUX_FDS 64                  /* descriptors 0 .. KLINUX_FDS - 1 */
@@ -478,6 +487,10 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
 #define KLINUX_FD_CLOEXEC 0x1u
 #define KLINUX_FD_FLAGS KLINUX_FD_CLOEXEC
 #define KLINUX_NCCS 19                 /* Linux's struct termios (TCGETS), x86-64 */
+#define KLINUX_SIGNALS 64              /* Linux's signals 1 .. 64 */
+#define KLINUX_SIG_UNBLOCKABLE ((1ull << (9 - 1)) | (1ull << (19 - 1))) /* SIGKILL, SIGSTOP */
+#define KLINUX_SIG_SUSPENDED 0x1u      /* in rt_sigsuspend: sig_suspend_mask is the mask to restore */
+#define KLINUX_SIG_FLAGS KLINUX_SIG_SUSPENDED
 
 struct klinux_fd {
 	uint64_t file;                 /* klxfile object (held); 0: a free descriptor */
@@ -512,8 +525,22 @@ struct klinux {
 	char root[KLINUX_PATH_MAX];
 	char cwd[KLINUX_PATH_MAX];
 	struct klinux_fd fd[KLINUX_FDS];
+	/* signals (kernel/linux/signal.c): bit s-1 stands for signal s */
+	uint64_t signals;              /* its dispositions, a klxsig (held) */
+	uint64_t sig_pending;          /* raised, not yet delivered */
+	uint64_t sig_sent;             /* of those, the ones kill sent (siginfo SI_USER) */
+	uint64_t sig_tsent;            /* and the ones tgkill or tkill sent (SI_TKILL) */
+	uint64_t sig_mask;             /* blocked: its one thread's mask */
+	uint64_t sig_suspend_mask;     /* the mask rt_sigsuspend replaced, restored after the handler */
+	uint64_t fault_addr;           /* the pending fault signal's address (siginfo si_addr) */
+	uint32_t fault_code;           /* and its si_code */
+	uint32_t sig_flags;            /* KLINUX_SIG_* */
+	uint64_t altstack_sp;          /* sigaltstack: the alternate signal stack */
+	uint64_t altstack_size;        /* 0: none */
+	uint64_t alarm_ns;             /* ITIMER_REAL: monotonic time of the next SIGALRM; 0 none */
+	uint64_t alarm_interval_ns;    /* and the interval after it; 0 once only */
 };
-KFORMAT_SIZE(klinux, 1624);
+KFORMAT_SIZE(klinux, 1720);
 KFORMAT_AT(klinux, magic, 0);
 KFORMAT_AT(klinux, version, 4);
 KFORMAT_AT(klinux, brk_start, 8);
@@ -527,7 +554,52 @@ KFORMAT_AT(klinux, reserved2, 84);
 KFORMAT_AT(klinux, root, 88);
 KFORMAT_AT(klinux, cwd, 344);
 KFORMAT_AT(klinux, fd, 600);
+KFORMAT_AT(klinux, signals, 1624);
+KFORMAT_AT(klinux, sig_pending, 1632);
+KFORMAT_AT(klinux, sig_sent, 1640);
+KFORMAT_AT(klinux, sig_tsent, 1648);
+KFORMAT_AT(klinux, sig_mask, 1656);
+KFORMAT_AT(klinux, sig_suspend_mask, 1664);
+KFORMAT_AT(klinux, fault_addr, 1672);
+KFORMAT_AT(klinux, fault_code, 1680);
+KFORMAT_AT(klinux, sig_flags, 1684);
+KFORMAT_AT(klinux, altstack_sp, 1688);
+KFORMAT_AT(klinux, altstack_size, 1696);
+KFORMAT_AT(klinux, alarm_ns, 1704);
+KFORMAT_AT(klinux, alarm_interval_ns, 1712);
 _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * A Linux program's signal dispositions, as rt_sigaction set them: for
+ * signal s, entry s-1 of each array (Linux's struct sigaction, arrays
+ * side by side so that the whole fits a small object). Held by its
+ * klinux (klinux.signals).
+ *
+ * Invariants (kcheck.c): handler[i] is LX_SIG_DFL (0), LX_SIG_IGN (1) or
+ * an address in the user half, and so is restorer[i] (or 0); mask[i]
+ * never holds SIGKILL or SIGSTOP; flags[i] within KLXSIG_FLAGS; the
+ * dispositions of SIGKILL and SIGSTOP stay the default.
+ */
+#define KLXSIG_SIG_DFL 0
+#define KLXSIG_SIG_IGN 1
+#define KLXSIG_FLAGS 0xdc000007u       /* SA_NOCLDSTOP SA_NOCLDWAIT SA_SIGINFO SA_RESTORER
+					* SA_ONSTACK SA_RESTART SA_NODEFER SA_RESETHAND */
+
+struct klxsig {
+	uint32_t magic;                /* KLXSIG_MAGIC */
+	uint32_t reserved;
+	uint64_t handler[KLINUX_SIGNALS];
+	uint64_t restorer[KLINUX_SIGNALS];
+	uint64_t mask[KLINUX_SIGNALS];  /* blocked while the handler runs */
+	uint32_t flags[KLINUX_SIGNALS]; /* SA_* */
+};
+KFORMAT_SIZE(klxsig, 1800);
+KFORMAT_AT(klxsig, magic, 0);
+KFORMAT_AT(klxsig, handler, 8);
+KFORMAT_AT(klxsig, restorer, 520);
+KFORMAT_AT(klxsig, mask, 1032);
+KFORMAT_AT(klxsig, flags, 1544);
+_Static_assert(sizeof(struct klxsig) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
  * One open file of Linux programs (an open file description): what it

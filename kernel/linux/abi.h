@@ -37,7 +37,9 @@ enum lx_nr {
 	LX_tgkill = 234, LX_openat = 257, LX_newfstatat = 262,
 	LX_faccessat = 269, LX_set_robust_list = 273, LX_dup3 = 292,
 	LX_prlimit64 = 302, LX_getrandom = 318, LX_rseq = 334,
-	LX_faccessat2 = 439,
+	LX_faccessat2 = 439, LX_rt_sigpending = 127, LX_rt_sigsuspend = 130,
+	LX_sigaltstack = 131, LX_pause = 34, LX_alarm = 37, LX_getitimer = 36,
+	LX_setitimer = 38, LX_tkill = 200, LX_wait4 = 61, LX_pselect6 = 270,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
 
@@ -260,5 +262,120 @@ struct lx_dirent64 {
 #define LX_DT_CHR 2
 #define LX_DT_DIR 4
 #define LX_DT_REG 8
+
+/* Signals. */
+#define LX_SIGHUP 1
+#define LX_SIGINT 2
+#define LX_SIGQUIT 3
+#define LX_SIGILL 4
+#define LX_SIGTRAP 5
+#define LX_SIGABRT 6
+#define LX_SIGBUS 7
+#define LX_SIGFPE 8
+#define LX_SIGKILL 9
+#define LX_SIGUSR1 10
+#define LX_SIGSEGV 11
+#define LX_SIGUSR2 12
+#define LX_SIGPIPE 13
+#define LX_SIGALRM 14
+#define LX_SIGTERM 15
+#define LX_SIGSTKFLT 16
+#define LX_SIGCHLD 17
+#define LX_SIGCONT 18
+#define LX_SIGSTOP 19
+#define LX_SIGTSTP 20
+#define LX_SIGTTIN 21
+#define LX_SIGTTOU 22
+#define LX_SIGURG 23
+#define LX_SIGXCPU 24
+#define LX_SIGXFSZ 25
+#define LX_SIGVTALRM 26
+#define LX_SIGPROF 27
+#define LX_SIGWINCH 28
+#define LX_SIGIO 29
+#define LX_SIGPWR 30
+#define LX_SIGSYS 31
+#define LX_NSIG 64
+#define LX_SIG_BIT(s) (1ull << ((s) - 1))
+
+#define LX_SA_SIGINFO 0x4u
+#define LX_SA_RESTORER 0x04000000u
+#define LX_SA_ONSTACK 0x08000000u
+#define LX_SA_RESTART 0x10000000u
+#define LX_SA_NODEFER 0x40000000u
+#define LX_SA_RESETHAND 0x80000000u
+
+#define LX_SIG_BLOCK 0
+#define LX_SIG_UNBLOCK 1
+#define LX_SIG_SETMASK 2
+
+#define LX_SS_ONSTACK 1
+#define LX_SS_DISABLE 2
+#define LX_SS_AUTODISARM (1u << 31)
+#define LX_MINSIGSTKSZ 2048
+
+/* si_code values */
+#define LX_SI_USER 0
+#define LX_SI_KERNEL 0x80
+#define LX_SI_TKILL (-6)
+#define LX_SEGV_MAPERR 1
+#define LX_SEGV_ACCERR 2
+#define LX_ILL_ILLOPN 2
+#define LX_FPE_INTDIV 1
+#define LX_TRAP_BRKPT 1
+#define LX_BUS_ADRALN 1
+
+#define LX_ITIMER_REAL 0
+
+/* struct sigaction as the kernel takes it (rt_sigaction) */
+struct lx_sigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+
+/* stack_t (sigaltstack, ucontext's uc_stack) */
+struct lx_stack {
+	uint64_t sp;
+	int32_t flags;
+	uint32_t pad;
+	uint64_t size;
+};
+
+struct lx_itimerval {
+	struct lx_timeval interval, value;
+};
+
+/* struct sigcontext (x86-64): the registers a signal frame saves */
+struct lx_sigcontext {
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	uint16_t cs, gs, fs, ss;
+	uint64_t err, trapno, oldmask, cr2;
+	uint64_t fpstate;              /* the FXSAVE image's address, 0: none */
+	uint64_t reserved[8];
+};
+
+/* the kernel's struct ucontext: its sigset is 8 bytes */
+struct lx_ucontext {
+	uint64_t flags, link;
+	struct lx_stack stack;
+	struct lx_sigcontext mcontext;
+	uint64_t sigmask;
+};
+
+/* siginfo_t: 128 bytes; the fields signals from here fill in */
+struct lx_siginfo {
+	int32_t signo, errno_, code, pad;
+	uint64_t addr;                 /* si_addr (faults); si_pid, si_uid for SI_USER */
+	uint8_t rest[128 - 24];
+};
+
+/* The frame a handler starts on: its return address (the restorer), the
+ * context to go back to, the siginfo; the FXSAVE image lies just above it,
+ * 64-byte aligned. */
+struct lx_rt_sigframe {
+	uint64_t pretcode;
+	struct lx_ucontext uc;
+	struct lx_siginfo info;
+};
 
 #endif

@@ -9,6 +9,11 @@
  * native calls. Handlers return Linux's errno values only: an error of the
  * kernel's own (-ERR_x) becomes one through lx_errno (errno.c) where it
  * arises.
+ *
+ * A signal the thread may take cuts short a call that may block before
+ * it runs, and a call that blocked also wakes for the interval timer
+ * (signal.c); the signals are taken on the way back to user mode
+ * (linux_exit_to_user).
  */
 #include <stdint.h>
 
@@ -16,7 +21,9 @@
 #include "core/printk.h"
 #include "linux/linux.h"
 #include "linux/lx.h"
+#include "obj/kobj.h"
 #include "task/proc.h"
+#include "task/sched.h"
 
 static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_read] = lx_read,
@@ -97,6 +104,19 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_getsid] = lx_getpgid,      /* and its own session */
 	[LX_setpgid] = lx_setpgid,
 	[LX_getdents64] = lx_getdents64,
+	[LX_rt_sigaction] = lx_rt_sigaction,
+	[LX_rt_sigprocmask] = lx_rt_sigprocmask,
+	[LX_rt_sigreturn] = lx_rt_sigreturn,
+	[LX_rt_sigpending] = lx_rt_sigpending,
+	[LX_rt_sigsuspend] = lx_rt_sigsuspend,
+	[LX_sigaltstack] = lx_sigaltstack,
+	[LX_pause] = lx_pause,
+	[LX_kill] = lx_kill,
+	[LX_tgkill] = lx_tgkill,
+	[LX_tkill] = lx_tkill,
+	[LX_alarm] = lx_alarm,
+	[LX_getitimer] = lx_getitimer,
+	[LX_setitimer] = lx_setitimer,
 };
 
 /*
@@ -136,6 +156,21 @@ static void say_missing(struct pctx *p, uint64_t nr)
 		(unsigned long long)nr);
 }
 
+/* take_wait_record -- whether call nr is issued again after its thread
+ * blocked in it; the thread's record of the wait is taken (cleared) if
+ * so: a thread with a record is one woken whose call has not run again
+ * yet, and takes no signal until it has (linux_exit_to_user) */
+static bool take_wait_record(struct pctx *p, uint64_t nr)
+{
+	struct kthread *t = p->thread[sched_current_tid()];
+
+	if (t->wait == KWAIT_NONE || t->blocked_call != (KTHREAD_CALL_LINUX | nr))
+		return false;
+	KLOG(&t->wait);
+	t->wait = KWAIT_NONE;
+	return true;
+}
+
 /* linux_syscall -- one call of Linux program p */
 void linux_syscall(struct trap_frame *tf, struct pctx *p)
 {
@@ -149,7 +184,12 @@ void linux_syscall(struct trap_frame *tf, struct pctx *p)
 	}
 	for (unsigned i = 0; i < 6; i++)
 		c.arg[i] = arch_syscall_arg(tf, i);
+	c.reissued = take_wait_record(p, c.nr);
+	if (lx_signal_cuts(&c))
+		return;
 	result = calls[c.nr](&c);
-	if (result != SYSCALL_BLOCKED && result != SYSCALL_GONE)
+	if (result == SYSCALL_BLOCKED)
+		lx_signal_blocked(&c);
+	else if (result != SYSCALL_GONE)
 		arch_syscall_set_result(tf, result);
 }

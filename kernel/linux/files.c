@@ -129,6 +129,11 @@ void lx_state_deleted(uint64_t id, uint16_t type)
 			KLOG(&lx->brk_object);
 			lx->brk_object = 0;
 		}
+		if (lx->signals) {
+			kobj_release(lx->signals);
+			KLOG(&lx->signals);
+			lx->signals = 0;
+		}
 	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC)) && f->object) {
 		kobj_release(f->object);
 		KLOG(&f->object);

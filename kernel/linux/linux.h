@@ -14,6 +14,9 @@
 #ifndef LINUX_LINUX_H
 #define LINUX_LINUX_H
 
+#include <stdbool.h>
+
+struct arch_fault;
 struct trap_frame;
 struct pctx;
 
@@ -23,5 +26,13 @@ void linux_init(void);
 
 /* linux_syscall -- carry out the SYSCALL of frame tf, from Linux program p */
 void linux_syscall(struct trap_frame *tf, struct pctx *p);
+
+/* linux_exit_to_user -- the thread of tf, of Linux program p, goes back to
+ * user mode: the signals it may take are taken (signal.c) */
+void linux_exit_to_user(struct trap_frame *tf, struct pctx *p);
+
+/* linux_fault -- CPU exception f of Linux program p: whether a handler of
+ * its signal takes it (else the fault ends the program) */
+bool linux_fault(struct pctx *p, const struct arch_fault *f);
 
 #endif

@@ -12,8 +12,10 @@
 #define LINUX_LX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "console/console.h"
 #include "kformat/kformat.h"
 #include "linux/abi.h"
 #include "task/sched.h"
@@ -28,6 +30,8 @@ struct lxcall {
 	struct klinux *lx;             /* p's Linux state */
 	uint64_t nr;
 	uint64_t arg[6];
+	bool reissued;                 /* issued again after it blocked (its thread's
+					* wake_ns still says until when it slept) */
 };
 
 typedef int64_t (*lx_fn)(struct lxcall *c);
@@ -97,6 +101,48 @@ int64_t lx_mmap(struct lxcall *c);
 int64_t lx_munmap(struct lxcall *c);
 int64_t lx_mprotect(struct lxcall *c);
 int64_t lx_madvise(struct lxcall *c);
+
+/* --- signals (signal.c, sigframe.c) --------------------------------------- */
+/* A signal's disposition, as a handler is run with it. */
+struct lx_handler {
+	uint64_t handler, restorer;
+	uint32_t flags;                /* SA_* */
+};
+/* lx_signals_start -- a new program's dispositions: every one the default */
+int lx_signals_start(struct klinux *lx);
+/* Who raised a signal, as its siginfo says. */
+enum lx_sender { LX_BY_KERNEL, LX_BY_KILL, LX_BY_TKILL };
+/* lx_signal_raise -- signal s raised for program p by `by` */
+void lx_signal_raise(struct pctx *p, int s, enum lx_sender by);
+/* lx_signal_cuts -- before call c: whether a signal cuts it short (it
+ * returns -EINTR, or is made again after the handler) */
+bool lx_signal_cuts(struct lxcall *c);
+/* lx_signal_blocked -- call c blocked: it also wakes for a due SIGALRM */
+void lx_signal_blocked(struct lxcall *c);
+/* lx_signal_name -- "SIGSEGV", or "SIGRT5" for real-time signal 32 + 5 */
+void lx_signal_name(int s, char *buf, size_t cap);
+/* lx_ctrl_c -- Ctrl-C typed to foreground Linux program p (the console's hook) */
+enum console_intr lx_ctrl_c(struct pctx *p);
+/* lx_on_altstack -- whether stack pointer sp is on lx's alternate stack */
+bool lx_on_altstack(const struct klinux *lx, uint64_t sp);
+/* lx_frame_push -- run handler h for the signal `info` describes on a new
+ * frame of the thread of tf, saving its registers and `mask`; 0 or an error */
+struct lx_siginfo;
+int lx_frame_push(struct trap_frame *tf, struct pctx *p, const struct lx_handler *h,
+		  const struct lx_siginfo *info, uint64_t mask);
+int64_t lx_rt_sigaction(struct lxcall *c);
+int64_t lx_rt_sigprocmask(struct lxcall *c);
+int64_t lx_rt_sigpending(struct lxcall *c);
+int64_t lx_rt_sigsuspend(struct lxcall *c);
+int64_t lx_rt_sigreturn(struct lxcall *c);
+int64_t lx_sigaltstack(struct lxcall *c);
+int64_t lx_pause(struct lxcall *c);
+int64_t lx_kill(struct lxcall *c);
+int64_t lx_tgkill(struct lxcall *c);
+int64_t lx_tkill(struct lxcall *c);
+int64_t lx_alarm(struct lxcall *c);
+int64_t lx_getitimer(struct lxcall *c);
+int64_t lx_setitimer(struct lxcall *c);
 
 /* --- the process (process.c) ---------------------------------------------- */
 int64_t lx_exit_group(struct lxcall *c);

@@ -11,8 +11,9 @@
  * A sleep blocks the thread until a deadline (KWAIT_SLEEP). A blocked call
  * is issued again when its thread wakes (sched.h), and a relative sleep
  * issued again would sleep again from the start: so a sleep knows it is
- * being issued again by its thread's record, still "slept in this call
- * until wake_ns", and ends if the deadline has passed.
+ * being issued again by its thread's record, "slept in this call until
+ * wake_ns" (the dispatcher takes it: lxcall.reissued), and ends if the
+ * deadline has passed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -232,10 +233,8 @@ int64_t lx_sleep_until(struct lxcall *c, uint64_t deadline)
 {
 	struct kthread *t = c->p->thread[sched_current_tid()];
 
-	if (t->wait == KWAIT_SLEEP && t->blocked_call == (KTHREAD_CALL_LINUX | c->nr)) {
+	if (c->reissued) {
 		/* issued again after it slept: woken when its deadline passed */
-		KLOG(&t->wait);
-		t->wait = KWAIT_NONE;
 		if (time_mono_ns() >= t->wake_ns)
 			return 0;
 		deadline = t->wake_ns; /* woken early (a power-on): sleep on */

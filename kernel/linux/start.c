@@ -6,7 +6,8 @@
  * linux_start (registered at power-on by linux_init). It makes the
  * program's klinux (kformat.h) -- root and current directory the whole
  * catalogue, umask 022, a terminal's default modes, descriptors 0, 1 and
- * 2 on the console, the break above the image -- and lays out the stack
+ * 2 on the console, every signal's default disposition, the break above
+ * the image -- and lays out the stack
  * as the System V x86-64 ABI and Linux's exec do, from the top down:
  *
  *   16 random bytes (AT_RANDOM), "x86_64" (AT_PLATFORM), the environment
@@ -137,6 +138,8 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
 	lx->termios = default_termios;
 	err = lx_files_start(lx);
 	if (!err)
+		err = lx_signals_start(lx);
+	if (!err)
 		err = lx_memory_start(p, lx, image_end(img));
 	if (!err)
 		err = push_start(p, img, a, stack_top, &sp);
@@ -146,10 +149,12 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
 	return 0;
 }
 
-/* linux_init -- at power-on: Linux programs start here, and their state
- * lets go of what it holds when the reaper deletes it */
+/* linux_init -- at power-on: Linux programs start here, their state lets
+ * go of what it holds when the reaper deletes it, and Ctrl-C raises their
+ * SIGINT */
 void linux_init(void)
 {
 	proc_on_linux_start(linux_start);
 	kobj_on_delete(lx_state_deleted);
+	console_on_interrupt(lx_ctrl_c);
 }

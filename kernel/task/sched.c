@@ -121,7 +121,8 @@ static void release(struct cpu *c)
 	c->running = -1;
 }
 
-/* wake_sleepers -- make threads whose deadline passed runnable */
+/* wake_sleepers -- make threads whose deadline passed runnable: sleepers,
+ * and threads blocked on something else with a deadline as well */
 static void wake_sleepers(void)
 {
 	uint64_t now = time_mono_ns();
@@ -133,7 +134,8 @@ static void wake_sleepers(void)
 		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
 			struct kthread *t = p->thread[tid];
 
-			if (!t || t->state != KTHREAD_BLOCKED || t->wait != KWAIT_SLEEP)
+			if (!t || t->state != KTHREAD_BLOCKED ||
+			    (t->wait != KWAIT_SLEEP && !t->wake_ns))
 				continue;
 			if (t->wake_ns <= now) {
 				KLOG(&t->state);
@@ -272,8 +274,23 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 			  (sched_current()->lx ? KTHREAD_CALL_LINUX : 0);
 	arch_syscall_restart(tf);
 	c->need_resched = true;
-	if (wait == KWAIT_SLEEP && wake_ns < next_wake_ns)
+	if ((wait == KWAIT_SLEEP || wake_ns) && wake_ns < next_wake_ns)
 		next_wake_ns = wake_ns;
+}
+
+/* sched_block_deadline -- the current thread, blocked in this call, also
+ * wakes at monotonic time `ns` */
+void sched_block_deadline(uint64_t ns)
+{
+	struct kthread *t = running_thread(cpu_self());
+
+	KASSERT(t != NULL && t->state == KTHREAD_BLOCKED);
+	if (t->wake_ns && t->wake_ns <= ns)
+		return;
+	KLOG(&t->wake_ns);
+	t->wake_ns = ns;
+	if (ns < next_wake_ns)
+		next_wake_ns = ns;
 }
 
 /* runs_elsewhere -- whether a CPU other than this one runs a thread of
@@ -328,6 +345,21 @@ void sched_wake(enum kwait wait, uint64_t obj)
 	}
 }
 
+/* sched_interrupt -- make every blocked thread of p runnable: their calls
+ * are issued again (for a signal, which cuts them short: linux/) */
+void sched_interrupt(struct pctx *p)
+{
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		struct kthread *t = p->thread[tid];
+
+		if (t && t->state == KTHREAD_BLOCKED) {
+			KLOG(&t->state);
+			t->state = KTHREAD_RUNNABLE;
+			made_runnable();
+		}
+	}
+}
+
 /* sched_wake_futex -- complete the SYS_FUTEX_WAIT of at most `max` of p's
  * threads blocked on user address `addr` (they return 0); how many */
 unsigned sched_wake_futex(struct pctx *p, uint64_t addr, unsigned max)
@@ -342,6 +374,7 @@ unsigned sched_wake_futex(struct pctx *p, uint64_t addr, unsigned max)
 			KLOG(t);
 			arch_syscall_complete_saved(&t->regs, 0);
 			t->state = KTHREAD_RUNNABLE;
+			t->wait = KWAIT_NONE; /* its call is done, not issued again */
 			made_runnable();
 			n++;
 		}
@@ -366,6 +399,7 @@ unsigned sched_complete_waiting(enum kwait wait, bool (*pick)(const struct kthre
 				KLOG(t);
 				arch_syscall_complete_saved(&t->regs, result);
 				t->state = KTHREAD_RUNNABLE;
+				t->wait = KWAIT_NONE; /* its call is done, not issued again */
 				made_runnable();
 				n++;
 			}

@@ -34,6 +34,14 @@ int sched_thread_cpu(unsigned slot, unsigned tid);
 void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 		 uint64_t wake_ns);
 
+/* sched_block_deadline -- the current thread, blocked in this call, also
+ * wakes at monotonic time `ns` (its call is issued again then) */
+void sched_block_deadline(uint64_t ns);
+
+/* sched_interrupt -- make every blocked thread of p runnable: their calls
+ * are issued again (for a signal, which cuts them short: linux/) */
+void sched_interrupt(struct pctx *p);
+
 /* sched_wake -- make runnable every thread blocked on (wait, obj) */
 void sched_wake(enum kwait wait, uint64_t obj);
 

@@ -9,13 +9,15 @@
 #   build/linux/lua-repl     a Lua REPL: Debian's liblua5.4.a and our main
 #   build/linux/sql          a SQL shell over Debian's libsqlite3.a
 #   build/linux/lxfuzz       sysfuzz's Linux mode (musl)
+#   build/linux/signals-glibc  signals-musl   signals within a program
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
 # run time: neither program loads any.)
 
 LINUX_DIR := $(BUILD)/linux
-LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql lxfuzz)
+LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql lxfuzz \
+	signals-glibc signals-musl)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -35,6 +37,11 @@ $(LINUX_DIR)/sql: tests/linux/sql.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $< $(LINUX_LIBS)/libsqlite3.a -lm
 
 $(LINUX_DIR)/lxfuzz: tests/linux/lxfuzz.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
+
+$(LINUX_DIR)/signals-glibc: tests/linux/signals.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/signals-musl: tests/linux/signals.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/:

@@ -16,13 +16,18 @@
  * area, its standard input and output are /dev/null and its report goes
  * to a copy of the console at descriptor REPORT that no call touches or
  * copies (nor is /dev/tty among the paths: reading the console waits),
- * sleeps and polls are short), and exit and exit_group are never drawn.
+ * sleeps and polls are short, the signals it may send itself are SIGUSR1,
+ * whose handler only counts, and no call changes the dispositions of it
+ * or of the signals the kernel could raise), and exit and exit_group are
+ * never drawn.
  *
  * At the end it checks that its own memory is intact and that a file it
- * writes reads back, prints "lxfuzz: N calls, M errors, ok", and exits 0.
+ * writes reads back, prints "lxfuzz: N calls, M errors, K signals taken,
+ * ok", and exits 0.
  * The test runs it under the log checker and checks the image offline.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,8 +118,28 @@ static const long numbers[] = {
 	93, 95, 96, 97, 102, 104, 107, 108, 109, 110, 111, 121, 124, 157, 158,
 	162, 186, 201, 217, 218, 228, 229, 230, 257, 258, 262, 263, 264, 265,
 	267, 269, 271, 292, 302, 306, 316, 318, 439,
-	13, 14, 22, 23, 40, 56, 57, 59, 61, 62, 200, 202, 234, 290, 293, 334, 435,
+	13, 14, 36, 37, 38, 127, 131, 200, 234,
+	22, 23, 40, 56, 57, 59, 61, 62, 202, 290, 293, 334, 435,
 };
+
+static volatile unsigned long caught;   /* SIGUSR1s its handler took */
+
+/* on_usr1 -- the handler of the one signal the calls may send it */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	caught++;
+}
+
+/* kept -- signals whose disposition the calls may not change: the one
+ * they send (SIGUSR1), the ones the kernel could raise (a fault's, the
+ * timer's, a pipe's) and the ones that cannot be caught */
+static int kept(uint64_t sig)
+{
+	return sig == SIGUSR1 || sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGTRAP || sig == SIGALRM || sig == SIGPIPE ||
+	       sig == SIGKILL || sig == SIGSTOP || sig == SIGINT;
+}
 
 /* tame -- keep a call from ending the program or stopping it for good */
 static void tame(long nr, uint64_t *a)
@@ -175,7 +200,24 @@ static void tame(long nr, uint64_t *a)
 		if (a[0] == 0x1002)
 			a[0] = 0x1003;
 		break;
-	case 13: case 14: /* signals: later */
+	case 13: /* rt_sigaction: any disposition but of the signals it keeps */
+		if (kept(a[0]))
+			a[0] = SIGUSR2;
+		if (pick(2))
+			a[3] = 8;
+		break;
+	case 200: case 234: /* tkill, tgkill: SIGUSR1, nothing (0), or no signal at all */
+		a[nr == 200 ? 1 : 2] = pick(3) == 0 ? SIGUSR1 : pick(2) ? 0 : 65 + pick(1000);
+		if (pick(2)) { /* at itself */
+			a[0] = (uint64_t)getpid();
+			a[1] = nr == 234 ? (uint64_t)getpid() : a[1];
+		}
+		break;
+	case 37: /* alarm: never set (SIGALRM would end it) */
+		a[0] = 0;
+		break;
+	case 38: /* setitimer: only ever off, or asking */
+		a[1] = 0;
 		break;
 	}
 }
@@ -201,6 +243,8 @@ int main(int argc, char **argv)
 	if (fd < 0 || dup2(1, REPORT) != REPORT || dup2(fd, 0) != 0 || dup2(fd, 1) != 1 ||
 	    dup2(fd, 2) != 2)
 		return 1;
+	signal(SIGUSR1, on_usr1);
+	signal(SIGPIPE, SIG_IGN);
 	mkdir("fz", 0755);
 	close(open("fz/a", O_CREAT | O_WRONLY, 0644));
 	for (unsigned long i = 0; i < count; i++) {
@@ -209,8 +253,10 @@ int main(int argc, char **argv)
 
 		if (pick(50) == 0)
 			nr = (long)pick(600);
-		if (nr == 60 || nr == 231 || nr == 15 || nr == 34 || nr == 61 || nr == 62)
-			continue; /* exit, exit_group, rt_sigreturn, pause, wait4, kill */
+		if (nr == 60 || nr == 231 || nr == 15 || nr == 34 || nr == 61 || nr == 62 ||
+		    nr == 130)
+			continue; /* exit, exit_group, rt_sigreturn, pause, wait4, kill,
+				   * rt_sigsuspend */
 		for (unsigned j = 0; j < 6; j++)
 			a[j] = pick(3) ? value() : (nr == 2 || nr == 4 || nr == 21 || j == 1 ? path() : value());
 		if (nr == 2 || nr == 4 || nr == 6 || nr == 21 || nr == 80 || nr == 83 ||
@@ -233,6 +279,7 @@ int main(int argc, char **argv)
 		dprintf(REPORT, "lxfuzz: a file does not read back (descriptor %d: %m)\n", fd);
 		return 1;
 	}
-	dprintf(REPORT, "lxfuzz: %lu calls, %lu errors, ok\n", count, errors);
+	dprintf(REPORT, "lxfuzz: %lu calls, %lu errors, %lu signals taken, ok\n", count,
+		errors, caught);
 	return 0;
 }

@@ -35,6 +35,7 @@ ENV = {"HOME": "/", "PATH": "/bin", "TERM": "vt100"}
 KERNEL_LINE = re.compile(r"linux: [^\n]*\n|(?:warning: )?timer: [^\n]*\n")
 
 HELLOS = ("hello-glibc", "hello-glibc-pie", "hello-musl")
+SIGNALS = ("signals-glibc", "signals-musl")
 
 # The input files, at the same names on both sides.
 FILES = {
@@ -164,7 +165,8 @@ def linux(module_machines, tmp_path_factory):
     m.expect(PROMPT, timeout=STEP)
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
-    imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h)) for h in HELLOS]
+    imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h))
+                                            for h in HELLOS + SIGNALS]
     for name, text in FILES.items():
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -189,6 +191,43 @@ def test_hello_built_by_the_host_s_compilers(linux):
         want = host_run(argv, files, os.path.join(LINUX, hello))
         assert ferrite_run(m, argv) == want, hello
         assert want[1] == 3
+
+
+def test_signals_within_a_program_as_on_the_host(linux):
+    """Handlers with their siginfo, masks, pending signals, SIGSEGV on an
+    alternate stack, alarm, setitimer, pause, sigsuspend and nanosleep
+    cut short: what tests/linux/signals.c prints, with both C libraries."""
+    m, files = linux
+    for program in SIGNALS:
+        want = host_run([program], files, os.path.join(LINUX, program))
+        assert want[1] == 0 and want[0].count("\n") == 10, want
+        assert ferrite_run(m, [program]) == want, program
+
+
+def test_a_signal_s_default_action_ends_the_program(linux):
+    """raise(SIGTERM) with no handler: the program ends, and osh says by
+    which signal; an ignored-by-default one (SIGCHLD) does nothing."""
+    m, _ = linux
+    for program in SIGNALS:
+        out = reply(m, "%s die 15" % program)
+        assert "still here" not in out and "killed: SIGTERM" in out, out
+        assert reply(m, "echo $?").strip() == str(128 + 15)
+        assert ferrite_run(m, [program, "die", "17"]) == ("still here after signal 17\n", 0)
+
+
+def test_ctrl_c_raises_sigint_and_a_restarting_read_goes_on(linux):
+    m, _ = linux
+    for program in SIGNALS:
+        start = len(m.output)
+        m.send(program + " wait\n")
+        m.expect(r"ready\n", timeout=STEP, start=start)
+        for n in (1, 2):
+            at = len(m.output)
+            m.send("\x03")
+            m.expect(r"\^C\n(?:.*\n)*got SIGINT\n", timeout=STEP, start=at)
+        m.send("line\n")
+        m.expect(r"read 5 byte\(s\) after 2 SIGINT\n", timeout=STEP, start=start)
+        m.expect(PROMPT, timeout=STEP, start=start)
 
 
 def busybox_as_on_the_host(linux, table):
@@ -354,6 +393,30 @@ def check_image(image):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_a_signal_handler_survives_a_power_cut(machines, tmp_path):
+    """A program whose SIGINT handler was set before a power cut, blocked
+    in a read: after the power-on, Ctrl-C runs the handler and the read
+    goes on (SA_RESTART) -- the dispositions and the blocked call are heap
+    state like the rest."""
+    image, m = linux_image(machines, tmp_path,
+                           {"bin/signals": os.path.join(LINUX, "signals-musl")})
+    start = len(m.output)
+    m.send("signals wait\n")
+    m.expect(r"ready\n", timeout=STEP, start=start)
+    m = power_cycle(machines, m, image)
+    for _ in range(3):
+        at = len(m.output)
+        m.send("\x03")
+        m.expect(r"\^C\n(?:.*\n)*got SIGINT\n", timeout=STEP, start=at)
+    at = len(m.output)
+    m.send("line\n")
+    m.expect(r"read 5 byte\(s\) after 3 SIGINT\n", timeout=STEP, start=at)
+    m.expect(PROMPT, timeout=STEP, start=at)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
+
+
 def test_a_lua_repl_keeps_its_globals_across_a_power_cut(machines, tmp_path):
     """tests/linux/lua-repl.c over Debian's liblua5.4.a: what a user typed
     into the interpreter is its state in memory, and so in the heap."""
@@ -475,7 +538,7 @@ def test_lxfuzz(machines, tmp_path, seed):
     checks clean."""
     image, m = linux_image(machines, tmp_path, {"bin/lxfuzz": os.path.join(LINUX, "lxfuzz")})
     m.send("lxfuzz %d %d\n" % (seed, FUZZ_CALLS))
-    m.expect(r"lxfuzz: %d calls, \d+ errors, ok\n" % FUZZ_CALLS, timeout=max(STEP, FUZZ_CALLS // 100))
+    m.expect(r"lxfuzz: %d calls, \d+ errors, \d+ signals taken, ok\n" % FUZZ_CALLS, timeout=max(STEP, FUZZ_CALLS // 100))
     m.expect(PROMPT, timeout=STEP)
     assert reply(m, "echo $?") == "0\n"
     m.send("poweroff\n")

@@ -46,6 +46,9 @@ static long exit_status(const struct fe_exit_info *info)
 		return STATUS_INTERRUPTED;
 	case FE_EXIT_FAULT:
 		return STATUS_FAULT;
+	case FE_EXIT_KILLED: /* a Linux program's signal, as a Linux shell says */
+		return info->status > 0 && info->status <= 64 ? 128 + (long)info->status :
+		       STATUS_KILLED;
 	default:
 		return STATUS_KILLED;
 	}
