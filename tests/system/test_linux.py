@@ -16,9 +16,15 @@ run with the log checker (docs/logcheck.md), which stops the kernel at a
 commit if it wrote a heap byte it had not logged.
 """
 
+import fcntl
 import os
+import pty
 import re
+import select
+import struct
 import subprocess
+import termios
+import time
 
 import pytest
 
@@ -230,6 +236,91 @@ def test_ctrl_c_raises_sigint_and_a_restarting_read_goes_on(linux):
         m.expect(PROMPT, timeout=STEP, start=start)
 
 
+# busybox vi driven by keystrokes: each step's keys, then what vi shows
+# once it took them (its status line: mode, name, [Modified], line/lines).
+# Steps wait for vi to answer, as a person does: keys typed in one burst
+# with ESC would be read as an escape sequence, as on a Linux terminal.
+VI_TEXT = "one\ntwo\nthree\n"
+VI_STEPS = [
+    ("", r"- vi\.txt 1/3 33%"),
+    ("dd", r"Delete 1 lines \(4 chars\)"),
+    ("A and more", r"I vi\.txt \[Modified\] 1/2 50%"),
+    ("\x1b", r"- vi\.txt \[Modified\] 1/2 50%"),
+    ("jofour", r"I vi\.txt \[Modified\] 3/3 100%"),
+    ("\x1b", r"- vi\.txt \[Modified\] 3/3 100%"),
+    (":%s/o/0/g\n", r"3 substitutions on 2 lines"),
+]
+VI_SAVED = "tw0 and m0re\nthree\nf0ur\n"
+
+
+class HostTerminal:
+    """A program on a pseudo-terminal of the host (24 x 80, TERM=vt100),
+    with Machine's send and expect."""
+
+    def __init__(self, argv, cwd):
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.proc = subprocess.Popen(argv, executable=BUSYBOX, cwd=cwd, env=ENV,
+                                     stdin=slave, stdout=slave, stderr=slave,
+                                     start_new_session=True)
+        os.close(slave)
+        self.output = ""
+
+    def send(self, text):
+        os.write(self.master, text.encode("latin-1"))
+
+    def expect(self, pattern, timeout=STEP, start=0):
+        regex = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        while True:
+            found = regex.search(self.output, start)
+            if found:
+                return found
+            left = deadline - time.monotonic()
+            assert left > 0, "host vi: no %r in %r" % (pattern, self.output[start:])
+            if select.select([self.master], [], [], left)[0]:
+                try:
+                    self.output += os.read(self.master, 4096).decode("latin-1")
+                except OSError:  # the program ended: the pty hung up
+                    pass
+
+    def close(self):
+        assert self.proc.wait(timeout=STEP) == 0
+        os.close(self.master)
+
+
+def drive_vi(term, steps, start):
+    """Type each step's keys into vi on `term` and wait for its answer,
+    the first one's from output offset `start`."""
+    for keys, shown in steps:
+        term.send(keys)
+        start = term.expect(shown, timeout=STEP, start=start).end()
+
+
+def test_vi_edits_a_file_as_on_the_host(linux, tmp_path):
+    """busybox vi, on the console in raw mode: the same keystrokes make the
+    same file in Ferrite and on the host (a pseudo-terminal there)."""
+    m, _ = linux
+    host_dir = tmp_path / "host"
+    host_dir.mkdir()
+    (host_dir / "vi.txt").write_text(VI_TEXT)
+    host = HostTerminal(["busybox", "vi", "vi.txt"], host_dir)
+    drive_vi(host, VI_STEPS, 0)
+    host.send(":wq\n")
+    host.close()
+    assert (host_dir / "vi.txt").read_text() == VI_SAVED
+
+    assert ferrite_run(m, ["busybox", "sh", "-c", "printf 'one\\ntwo\\nthree\\n' > vi.txt"])[1] == 0
+    start = len(m.output)
+    m.send("busybox vi vi.txt\n")
+    drive_vi(m, VI_STEPS, start)
+    start = len(m.output)
+    m.send(":wq\n")
+    m.expect(PROMPT, timeout=STEP, start=start)
+    assert ferrite_run(m, ["busybox", "cat", "vi.txt"]) == (VI_SAVED, 0)
+    assert ferrite_run(m, ["busybox", "rm", "vi.txt"]) == ("", 0)  # the files as the host's
+
+
 def busybox_as_on_the_host(linux, table):
     """Each of busybox's invocations in `table`, in order, in Ferrite and
     on the host: the same output and status."""
@@ -412,6 +503,26 @@ def test_a_signal_handler_survives_a_power_cut(machines, tmp_path):
     m.send("line\n")
     m.expect(r"read 5 byte\(s\) after 3 SIGINT\n", timeout=STEP, start=at)
     m.expect(PROMPT, timeout=STEP, start=at)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
+
+
+def test_a_vi_session_keeps_its_unsaved_text_across_a_power_cut(machines, tmp_path):
+    """busybox vi with text typed and not written: after a power cut the
+    same session goes on, and :wq writes what was typed before the cut."""
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX})
+    start = len(m.output)
+    m.send("busybox vi draft.txt\n")
+    drive_vi(m, [("", r"- draft\.txt 1/1 100%"),
+                 ("iunsaved words", r"I draft\.txt 1/1 100%"),
+                 ("\x1b", r"- draft\.txt \[Modified\] 1/1 100%")], start)
+    m = power_cycle(machines, m, image)
+    start = len(m.output)
+    m.send(":wq\n")
+    m.expect(r"'draft\.txt' 1L, 14C", timeout=STEP, start=start)
+    m.expect(PROMPT, timeout=STEP, start=start)
+    assert ferrite_run(m, ["busybox", "cat", "draft.txt"]) == ("unsaved words\n", 0)
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)
