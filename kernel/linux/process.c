@@ -12,7 +12,8 @@
  * is issued again when its thread wakes (sched.h), and a relative sleep
  * issued again would sleep again from the start: so a sleep knows it is
  * being issued again by its thread's record, still "slept in this call
- * until wake_ns", and ends if the deadline has passed.
+ * until wake_ns", and ends if the deadline has passed (lx_call_deadline,
+ * which poll and select use too, for their waits with a deadline).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -226,20 +227,25 @@ int64_t lx_time(struct lxcall *c)
 	return err ? lx_errno(err) : now;
 }
 
+/* lx_call_deadline -- the deadline of the call: `fresh` when it is new;
+ * when it is issued again after it blocked on `wait`, the deadline it
+ * blocked with (see the top), its thread's record of the wait cleared */
+uint64_t lx_call_deadline(struct lxcall *c, enum kwait wait, uint64_t fresh)
+{
+	struct kthread *t = c->p->thread[sched_current_tid()];
+
+	if (t->wait != wait || t->blocked_call != (KTHREAD_CALL_LINUX | c->nr))
+		return fresh;
+	KLOG(&t->wait);
+	t->wait = KWAIT_NONE;
+	return t->wake_ns;
+}
+
 /* lx_sleep_until -- block until monotonic `deadline`, or end a sleep this
  * call began before it blocked (see the top) */
 int64_t lx_sleep_until(struct lxcall *c, uint64_t deadline)
 {
-	struct kthread *t = c->p->thread[sched_current_tid()];
-
-	if (t->wait == KWAIT_SLEEP && t->blocked_call == (KTHREAD_CALL_LINUX | c->nr)) {
-		/* issued again after it slept: woken when its deadline passed */
-		KLOG(&t->wait);
-		t->wait = KWAIT_NONE;
-		if (time_mono_ns() >= t->wake_ns)
-			return 0;
-		deadline = t->wake_ns; /* woken early (a power-on): sleep on */
-	}
+	deadline = lx_call_deadline(c, KWAIT_SLEEP, deadline);
 	if (time_mono_ns() >= deadline)
 		return 0;
 	sched_block(c->tf, KWAIT_SLEEP, 0, deadline);

@@ -121,7 +121,8 @@ static void release(struct cpu *c)
 	c->running = -1;
 }
 
-/* wake_sleepers -- make threads whose deadline passed runnable */
+/* wake_sleepers -- make threads whose deadline passed runnable: sleepers,
+ * and threads waiting for something else until a deadline (wake_ns) */
 static void wake_sleepers(void)
 {
 	uint64_t now = time_mono_ns();
@@ -133,7 +134,8 @@ static void wake_sleepers(void)
 		for (unsigned tid = 0; p && tid < KPROC_MAX_THREADS; tid++) {
 			struct kthread *t = p->thread[tid];
 
-			if (!t || t->state != KTHREAD_BLOCKED || t->wait != KWAIT_SLEEP)
+			if (!t || t->state != KTHREAD_BLOCKED ||
+			    (t->wait != KWAIT_SLEEP && !t->wake_ns))
 				continue;
 			if (t->wake_ns <= now) {
 				KLOG(&t->state);
@@ -272,7 +274,7 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 			  (sched_current()->lx ? KTHREAD_CALL_LINUX : 0);
 	arch_syscall_restart(tf);
 	c->need_resched = true;
-	if (wait == KWAIT_SLEEP && wake_ns < next_wake_ns)
+	if ((wait == KWAIT_SLEEP || wake_ns) && wake_ns < next_wake_ns)
 		next_wake_ns = wake_ns;
 }
 
