@@ -22,6 +22,7 @@ import subprocess
 
 import pytest
 
+import heapimage as H
 from ferrite import PROMPT, ROOT
 
 STEP = 120
@@ -35,6 +36,7 @@ ENV = {"HOME": "/", "PATH": "/bin", "TERM": "vt100"}
 KERNEL_LINE = re.compile(r"linux: [^\n]*\n|(?:warning: )?timer: [^\n]*\n")
 
 HELLOS = ("hello-glibc", "hello-glibc-pie", "hello-musl")
+KLXPIPE = H.F.layout("klxpipe")
 # tests/linux/pipes.c, by each C library
 PIPES = ("pipes-glibc", "pipes-musl")
 
@@ -508,17 +510,39 @@ def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     check_image(image)
 
 
+def forge_pipe_readers(image):
+    """A copy of an image holding one pipe, which that pipe counts one
+    descriptor more naming its read end than it has. (The program that
+    holds it waits, so the epoch the cut ended logged no byte of it.)"""
+    img = bytearray(image)
+    view = H.rolled_back(img)
+    pipes = [h["data"] for h in (H.header(view, off) for off in H.object_headers(view).values())
+             if H.TYPE_NAMES.get(h["type"]) == "kernel" and h["size"] == KLXPIPE.size and
+             H.u32(view, h["data"]) == H.F.KLXPIPE_MAGIC]
+    assert len(pipes) == 1, pipes
+    at = pipes[0] + KLXPIPE.offset("readers")
+    assert not any(o <= at < o + n for o, n in H.undo_covered(img))
+    KLXPIPE.put(img, pipes[0], "readers", KLXPIPE.get(view, pipes[0], "readers") + 1)
+    return bytes(img)
+
+
 def test_a_pipe_keeps_its_bytes_across_a_power_cut(machines, tmp_path):
     """tests/linux/pipes.c's `hold`: 20,000 bytes written into a pipe wait
     there while the program waits for a line, across a power cut (the
-    image checked clean at the cut, the pipe's counts and ring with it);
-    after the next power-on the line comes and the program reads every
-    byte back, in order."""
+    image checked clean at the cut, the pipe's counts and ring with it,
+    and a copy whose pipe counts a reader too many refused); after the
+    next power-on the line comes and the program reads every byte back,
+    in order."""
     image, m = linux_image(machines, tmp_path, {"bin/pipes": os.path.join(LINUX, "pipes-glibc")})
     m.send("pipes hold\n")
     m.expect(r"the pipe holds 20000 bytes; type a line\n", timeout=STEP)
     m.power_cut()
     check_image(image)
+    forged = tmp_path / "forged.nvm"
+    forged.write_bytes(forge_pipe_readers(image.read_bytes()))
+    r = subprocess.run([OBJTOOL, str(forged), "check"], capture_output=True, text=True)
+    assert r.returncode != 0 and "counts 2 readers and 1 writers; 1 and 1 descriptors name " \
+        "its ends" in r.stdout + r.stderr, r.stdout + r.stderr
     m = machines(image=image, append="panic=exit logcheck")
     m.expect(r"ferrite: resumed", timeout=STEP)
     start = len(m.output)
