@@ -40,6 +40,11 @@
  * half-typed line outlives a power cut): printable bytes are echoed and
  * appended, Backspace/DEL erases, Ctrl-U erases the line, Ctrl-C abandons
  * it, Enter completes it. FE_CONSOLE_RAW returns bytes as typed, unechoed.
+ *
+ * Typed bytes wake the console's readers (KWAIT_CONSOLE) and the Linux
+ * programs waiting on many files at once (KWAIT_POLL: poll, select). The
+ * terminal window's size is only what a program set (Linux's TIOCSWINSZ),
+ * kept in the heap for every program to read.
  */
 #include <string.h>
 
@@ -349,13 +354,6 @@ bool console_readable(struct pctx *p)
 	return console_has_sink(p) || in_count() > 0;
 }
 
-/* console_wait_input -- block until bytes are typed */
-int64_t console_wait_input(struct trap_frame *tf)
-{
-	sched_block(tf, KWAIT_CONSOLE, 0, 0);
-	return SYSCALL_BLOCKED;
-}
-
 /* copy_in_queue -- the first `len` unconsumed bytes into dst */
 static void copy_in_queue(char *dst, uint64_t len)
 {
@@ -375,6 +373,43 @@ static void consume(uint64_t n)
 {
 	KLOG(&con->in_read);
 	con->in_read += n;
+}
+
+/* console_ready_bytes -- the bytes p's next read would find: in line
+ * mode the line once its Enter is typed (bytes typed counted before
+ * editing), else the bytes typed; none for a sink */
+uint64_t console_ready_bytes(struct pctx *p, bool line)
+{
+	char bytes[KCONSOLE_IN_BYTES];
+	uint64_t n = in_count();
+
+	if (console_has_sink(p))
+		return 0;
+	if (!line)
+		return n;
+	if (kroot->line_ready)
+		return kroot->line_len + 1u;
+	copy_in_queue(bytes, n);
+	for (uint64_t i = 0; i < n; i++)
+		if (bytes[i] == '\r' || bytes[i] == '\n')
+			return kroot->line_len + i + 1;
+	return 0;
+}
+
+/* console_window -- the window's size programs set, 24 x 80 if none */
+void console_window(uint16_t *rows, uint16_t *cols)
+{
+	*rows = con->rows ? con->rows : 24;
+	*cols = con->rows ? con->cols : 80;
+}
+
+/* console_set_window -- the window's size is rows x cols (0 rows: unset) */
+void console_set_window(uint16_t rows, uint16_t cols)
+{
+	KLOG(&con->rows);
+	con->rows = rows;
+	KLOG(&con->cols);
+	con->cols = cols;
 }
 
 /* keep_typed -- append typed bytes to the input queue */
@@ -461,8 +496,10 @@ void console_input_poll(void)
 	}
 	if (n)
 		keep_typed(bytes, n);
-	if (n || kept)
+	if (n || kept) {
 		sched_wake(KWAIT_CONSOLE, 0);
+		sched_wake(KWAIT_POLL, 0);
+	}
 }
 
 /* erase -- take the last byte off the line being edited, on screen too */

@@ -54,9 +54,19 @@ bool console_has_sink(struct pctx *p);
  * typed bytes wait, or its console is a sink (whose input is at its end) */
 bool console_readable(struct pctx *p);
 
-/* console_wait_input -- block the call of tf until bytes are typed (it is
- * issued again then); SYSCALL_BLOCKED */
-int64_t console_wait_input(struct trap_frame *tf);
+/* console_ready_bytes -- how many bytes p's next read of the console
+ * would find: in line mode (`line`) the line once its Enter is typed
+ * (the bytes typed counted before editing), 0 until then; in raw mode the
+ * bytes typed; 0 for a console sent to a sink */
+uint64_t console_ready_bytes(struct pctx *p, bool line);
+
+/* console_window -- the terminal window's size, as a program last set it
+ * (console_set_window), 24 x 80 if none did */
+void console_window(uint16_t *rows, uint16_t *cols);
+
+/* console_set_window -- the terminal window is rows x cols (kept in the
+ * heap; 0 rows: as if never set) */
+void console_set_window(uint16_t rows, uint16_t cols);
 
 /* console_inherit_sink -- at spawn: a child of a parent with a sink gets
  * a handle of its own to the same channel end as its sink */

@@ -378,12 +378,70 @@ static bool path_ok(const char *path)
 	return end && (end == path || end[-1] == '/');
 }
 
-/* check_lxfile -- an open file of a Linux program */
-static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner)
+/* The ends of pipes one program's descriptors name, and how many name each. */
+struct pipe_tally {
+	unsigned count;
+	struct {
+		uint64_t pipe;
+		uint32_t ends[2];      /* descriptors naming its read end, its write end */
+	} pipe[KLINUX_FDS];
+};
+
+/* tally_end -- one more descriptor names an end of pipe `pipe` */
+static void tally_end(struct pipe_tally *t, uint64_t pipe, bool write)
+{
+	unsigned i = 0;
+
+	while (i < t->count && t->pipe[i].pipe != pipe)
+		i++;
+	if (i == t->count) { /* a new one: there are fewer pipes than descriptors */
+		t->count++;
+		t->pipe[i].pipe = pipe;
+		t->pipe[i].ends[0] = t->pipe[i].ends[1] = 0;
+	}
+	t->pipe[i].ends[write]++;
+}
+
+/* check_lxpipe -- a pipe an end of a pipe holds */
+static bool check_lxpipe(struct kcheck *k, uint64_t id, const char *owner)
+{
+	const struct klxpipe *p = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*p),
+					     KLXPIPE_MAGIC, owner);
+
+	if (!p)
+		return false;
+	if (p->reserved || p->read > p->written || p->written - p->read > KLXPIPE_BYTES) {
+		problem(k, "%s: pipe #%llu: %llu bytes read of %llu written, in a ring of %u",
+			owner, ULL(id), ULL(p->read), ULL(p->written), KLXPIPE_BYTES);
+		return false;
+	}
+	return anon(k, p->ring, KLXPIPE_BYTES, false, "pipe's ring");
+}
+
+/* check_pipe_counts -- each pipe's counts of descriptors naming its ends
+ * are those of the program that names them (pipes live within one
+ * program until fork) */
+static void check_pipe_counts(struct kcheck *k, const struct pipe_tally *t, const char *owner)
+{
+	for (unsigned i = 0; i < t->count; i++) {
+		const struct klxpipe *p = os_obj_data(k->os, t->pipe[i].pipe);
+
+		if (p->readers != t->pipe[i].ends[0] || p->writers != t->pipe[i].ends[1])
+			problem(k, "%s: pipe #%llu counts %u readers and %u writers; %u and %u descriptors name its ends",
+				owner, ULL(t->pipe[i].pipe), p->readers, p->writers,
+				t->pipe[i].ends[0], t->pipe[i].ends[1]);
+	}
+}
+
+/* check_lxfile -- an open file of a Linux program; an end of a pipe is
+ * tallied in t */
+static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner,
+			 struct pipe_tally *t)
 {
 	const struct klxfile *f = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*f),
 					     KLXFILE_MAGIC, owner);
 	struct os_obj_info info;
+	bool write;
 
 	if (!f)
 		return;
@@ -396,6 +454,13 @@ static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner)
 		    info.type != OS_TYPE_BLOB && info.type != OS_TYPE_CODE)
 			problem(k, "%s: open file #%llu shows #%llu, of type %s, not a file",
 				owner, ULL(id), ULL(f->object), os_obj_type_name(info.type));
+	} else if (f->kind == KLXFILE_PIPE_READ || f->kind == KLXFILE_PIPE_WRITE) {
+		write = f->kind == KLXFILE_PIPE_WRITE;
+		if ((f->flags & KLXFILE_ACCMODE) != (write ? KLXFILE_WRONLY : KLXFILE_RDONLY))
+			problem(k, "%s: open file #%llu: an end of a pipe opened with flags %#x",
+				owner, ULL(id), f->flags);
+		else if (check_lxpipe(k, f->object, owner))
+			tally_end(t, f->object, write);
 	} else if (f->object) {
 		problem(k, "%s: open file #%llu of kind %u holds object #%llu",
 			owner, ULL(id), f->kind, ULL(f->object));
@@ -445,6 +510,7 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 {
 	const struct klinux *lx;
 	struct os_obj_info info;
+	struct pipe_tally pipes = { .count = 0 };
 	char what[96];
 
 	snprintf(what, sizeof(what), "Linux state #%llu (pid %llu)", ULL(id), ULL(pid));
@@ -473,10 +539,11 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 			char fdwhat[128];
 
 			snprintf(fdwhat, sizeof(fdwhat), "%s: descriptor %u", what, fd);
-			check_lxfile(k, d->file, fdwhat);
+			check_lxfile(k, d->file, fdwhat, &pipes);
 		}
 	}
 	check_linux_signals(k, lx, what);
+	check_pipe_counts(k, &pipes, what);
 }
 
 /* check_process -- a live process in table slot `slot`, and what it holds */

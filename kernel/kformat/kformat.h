@@ -48,6 +48,8 @@
  *             its descriptors, program break, directories, terminal modes
  *   klxfile   OS_TYPE_KERNEL: one open file of a Linux program (an open
  *             file description: what a descriptor names, with its offset)
+ *   klxpipe   OS_TYPE_KERNEL: a pipe of Linux programs, its bytes in a ring
+ *             (an anonymous object) and the descriptors naming its ends
  *
  * Reference counts (os_obj_ref): a process object is held by its process
  * table slot while it runs and by every handle to it; a thread, address
@@ -89,6 +91,7 @@
 #define KLINUX_MAGIC 0x584e4e4cu   /* "LNNX" */
 #define KLXFILE_MAGIC 0x4c46584cu  /* "LXFL" */
 #define KLXSIG_MAGIC 0x4749534cu   /* "LSIG" */
+#define KLXPIPE_MAGIC 0x5050584cu  /* "LXPP" */
 
 #define KROOT_VERSION 2
 
@@ -148,6 +151,10 @@ _Static_assert(sizeof(struct kroot) <= KFORMAT_SMALL_MAX, "a small object");
  * Input: typed bytes are appended at in_queued (logged) and consumed at
  * in_read (logged), so input read in epoch E is consumed durably with E.
  *
+ * The window's size is what a program last set (Linux's TIOCSWINSZ), for
+ * all to read; 0 rows (as in every console made before it had a use: the
+ * word was reserved) means none was set, and reads as 24 x 80.
+ *
  * Invariants: out_sent <= out_queued as committed; out_queued - out_sent
  * <= KCONSOLE_OUT_BYTES; in_read <= in_queued; in_queued - in_read <=
  * KCONSOLE_IN_BYTES.
@@ -157,7 +164,7 @@ _Static_assert(sizeof(struct kroot) <= KFORMAT_SMALL_MAX, "a small object");
 
 struct kconsole {
 	uint32_t magic;
-	uint32_t reserved;
+	uint16_t rows, cols;           /* the window's size programs set (TIOCSWINSZ); 0 rows: unset */
 	uint64_t out_ring;             /* OS_TYPE_ANON, KCONSOLE_OUT_BYTES */
 	uint64_t in_ring;              /* OS_TYPE_ANON, KCONSOLE_IN_BYTES */
 	uint64_t out_queued;           /* bytes ever queued for output */
@@ -167,7 +174,8 @@ struct kconsole {
 };
 KFORMAT_SIZE(kconsole, 56);
 KFORMAT_AT(kconsole, magic, 0);
-KFORMAT_AT(kconsole, reserved, 4);
+KFORMAT_AT(kconsole, rows, 4);
+KFORMAT_AT(kconsole, cols, 6);
 KFORMAT_AT(kconsole, out_ring, 8);
 KFORMAT_AT(kconsole, in_ring, 16);
 KFORMAT_AT(kconsole, out_queued, 24);
@@ -302,8 +310,11 @@ enum kwait {
 	KWAIT_FUTEX = 7,               /* until SYS_FUTEX_WAKE on user address `wait_obj` of its process */
 	KWAIT_LINK = 8,                /* until bytes arrive on the host link */
 	KWAIT_LINK_OUT = 9,            /* until the host link's output has room */
+	KWAIT_PIPE = 10,               /* until Linux pipe `wait_obj` changes (klxpipe) */
+	KWAIT_POLL = 11,               /* until console input arrives or any Linux pipe
+					* changes: a wait on many files (poll, select) */
 };
-#define KWAIT_LAST KWAIT_LINK_OUT
+#define KWAIT_LAST KWAIT_POLL
 
 /* kthread.blocked_call of a Linux program: its call number with this bit,
  * so that no Linux call is ever taken for Ferrite's call of that number. */
@@ -320,7 +331,8 @@ struct kthread {
 	uint32_t blocked_call;         /* SYS_ number re-issued when woken;
 					* KTHREAD_CALL_LINUX | a Linux call's */
 	uint64_t wait_obj;
-	uint64_t wake_ns;
+	uint64_t wake_ns;              /* monotonic deadline: KWAIT_SLEEP's end; any
+					* other wait's too unless 0 (none) */
 	/* The three fields below were reserved (zero) before threads: a
 	 * process made then has one thread, tid 0, and no next. */
 	uint64_t next;                 /* the process's next thread object; 0: the last */
@@ -604,10 +616,11 @@ _Static_assert(sizeof(struct klxsig) <= KFORMAT_SMALL_MAX, "a small object");
 /*
  * One open file of Linux programs (an open file description): what it
  * is, how it was opened, and its offset. Held by each descriptor naming it.
- * A catalogue object it shows is held by it (`object`); `path` is the
- * name it was opened by, below the program's root ("" for the root), and
- * for a directory `cursor` is the last name getdents64 returned ("" at the
- * start).
+ * A catalogue object it shows is held by it (`object`), and so is the
+ * pipe an end of a pipe belongs to (its access mode is the end's:
+ * O_RDONLY or O_WRONLY); `path` is the name it was opened by, below the
+ * program's root ("" for the root), and for a directory `cursor` is the
+ * last name getdents64 returned ("" at the start).
  */
 enum klxfile_kind {
 	KLXFILE_CONSOLE = 1,           /* the console, or the sink it was sent to */
@@ -616,8 +629,14 @@ enum klxfile_kind {
 	KLXFILE_RANDOM = 4,            /* /dev/urandom, /dev/random */
 	KLXFILE_OBJECT = 5,            /* a blob or code object of the catalogue */
 	KLXFILE_DIR = 6,               /* a directory: a name prefix */
+	KLXFILE_PIPE_READ = 7,         /* the read end of a pipe (object: the klxpipe) */
+	KLXFILE_PIPE_WRITE = 8,        /* the write end of a pipe (object: the klxpipe) */
 };
-#define KLXFILE_KIND_LAST KLXFILE_DIR
+#define KLXFILE_KIND_LAST KLXFILE_PIPE_WRITE
+/* klxfile.flags: its access mode, as Linux's O_ACCMODE bits */
+#define KLXFILE_ACCMODE 03u
+#define KLXFILE_RDONLY 00u
+#define KLXFILE_WRONLY 01u
 
 struct klxfile {
 	uint32_t magic;                /* KLXFILE_MAGIC */
@@ -625,7 +644,8 @@ struct klxfile {
 	uint16_t reserved;
 	uint32_t flags;                /* the open flags kept: access mode, O_APPEND, O_NONBLOCK (Linux's values) */
 	uint32_t reserved2;
-	uint64_t object;               /* KLXFILE_OBJECT: the object (held); else 0 */
+	uint64_t object;               /* KLXFILE_OBJECT: the object, a pipe's end:
+					* the klxpipe (held); else 0 */
 	uint64_t offset;
 	char path[KLINUX_PATH_MAX];
 	char cursor[KLINUX_PATH_MAX];
@@ -639,6 +659,40 @@ KFORMAT_AT(klxfile, offset, 24);
 KFORMAT_AT(klxfile, path, 32);
 KFORMAT_AT(klxfile, cursor, 288);
 _Static_assert(sizeof(struct klxfile) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * A pipe of Linux programs (kernel/linux/pipe.c), held by the open file of
+ * each of its ends (klxfile.object). Its bytes are in `ring`, an anonymous
+ * object of KLXPIPE_BYTES whose pages are made as they are first written,
+ * addressed like the console's rings by counts that only grow: byte n
+ * written is at n % KLXPIPE_BYTES. `readers` and `writers` count the
+ * descriptors that name an open file of each end: a read of an empty pipe
+ * with no writer is its end, a write with no reader is EPIPE.
+ *
+ * Invariants (kcheck.c): ring an anonymous object of KLXPIPE_BYTES bytes;
+ * read <= written <= read + KLXPIPE_BYTES; readers and writers equal the
+ * descriptors naming its ends (pipes live within one process until fork).
+ */
+#define KLXPIPE_BYTES (64u << 10)      /* Linux's pipe capacity */
+
+struct klxpipe {
+	uint32_t magic;                /* KLXPIPE_MAGIC */
+	uint32_t reserved;
+	uint32_t readers;              /* descriptors naming its read end */
+	uint32_t writers;              /* descriptors naming its write end */
+	uint64_t ring;                 /* OS_TYPE_ANON, KLXPIPE_BYTES (held) */
+	uint64_t written;              /* bytes ever written */
+	uint64_t read;                 /* bytes ever read */
+};
+KFORMAT_SIZE(klxpipe, 40);
+KFORMAT_AT(klxpipe, magic, 0);
+KFORMAT_AT(klxpipe, reserved, 4);
+KFORMAT_AT(klxpipe, readers, 8);
+KFORMAT_AT(klxpipe, writers, 12);
+KFORMAT_AT(klxpipe, ring, 16);
+KFORMAT_AT(klxpipe, written, 24);
+KFORMAT_AT(klxpipe, read, 32);
+_Static_assert(sizeof(struct klxpipe) <= KFORMAT_SMALL_MAX, "a small object");
 
 _Static_assert(__builtin_offsetof(struct kthread, regs) % 16 == 0,
 	       "FXSAVE needs 16-byte alignment");

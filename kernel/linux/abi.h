@@ -35,11 +35,12 @@ enum lx_nr {
 	LX_set_tid_address = 218, LX_clock_gettime = 228,
 	LX_clock_getres = 229, LX_clock_nanosleep = 230, LX_exit_group = 231,
 	LX_tgkill = 234, LX_openat = 257, LX_newfstatat = 262,
-	LX_faccessat = 269, LX_set_robust_list = 273, LX_dup3 = 292,
+	LX_faccessat = 269, LX_pselect6 = 270, LX_set_robust_list = 273,
+	LX_dup3 = 292, LX_pipe2 = 293,
 	LX_prlimit64 = 302, LX_getrandom = 318, LX_rseq = 334,
 	LX_faccessat2 = 439, LX_rt_sigpending = 127, LX_rt_sigsuspend = 130,
 	LX_sigaltstack = 131, LX_pause = 34, LX_alarm = 37, LX_getitimer = 36,
-	LX_setitimer = 38, LX_tkill = 200, LX_wait4 = 61, LX_pselect6 = 270,
+	LX_setitimer = 38, LX_tkill = 200, LX_wait4 = 61,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
 
@@ -202,6 +203,7 @@ struct lx_flock {
 #define LX_S_IFMT 0170000
 #define LX_S_IFDIR 0040000
 #define LX_S_IFCHR 0020000
+#define LX_S_IFIFO 0010000
 #define LX_S_IFREG 0100000
 
 struct lx_stat {
@@ -214,15 +216,35 @@ struct lx_stat {
 };
 _Static_assert(sizeof(struct lx_stat) == 144, "struct stat of x86-64 Linux");
 
-/* poll */
+/* poll, select */
 #define LX_POLLIN 0x001
 #define LX_POLLPRI 0x002
 #define LX_POLLOUT 0x004
+#define LX_POLLERR 0x008
+#define LX_POLLHUP 0x010
 #define LX_POLLNVAL 0x020
+#define LX_POLLRDNORM 0x040
+#define LX_POLLRDBAND 0x080
+#define LX_POLLWRNORM 0x100
+#define LX_POLLWRBAND 0x200
+/* what makes a descriptor ready in each of select's three sets */
+#define LX_SELECT_IN (LX_POLLIN | LX_POLLRDNORM | LX_POLLRDBAND | LX_POLLHUP | LX_POLLERR)
+#define LX_SELECT_OUT (LX_POLLOUT | LX_POLLWRNORM | LX_POLLWRBAND | LX_POLLERR)
+#define LX_SELECT_EX LX_POLLPRI
+/* the signal mask of ppoll and pselect6: a sigset_t of this many bytes */
+#define LX_SIGSET_SIZE 8
+
+/* pipes: writes of at most this many bytes are never split */
+#define LX_PIPE_BUF 4096
 
 struct lx_pollfd {
 	int32_t fd;
 	int16_t events, revents;
+};
+
+/* pselect6's sixth argument: where the signal mask is, and its size */
+struct lx_sigset_argpack {
+	uint64_t set, size;
 };
 
 struct lx_timespec {

@@ -25,7 +25,6 @@
 #include "arch/arch.h"
 #include "console/console.h"
 #include "core/heap.h"
-#include "core/time.h"
 #include "ferrite/errors.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
@@ -53,6 +52,29 @@ static struct klxfile *file_of(struct klinux *lx, int64_t fd, uint64_t *id)
 	return kobj_data(lx->fd[fd].file, OS_TYPE_KERNEL, KLXFILE_MAGIC);
 }
 
+/* lx_fd_file -- the open file descriptor fd names, for the other rooms of
+ * the personality (poll.c) */
+struct klxfile *lx_fd_file(struct klinux *lx, int64_t fd, uint64_t *id)
+{
+	return file_of(lx, fd, id);
+}
+
+/* is_pipe -- whether open file f is an end of a pipe */
+static bool is_pipe(const struct klxfile *f)
+{
+	return f->kind == KLXFILE_PIPE_READ || f->kind == KLXFILE_PIPE_WRITE;
+}
+
+/* count_end -- a descriptor now names (delta 1) or no longer names (-1)
+ * open file `file`: the pipe of an end counts it */
+static void count_end(uint64_t file, int delta)
+{
+	struct klxfile *f = kobj_data(file, OS_TYPE_KERNEL, KLXFILE_MAGIC);
+
+	if (f && is_pipe(f))
+		lx_pipe_count(f->object, f->kind == KLXFILE_PIPE_WRITE, delta);
+}
+
 /* install -- descriptor for open file `file` (whose reference it takes),
  * the lowest free at or above `from`; -EMFILE if none (the reference is
  * then released) */
@@ -63,6 +85,7 @@ static int64_t install(struct klinux *lx, uint64_t file, uint32_t flags, int64_t
 			KLOG(&lx->fd[fd]);
 			lx->fd[fd].file = file;
 			lx->fd[fd].flags = flags;
+			count_end(file, 1);
 			return fd;
 		}
 	kobj_release(file);
@@ -77,6 +100,7 @@ static void drop(struct klinux *lx, int64_t fd)
 	KLOG(&lx->fd[fd]);
 	lx->fd[fd].file = 0;
 	lx->fd[fd].flags = 0;
+	count_end(file, -1);
 	kobj_release(file);
 }
 
@@ -111,8 +135,9 @@ int lx_files_start(struct klinux *lx)
 	return 0;
 }
 
-/* lx_state_deleted -- the reaper deletes a klinux or klxfile: release what
- * it holds, clearing each field so that a second call releases nothing */
+/* lx_state_deleted -- the reaper deletes a klinux, klxfile or klxpipe:
+ * release what it holds, clearing each field so that a second call
+ * releases nothing */
 void lx_state_deleted(uint64_t id, uint16_t type)
 {
 	struct klinux *lx;
@@ -134,10 +159,14 @@ void lx_state_deleted(uint64_t id, uint16_t type)
 			KLOG(&lx->signals);
 			lx->signals = 0;
 		}
-	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC)) && f->object) {
-		kobj_release(f->object);
-		KLOG(&f->object);
-		f->object = 0;
+	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC))) {
+		if (f->object) {
+			kobj_release(f->object);
+			KLOG(&f->object);
+			f->object = 0;
+		}
+	} else {
+		lx_pipe_deleted(id);
 	}
 }
 
@@ -375,9 +404,10 @@ int64_t lx_close(struct lxcall *c)
 
 /* --- reading and writing -------------------------------------------------- */
 
-/* read_file -- up to len bytes of open file f into the caller's buf */
+/* read_file -- up to len bytes of open file f into the caller's buf;
+ * -EAGAIN rather than waiting if `nonblock` or the file is O_NONBLOCK */
 static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
-			 uint64_t len, uint64_t *offset)
+			 uint64_t len, uint64_t *offset, bool nonblock)
 {
 	uint64_t done = 0;
 	int err;
@@ -388,6 +418,7 @@ static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
 		len = FE_IO_MAX;
 	if (len && uvm_check(&c->p->mem, buf, len, UVM_WRITE))
 		return -LX_EFAULT;
+	nonblock |= (f->flags & LX_O_NONBLOCK) != 0;
 	switch (f->kind) {
 	case KLXFILE_CONSOLE:
 		if (!len)
@@ -395,11 +426,15 @@ static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
 		return lx_errno(console_read(c->tf, c->p, buf, len,
 					     (c->lx->termios.lflag & LX_ICANON ?
 					      FE_CONSOLE_LINE : FE_CONSOLE_RAW) |
-					     (f->flags & LX_O_NONBLOCK ? FE_CONSOLE_NONBLOCK : 0)));
+					     (nonblock ? FE_CONSOLE_NONBLOCK : 0)));
 	case KLXFILE_NULL:
 		return 0;
 	case KLXFILE_DIR:
 		return -LX_EISDIR;
+	case KLXFILE_PIPE_READ:
+		return lx_pipe_read(c, f->object, buf, len, nonblock);
+	case KLXFILE_PIPE_WRITE:
+		return -LX_EBADF;
 	case KLXFILE_ZERO:
 	case KLXFILE_RANDOM:
 		while (done < len) {
@@ -485,9 +520,10 @@ static int64_t write_object(struct lxcall *c, struct klxfile *f, uint64_t buf,
 	return (int64_t)done;
 }
 
-/* write_file -- up to len bytes of the caller's buf to open file f */
+/* write_file -- up to len bytes of the caller's buf to open file f; a
+ * pipe's -EAGAIN rather than waiting if `nonblock` or it is O_NONBLOCK */
 static int64_t write_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
-			  uint64_t len, uint64_t *offset)
+			  uint64_t len, uint64_t *offset, bool nonblock)
 {
 	if ((f->flags & LX_O_ACCMODE) == LX_O_RDONLY)
 		return -LX_EBADF;
@@ -502,13 +538,20 @@ static int64_t write_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
 		return -LX_EISDIR;
 	case KLXFILE_OBJECT:
 		return write_object(c, f, buf, len, offset);
+	case KLXFILE_PIPE_WRITE:
+		return lx_pipe_write(c, f->object, buf, len,
+				     nonblock || (f->flags & LX_O_NONBLOCK));
+	case KLXFILE_PIPE_READ:
+		return -LX_EBADF;
 	default: /* null, zero, random: taken and forgotten */
 		return (int64_t)len;
 	}
 }
 
-/* io -- read or write on descriptor fd at its offset, which advances */
-static int64_t io(struct lxcall *c, int64_t fd, uint64_t buf, uint64_t len, bool write)
+/* io -- read or write on descriptor fd at its offset, which advances;
+ * `nonblock`: as if the file were O_NONBLOCK */
+static int64_t io(struct lxcall *c, int64_t fd, uint64_t buf, uint64_t len, bool write,
+		  bool nonblock)
 {
 	uint64_t id, offset;
 	struct klxfile *f = file_of(c->lx, fd, &id);
@@ -517,7 +560,8 @@ static int64_t io(struct lxcall *c, int64_t fd, uint64_t buf, uint64_t len, bool
 	if (!f)
 		return -LX_EBADF;
 	offset = f->offset;
-	n = write ? write_file(c, f, buf, len, &offset) : read_file(c, f, buf, len, &offset);
+	n = write ? write_file(c, f, buf, len, &offset, nonblock) :
+		    read_file(c, f, buf, len, &offset, nonblock);
 	if (n >= 0 && offset != f->offset) {
 		KLOG(&f->offset);
 		f->offset = offset;
@@ -528,13 +572,13 @@ static int64_t io(struct lxcall *c, int64_t fd, uint64_t buf, uint64_t len, bool
 /* read (fd, buf, len) -> bytes read */
 int64_t lx_read(struct lxcall *c)
 {
-	return io(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], false);
+	return io(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], false, false);
 }
 
 /* write (fd, buf, len) -> bytes written */
 int64_t lx_write(struct lxcall *c)
 {
-	return io(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], true);
+	return io(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], true, false);
 }
 
 /* pread64 (fd, buf, len, offset) -> bytes read at offset, the file's own unmoved */
@@ -549,10 +593,12 @@ int64_t lx_pread64(struct lxcall *c)
 		return -LX_ESPIPE;
 	if ((int64_t)offset < 0)
 		return -LX_EINVAL;
-	return read_file(c, f, c->arg[1], c->arg[2], &offset);
+	return read_file(c, f, c->arg[1], c->arg[2], &offset, false);
 }
 
-/* vector_io -- readv and writev: each piece in turn, until one comes up short */
+/* vector_io -- readv and writev: each piece in turn, until one comes up
+ * short; only the first may wait (a call that blocks is issued again
+ * whole, so what the pieces before it moved would be moved twice) */
 static int64_t vector_io(struct lxcall *c, bool write)
 {
 	const int64_t fd = (int64_t)(int32_t)c->arg[0];
@@ -570,7 +616,7 @@ static int64_t vector_io(struct lxcall *c, bool write)
 			return total ? total : -LX_EFAULT;
 		if (!v.len)
 			continue;
-		n = io(c, fd, v.base, v.len, write);
+		n = io(c, fd, v.base, v.len, write, total > 0);
 		if (n < 0 || n == SYSCALL_BLOCKED)
 			return total && n != SYSCALL_BLOCKED ? total : n;
 		total += n;
@@ -613,7 +659,7 @@ int64_t lx_lseek(struct lxcall *c)
 		return 0;
 	}
 	if (f->kind != KLXFILE_OBJECT)
-		return f->kind == KLXFILE_CONSOLE ? -LX_ESPIPE : 0;
+		return f->kind == KLXFILE_CONSOLE || is_pipe(f) ? -LX_ESPIPE : 0;
 	switch (whence) {
 	case LX_SEEK_SET:
 		base = 0;
@@ -672,6 +718,11 @@ static int64_t fill_stat(uint16_t kind, uint64_t object, struct lx_stat *st)
 	case KLXFILE_ZERO:
 		st->mode = LX_S_IFCHR | 0666;
 		st->rdev = (1u << 8) | 5;
+		break;
+	case KLXFILE_PIPE_READ:
+	case KLXFILE_PIPE_WRITE: /* both ends one inode, as on Linux: the pipe */
+		st->ino = object;
+		st->mode = LX_S_IFIFO | 0600;
 		break;
 	default: /* KLXFILE_RANDOM */
 		st->mode = LX_S_IFCHR | 0666;
@@ -795,19 +846,41 @@ int64_t lx_readlinkat(struct lxcall *c)
 
 /* --- terminals ------------------------------------------------------------ */
 
-/* ioctl (fd, request, arg) -> 0: the terminal's modes and size */
-int64_t lx_ioctl(struct lxcall *c)
+/* ready_bytes -- FIONREAD: the bytes a read of f would find now, as an
+ * int at `arg`: the console's typed bytes (in line mode, its line once
+ * complete), a pipe's bytes, a file's from the offset to the end */
+static int64_t ready_bytes(struct lxcall *c, const struct klxfile *f, uint64_t arg)
 {
-	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
-	const uint64_t request = c->arg[1] & 0xffffffffu, arg = c->arg[2];
+	struct os_obj_info info;
+	int32_t n;
+
+	switch (f->kind) {
+	case KLXFILE_CONSOLE:
+		n = (int32_t)console_ready_bytes(c->p, c->lx->termios.lflag & LX_ICANON);
+		break;
+	case KLXFILE_PIPE_READ:
+	case KLXFILE_PIPE_WRITE:
+		n = (int32_t)lx_pipe_held(f->object);
+		break;
+	case KLXFILE_OBJECT: /* as Linux gives it for a regular file, an int */
+		if (os_obj_stat(&kheap, f->object, &info))
+			return -LX_EIO;
+		n = (int32_t)(info.size - f->offset);
+		break;
+	default:
+		return -LX_ENOTTY;
+	}
+	return lx_errno(uvm_copy_out(&c->p->mem, arg, &n, sizeof(n)));
+}
+
+/* terminal -- an ioctl of the console: its modes, its window's size, its group */
+static int64_t terminal(struct lxcall *c, uint64_t request, uint64_t arg)
+{
 	struct klinux_termios t;
-	struct lx_winsize ws = { .row = 24, .col = 80 };
+	struct lx_winsize ws = { 0 };
+	int32_t group;
 	int err;
 
-	if (!f)
-		return -LX_EBADF;
-	if (f->kind != KLXFILE_CONSOLE)
-		return -LX_ENOTTY;
 	switch (request) {
 	case LX_TCGETS:
 		return lx_errno(uvm_copy_out(&c->p->mem, arg, &c->lx->termios,
@@ -822,18 +895,40 @@ int64_t lx_ioctl(struct lxcall *c)
 		c->lx->termios = t;
 		return 0;
 	case LX_TIOCGWINSZ:
+		console_window(&ws.row, &ws.col);
 		return lx_errno(uvm_copy_out(&c->p->mem, arg, &ws, sizeof(ws)));
-	case LX_TIOCSPGRP: /* the console's group is its reader's own */
-		err = uvm_copy_in(&c->p->mem, &t, arg, sizeof(int32_t));
+	case LX_TIOCSWINSZ: /* rows and columns kept; the pixels are not */
+		err = uvm_copy_in(&c->p->mem, &ws, arg, sizeof(ws));
 		if (err)
 			return lx_errno(err);
-		return *(int32_t *)&t == (int32_t)c->p->proc->pid ? 0 : -LX_EPERM;
+		console_set_window(ws.row, ws.col);
+		return 0;
+	case LX_TIOCSPGRP: /* the console's group is its reader's own */
+		err = uvm_copy_in(&c->p->mem, &group, arg, sizeof(group));
+		if (err)
+			return lx_errno(err);
+		return group == (int32_t)c->p->proc->pid ? 0 : -LX_EPERM;
 	case LX_TIOCGPGRP:
-		return lx_errno(uvm_copy_out(&c->p->mem, arg, &(int32_t){ (int32_t)c->p->proc->pid },
-					     sizeof(int32_t)));
+		group = (int32_t)c->p->proc->pid;
+		return lx_errno(uvm_copy_out(&c->p->mem, arg, &group, sizeof(group)));
 	default:
 		return -LX_EINVAL;
 	}
+}
+
+/* ioctl (fd, request, arg) -> 0: the terminal's modes and size; FIONREAD */
+int64_t lx_ioctl(struct lxcall *c)
+{
+	const struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	const uint64_t request = c->arg[1] & 0xffffffffu, arg = c->arg[2];
+
+	if (!f)
+		return -LX_EBADF;
+	if (request == LX_FIONREAD)
+		return ready_bytes(c, f, arg);
+	if (f->kind != KLXFILE_CONSOLE)
+		return -LX_ENOTTY;
+	return terminal(c, request, arg);
 }
 
 /* pwrite64 (fd, buf, len, offset) -> bytes written at offset, the file's own unmoved */
@@ -848,7 +943,7 @@ int64_t lx_pwrite64(struct lxcall *c)
 		return -LX_ESPIPE;
 	if ((int64_t)offset < 0 || (f->flags & LX_O_APPEND))
 		return -LX_EINVAL; /* (Linux appends then: not yet) */
-	return write_file(c, f, c->arg[1], c->arg[2], &offset);
+	return write_file(c, f, c->arg[1], c->arg[2], &offset, false);
 }
 
 /* ftruncate (fd, length) */
@@ -876,9 +971,15 @@ int64_t lx_ftruncate(struct lxcall *c)
  * program, before it runs again */
 int64_t lx_fsync(struct lxcall *c)
 {
-	if ((c->nr == LX_fsync || c->nr == LX_fdatasync || c->nr == LX_syncfs) &&
-	    !file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL))
-		return -LX_EBADF;
+	const struct klxfile *f;
+
+	if (c->nr == LX_fsync || c->nr == LX_fdatasync || c->nr == LX_syncfs) {
+		f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+		if (!f)
+			return -LX_EBADF;
+		if (c->nr != LX_syncfs && is_pipe(f))
+			return -LX_EINVAL; /* as Linux: a pipe has nothing to sync */
+	}
 	heap_request_commit();
 	return 0;
 }
@@ -1143,75 +1244,6 @@ int64_t lx_renameat2(struct lxcall *c)
 	return lx_renameat(c);
 }
 
-/* --- waiting for files: poll ------------------------------------------- */
-
-/* poll_fds -- poll's and ppoll's work: the ready descriptors' count, or
- * the call blocked until one may be. A file of the catalogue is always
- * ready; the console is ready to read once a byte is typed. A finite
- * timeout sleeps it out and then finds none ready (input typed meanwhile
- * waits for the next call); an infinite one waits for typed bytes. */
-static int64_t poll_fds(struct lxcall *c, uint64_t at, uint64_t nfds, int64_t timeout_ns)
-{
-	bool console_wait = false;
-	int64_t ready = 0;
-
-	if (nfds > 1024)
-		return -LX_EINVAL;
-	for (uint64_t i = 0; i < nfds; i++) {
-		struct lx_pollfd pfd;
-		struct klxfile *f;
-		int err = uvm_copy_in(&c->p->mem, &pfd, at + i * sizeof(pfd), sizeof(pfd));
-
-		if (err)
-			return lx_errno(err);
-		pfd.revents = 0;
-		if (pfd.fd >= 0) {
-			f = file_of(c->lx, pfd.fd, NULL);
-			if (!f)
-				pfd.revents = LX_POLLNVAL;
-			else if (f->kind == KLXFILE_CONSOLE && !console_readable(c->p))
-				pfd.revents = pfd.events & LX_POLLOUT;
-			else
-				pfd.revents = pfd.events & (LX_POLLIN | LX_POLLOUT);
-			if (f && f->kind == KLXFILE_CONSOLE && (pfd.events & LX_POLLIN) &&
-			    !(pfd.revents & LX_POLLIN))
-				console_wait = true;
-		}
-		ready += pfd.revents != 0;
-		err = uvm_copy_out(&c->p->mem, at + i * sizeof(pfd), &pfd, sizeof(pfd));
-		if (err)
-			return lx_errno(err);
-	}
-	if (ready || timeout_ns == 0)
-		return ready;
-	if (timeout_ns < 0)
-		return console_wait ? console_wait_input(c->tf) : lx_sleep_until(c, UINT64_MAX);
-	return lx_sleep_until(c, time_mono_ns() + (uint64_t)timeout_ns);
-}
-
-/* poll (fds, nfds, timeout in ms, negative: none) */
-int64_t lx_poll(struct lxcall *c)
-{
-	const int64_t ms = (int64_t)(int32_t)c->arg[2];
-
-	return poll_fds(c, c->arg[0], c->arg[1], ms < 0 ? -1 : ms * 1000000);
-}
-
-/* ppoll (fds, nfds, timeout as a timespec or NULL, sigmask, its size) --
- * the signal mask is not used: there are no signals yet */
-int64_t lx_ppoll(struct lxcall *c)
-{
-	uint64_t ns;
-	int64_t err;
-
-	if (!c->arg[2])
-		return poll_fds(c, c->arg[0], c->arg[1], -1);
-	err = lx_read_timespec(c, c->arg[2], &ns);
-	if (err)
-		return err;
-	return poll_fds(c, c->arg[0], c->arg[1], ns > INT64_MAX ? INT64_MAX : (int64_t)ns);
-}
-
 /* --- descriptors: dup and fcntl ------------------------------------------- */
 
 /* dup_to -- descriptor `to` (closed first if open) names fd's file */
@@ -1253,6 +1285,63 @@ int64_t lx_dup3(struct lxcall *c)
 	if (fd == to || flags & ~(uint64_t)LX_O_CLOEXEC)
 		return -LX_EINVAL;
 	return dup_to(c->lx, fd, to, flags ? KLINUX_FD_CLOEXEC : 0);
+}
+
+/* make_pipe -- pipe and pipe2: a new pipe, its read end's descriptor at
+ * fds[0] and its write end's at fds[1], the two lowest free ones */
+static int64_t make_pipe(struct lxcall *c, uint64_t fds, uint64_t flags)
+{
+	const uint32_t fd_flags = flags & LX_O_CLOEXEC ? KLINUX_FD_CLOEXEC : 0;
+	struct klinux *lx = c->lx;
+	int32_t at[2];
+	uint64_t pipe, end[2];
+	unsigned found = 0;
+	int e;
+
+	if (flags & ~(uint64_t)(LX_O_CLOEXEC | LX_O_NONBLOCK))
+		return -LX_EINVAL;
+	for (int32_t fd = 0; fd < KLINUX_FDS && found < 2; fd++)
+		if (!lx->fd[fd].file)
+			at[found++] = fd;
+	if (found < 2)
+		return -LX_EMFILE;
+	e = lx_pipe_new(&pipe);
+	if (e)
+		return lx_errno(e);
+	for (unsigned i = 0; i < 2; i++) {
+		struct klxfile *f = new_file(i ? KLXFILE_PIPE_WRITE : KLXFILE_PIPE_READ,
+					     (i ? LX_O_WRONLY : LX_O_RDONLY) |
+					     (uint32_t)(flags & LX_O_NONBLOCK), &end[i], &e);
+
+		if (!f) {
+			kobj_release(i ? end[0] : pipe); /* the read end lets go of the pipe */
+			return lx_errno(e);
+		}
+		f->object = pipe; /* the creation's reference, then one more */
+		if (i)
+			kobj_hold(pipe);
+	}
+	e = uvm_copy_out(&c->p->mem, fds, at, sizeof(at));
+	if (e) {
+		kobj_release(end[0]);
+		kobj_release(end[1]);
+		return lx_errno(e);
+	}
+	install(lx, end[0], fd_flags, at[0]);
+	install(lx, end[1], fd_flags, at[1]);
+	return 0;
+}
+
+/* pipe (fds) -> 0 */
+int64_t lx_pipe(struct lxcall *c)
+{
+	return make_pipe(c, c->arg[0], 0);
+}
+
+/* pipe2 (fds, flags: O_CLOEXEC, O_NONBLOCK) -> 0 */
+int64_t lx_pipe2(struct lxcall *c)
+{
+	return make_pipe(c, c->arg[0], c->arg[1]);
 }
 
 /* record_lock -- F_GETLK, F_SETLK, F_SETLKW. POSIX record locks keep

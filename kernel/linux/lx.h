@@ -51,6 +51,9 @@ void lx_state_deleted(uint64_t id, uint16_t type);
 /* lx_fd_object -- the catalogue object descriptor fd shows, and the open
  * flags of its file; -EBADF, or -EACCES for a file that is no object */
 int64_t lx_fd_object(struct lxcall *c, int64_t fd, uint64_t *object, uint32_t *flags);
+/* lx_fd_file -- the open file descriptor fd names (its id in *id unless
+ * NULL), NULL if none */
+struct klxfile *lx_fd_file(struct klinux *lx, int64_t fd, uint64_t *id);
 int64_t lx_read(struct lxcall *c);
 int64_t lx_write(struct lxcall *c);
 int64_t lx_readv(struct lxcall *c);
@@ -76,7 +79,8 @@ int64_t lx_fchown(struct lxcall *c);
 int64_t lx_getcwd(struct lxcall *c);
 int64_t lx_chdir(struct lxcall *c);
 int64_t lx_getdents64(struct lxcall *c);
-int64_t lx_poll(struct lxcall *c);
+int64_t lx_pipe(struct lxcall *c);
+int64_t lx_pipe2(struct lxcall *c);
 int64_t lx_pwrite64(struct lxcall *c);
 int64_t lx_ftruncate(struct lxcall *c);
 int64_t lx_fsync(struct lxcall *c);
@@ -91,7 +95,31 @@ int64_t lx_linkat(struct lxcall *c);
 int64_t lx_rename(struct lxcall *c);
 int64_t lx_renameat(struct lxcall *c);
 int64_t lx_renameat2(struct lxcall *c);
+
+/* --- pipes (pipe.c): the pipe itself; its ends are open files (files.c) --- */
+/* lx_pipe_new -- a new empty pipe, its id in *id (held once, by the caller) */
+int lx_pipe_new(uint64_t *id);
+/* lx_pipe_deleted -- the reaper deletes object `id`: a pipe lets go of its ring */
+void lx_pipe_deleted(uint64_t id);
+/* lx_pipe_count -- a descriptor more (delta > 0) or fewer names pipe
+ * `id`'s read or write end */
+void lx_pipe_count(uint64_t id, bool write, int delta);
+/* lx_pipe_read, lx_pipe_write -- read(2) and write(2) of pipe `id`'s
+ * ends, the caller's buf checked; they may block, or -EAGAIN if nonblock */
+int64_t lx_pipe_read(struct lxcall *c, uint64_t id, uint64_t buf, uint64_t len,
+		     bool nonblock);
+int64_t lx_pipe_write(struct lxcall *c, uint64_t id, uint64_t buf, uint64_t len,
+		      bool nonblock);
+/* lx_pipe_events -- the poll events (LX_POLL*) of pipe `id`'s read or write end now */
+uint32_t lx_pipe_events(uint64_t id, bool write);
+/* lx_pipe_held -- the bytes pipe `id` holds */
+uint64_t lx_pipe_held(uint64_t id);
+
+/* --- waiting for files (poll.c) ------------------------------------------- */
+int64_t lx_poll(struct lxcall *c);
 int64_t lx_ppoll(struct lxcall *c);
+int64_t lx_select(struct lxcall *c);
+int64_t lx_pselect6(struct lxcall *c);
 
 /* --- memory (memory.c) ---------------------------------------------------- */
 /* lx_memory_start -- the break of a new program, just above its image */
@@ -166,6 +194,9 @@ int64_t lx_prlimit64(struct lxcall *c);
 int64_t lx_prctl(struct lxcall *c);
 int64_t lx_getpgid(struct lxcall *c);
 int64_t lx_setpgid(struct lxcall *c);
+/* lx_call_deadline -- the deadline of call c: `fresh` when it is new, the
+ * one it blocked with when it is issued again (process.c) */
+uint64_t lx_call_deadline(struct lxcall *c, uint64_t fresh);
 /* lx_sleep_until -- block the call until monotonic `deadline`, or end a
  * sleep it began before it blocked (process.c) */
 int64_t lx_sleep_until(struct lxcall *c, uint64_t deadline);

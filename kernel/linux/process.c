@@ -12,8 +12,9 @@
  * is issued again when its thread wakes (sched.h), and a relative sleep
  * issued again would sleep again from the start: so a sleep knows it is
  * being issued again by its thread's record, "slept in this call until
- * wake_ns" (the dispatcher takes it: lxcall.reissued), and ends if the
- * deadline has passed.
+ * wake_ns" (the dispatcher takes the record: lxcall.reissued), and ends if
+ * the deadline has passed (lx_call_deadline, which poll and select use
+ * too, for their waits with a deadline).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -227,18 +228,19 @@ int64_t lx_time(struct lxcall *c)
 	return err ? lx_errno(err) : now;
 }
 
+/* lx_call_deadline -- the deadline of the call: `fresh` when it is new;
+ * when it is issued again after it blocked, the deadline it blocked with
+ * (see the top) */
+uint64_t lx_call_deadline(struct lxcall *c, uint64_t fresh)
+{
+	return c->reissued ? c->p->thread[sched_current_tid()]->wake_ns : fresh;
+}
+
 /* lx_sleep_until -- block until monotonic `deadline`, or end a sleep this
  * call began before it blocked (see the top) */
 int64_t lx_sleep_until(struct lxcall *c, uint64_t deadline)
 {
-	struct kthread *t = c->p->thread[sched_current_tid()];
-
-	if (c->reissued) {
-		/* issued again after it slept: woken when its deadline passed */
-		if (time_mono_ns() >= t->wake_ns)
-			return 0;
-		deadline = t->wake_ns; /* woken early (a power-on): sleep on */
-	}
+	deadline = lx_call_deadline(c, deadline);
 	if (time_mono_ns() >= deadline)
 		return 0;
 	sched_block(c->tf, KWAIT_SLEEP, 0, deadline);

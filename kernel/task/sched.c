@@ -122,7 +122,7 @@ static void release(struct cpu *c)
 }
 
 /* wake_sleepers -- make threads whose deadline passed runnable: sleepers,
- * and threads blocked on something else with a deadline as well */
+ * and threads waiting for something else until a deadline (wake_ns) */
 static void wake_sleepers(void)
 {
 	uint64_t now = time_mono_ns();

@@ -29,8 +29,10 @@ unsigned sched_current_tid(void);
  * `slot`, -1 if none */
 int sched_thread_cpu(unsigned slot, unsigned tid);
 
-/* sched_block -- block the current thread in the call `tf` is making; the
- * call is re-issued when it is woken */
+/* sched_block -- block the current thread in the call `tf` is making, on
+ * (wait, obj) and, unless wake_ns is 0, until monotonic time wake_ns at
+ * the latest (KWAIT_SLEEP: until then); the call is re-issued when it is
+ * woken */
 void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 		 uint64_t wake_ns);
 

@@ -8,6 +8,7 @@
 #   build/linux/hello-glibc  hello-glibc-pie  hello-musl
 #   build/linux/lua-repl     a Lua REPL: Debian's liblua5.4.a and our main
 #   build/linux/sql          a SQL shell over Debian's libsqlite3.a
+#   build/linux/pipes-glibc  pipes-musl: a pipe, select and poll
 #   build/linux/lxfuzz       sysfuzz's Linux mode (musl)
 #   build/linux/signals-glibc  signals-musl   signals within a program
 #
@@ -16,8 +17,8 @@
 # run time: neither program loads any.)
 
 LINUX_DIR := $(BUILD)/linux
-LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql lxfuzz \
-	signals-glibc signals-musl)
+LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
+		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -35,6 +36,11 @@ $(LINUX_DIR)/lua-repl: tests/linux/lua-repl.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -I/usr/include/lua5.4 -o $@ $< $(LINUX_LIBS)/liblua5.4.a -lm
 $(LINUX_DIR)/sql: tests/linux/sql.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $< $(LINUX_LIBS)/libsqlite3.a -lm
+
+$(LINUX_DIR)/pipes-glibc: tests/linux/pipes.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/pipes-musl: tests/linux/pipes.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/lxfuzz: tests/linux/lxfuzz.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<

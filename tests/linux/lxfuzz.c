@@ -16,10 +16,12 @@
  * area, its standard input and output are /dev/null and its report goes
  * to a copy of the console at descriptor REPORT that no call touches or
  * copies (nor is /dev/tty among the paths: reading the console waits),
- * sleeps and polls are short, the signals it may send itself are SIGUSR1,
- * whose handler only counts, and no call changes the dispositions of it
- * or of the signals the kernel could raise), and exit and exit_group are
- * never drawn.
+ * sleeps, polls and selects are short, every pipe it makes is
+ * non-blocking and stays so: a pipe of its own that it read empty or
+ * wrote full would wait for ever, the signals it may send itself are
+ * SIGUSR1, whose handler only counts, and no call changes the
+ * dispositions of it or of the signals the kernel could raise), and exit
+ * and exit_group are never drawn.
  *
  * At the end it checks that its own memory is intact and that a file it
  * writes reads back, prints "lxfuzz: N calls, M errors, K signals taken,
@@ -113,13 +115,14 @@ static uint64_t value(void)
 
 /* The numbers drawn: Ferrite's calls mostly, a few it lacks. */
 static const long numbers[] = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 24,
-	28, 32, 33, 35, 39, 63, 72, 74, 75, 77, 79, 80, 82, 83, 84, 86, 87, 89,
-	93, 95, 96, 97, 102, 104, 107, 108, 109, 110, 111, 121, 124, 157, 158,
-	162, 186, 201, 217, 218, 228, 229, 230, 257, 258, 262, 263, 264, 265,
-	267, 269, 271, 292, 302, 306, 316, 318, 439,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 22,
+	23, 24, 28, 32, 33, 35, 39, 63, 72, 74, 75, 77, 79, 80, 82, 83, 84, 86,
+	87, 89, 93, 95, 96, 97, 102, 104, 107, 108, 109, 110, 111, 121, 124,
+	157, 158, 162, 186, 201, 217, 218, 228, 229, 230, 257, 258, 262, 263,
+	264, 265, 267, 269, 270, 271, 292, 293, 302, 306, 316, 318, 439,
+	22, 23, 270, 293,              /* pipes and select: twice as often */
 	13, 14, 36, 37, 38, 127, 131, 200, 234,
-	22, 23, 40, 56, 57, 59, 61, 62, 202, 290, 293, 334, 435,
+	40, 56, 57, 59, 61, 62, 202, 290, 334, 435,
 };
 
 static volatile unsigned long caught;   /* SIGUSR1s its handler took */
@@ -139,6 +142,30 @@ static int kept(uint64_t sig)
 	return sig == SIGUSR1 || sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
 	       sig == SIGFPE || sig == SIGTRAP || sig == SIGALRM || sig == SIGPIPE ||
 	       sig == SIGKILL || sig == SIGSTOP || sig == SIGINT;
+}
+
+/* bad_pointer -- a pointer that names no memory of the program */
+static uint64_t bad_pointer(void)
+{
+	switch (pick(3)) {
+	case 0: return 0xffff800000000000ull + pick(1u << 30);     /* the kernel's */
+	case 1: return 0x0000800000000000ull + pick(4096);         /* non-canonical */
+	default: return 8 + pick(4096);                            /* low, unmapped */
+	}
+}
+
+/* short_wait -- a timeout of under a millisecond in the scratch area at
+ * slot `at` (a timeval or a timespec), or a bad pointer; never NULL,
+ * which waits for ever */
+static uint64_t short_wait(unsigned at, int timeval)
+{
+	uint64_t *t = (uint64_t *)scratch + at;
+
+	if (pick(4) == 0)
+		return bad_pointer();
+	t[0] = 0;
+	t[1] = pick(timeval ? 1000 : 1000000);
+	return (uint64_t)t;
 }
 
 /* tame -- keep a call from ending the program or stopping it for good */
@@ -167,6 +194,8 @@ static void tame(long nr, uint64_t *a)
 			a[0] = 3;
 		if ((nr == 33 || nr == 292) && a[1] == REPORT)
 			a[1] = 3;
+		if (nr == 72 && a[1] == F_SETFL) /* a pipe stays non-blocking */
+			a[2] |= O_NONBLOCK;
 		break;
 	case 0: case 17: case 19: /* read, pread64, readv: never from the console, which waits */
 		if (a[0] == REPORT)
@@ -176,7 +205,7 @@ static void tame(long nr, uint64_t *a)
 		if (a[0] == REPORT)
 			a[0] = 1;
 		break;
-	case 35: case 230: case 7: case 271: case 23: /* sleeps and polls: short */
+	case 35: case 230: case 7: case 271: /* sleeps and polls: short */
 		a[0] = nr == 230 ? 1 : a[0];
 		a[1] = nr == 230 ? 0 : a[1];
 		if (nr == 35 || nr == 230) {
@@ -195,6 +224,15 @@ static void tame(long nr, uint64_t *a)
 			ts[1] = pick(1000000);
 			a[2] = (uint64_t)ts;
 		}
+		break;
+	case 23: case 270: /* select, pselect6: short, or a bad timeout */
+		a[4] = short_wait(8, nr == 23);
+		break;
+	case 22: case 293: /* pipe, pipe2: to good memory mostly, flags Linux has mostly */
+		if (pick(2))
+			a[0] = (uint64_t)scratch + pick(SCRATCH / 2 / 8) * 8;
+		if (nr == 293 && pick(2))
+			a[1] = pick(2) ? O_CLOEXEC : 0;
 		break;
 	case 158: /* arch_prctl: never its own FS base */
 		if (a[0] == 0x1002)
@@ -220,6 +258,13 @@ static void tame(long nr, uint64_t *a)
 		a[1] = 0;
 		break;
 	}
+}
+
+/* nonblocking -- the two ends of a pipe just made, at fds, never wait */
+static void nonblocking(const int *fds)
+{
+	for (unsigned i = 0; i < 2; i++)
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
 }
 
 int main(int argc, char **argv)
@@ -265,6 +310,8 @@ int main(int argc, char **argv)
 		tame(nr, a);
 		if (syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]) < 0)
 			errors++;
+		else if (nr == 22 || nr == 293)
+			nonblocking((const int *)a[0]);
 	}
 	for (unsigned i = 0; i < 64; i++)
 		if (guard[i] != (0x5a5a5a5a00000000ull | i)) {

@@ -168,6 +168,23 @@ static void said(int sig, siginfo_t *info, void *uc)
 		_exit(2);
 }
 
+static void step_pipe(void)
+{
+	int fds[2];
+	ssize_t r;
+
+	on(SIGPIPE, counted, 0);
+	if (pipe(fds)) {
+		perror("pipe");
+		exit(1);
+	}
+	close(fds[0]);
+	r = write(fds[1], "x", 1);
+	printf("pipe: write with no reader %zd (%s), SIGPIPE ran %d time(s)\n", r,
+	       strerror(errno), (int)count[SIGPIPE]);
+	close(fds[1]);
+}
+
 static void step_wait(void)
 {
 	char line[64];
@@ -198,5 +215,6 @@ int main(int argc, char **argv)
 	step_segv();
 	step_alarm();
 	step_sleep();
+	step_pipe();
 	return 0;
 }

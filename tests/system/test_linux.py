@@ -28,6 +28,7 @@ import time
 
 import pytest
 
+import heapimage as H
 from ferrite import PROMPT, ROOT
 
 STEP = 120
@@ -42,6 +43,9 @@ KERNEL_LINE = re.compile(r"linux: [^\n]*\n|(?:warning: )?timer: [^\n]*\n")
 
 HELLOS = ("hello-glibc", "hello-glibc-pie", "hello-musl")
 SIGNALS = ("signals-glibc", "signals-musl")
+KLXPIPE = H.F.layout("klxpipe")
+# tests/linux/pipes.c, by each C library
+PIPES = ("pipes-glibc", "pipes-musl")
 
 # The input files, at the same names on both sides.
 FILES = {
@@ -54,6 +58,7 @@ FILES = {
     "t/sub/deep.txt": "deep\n",
     "t/script.sh": "n=6\nwhile [ $n -gt 3 ]; do\n  echo \"n is $n, n*7 is $((n * 7))\"\n"
                    "  n=$((n - 1))\ndone\nexit 5\n",
+    "t/heredoc.sh": open(os.path.join(ROOT, "tests", "linux", "heredoc.sh")).read(),
 }
 
 # Busybox invocations (argv after the applet's name is busybox's own:
@@ -110,6 +115,11 @@ APPLETS = [
     ["sh", "-c", "f() { echo \"f got $# args: $*\"; return 4; }; f a b c; echo status $?"],
     ["sh", "-c", "for w in one two three; do case $w in t*) echo T:$w;; *) echo other:$w;; esac; done"],
     ["sh", "t/script.sh"],                     # a line of osh holds no newline
+    # here-documents (a pipe each): in a file, or made by eval of $'...\n...'
+    ["sh", "t/heredoc.sh"],
+    ["sh", "-c", "eval $'while read a b; do echo \"$b/$a\"; done <<E\\none two\\nthree four five\\nE'"],
+    ["sh", "-c", "f() { read -r x; read -r y; echo \"$y,$x\"; }; eval $'f <<E\\nfirst\\nsecond\\nE'; echo $?"],
+    ["sh", "-c", "n=0; for w in a b c; do eval $'read -r l <<E\\n'$w$'-line\\nE'; n=$((n+1)); echo $n:$l; done"],
     ["sleep", "0.1"],
 ]
 
@@ -172,7 +182,7 @@ def linux(module_machines, tmp_path_factory):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h))
-                                            for h in HELLOS + SIGNALS]
+                                            for h in HELLOS + SIGNALS + PIPES]
     for name, text in FILES.items():
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -202,11 +212,12 @@ def test_hello_built_by_the_host_s_compilers(linux):
 def test_signals_within_a_program_as_on_the_host(linux):
     """Handlers with their siginfo, masks, pending signals, SIGSEGV on an
     alternate stack, alarm, setitimer, pause, sigsuspend and nanosleep
-    cut short: what tests/linux/signals.c prints, with both C libraries."""
+    cut short, SIGPIPE: what tests/linux/signals.c prints, with both C
+    libraries."""
     m, files = linux
     for program in SIGNALS:
         want = host_run([program], files, os.path.join(LINUX, program))
-        assert want[1] == 0 and want[0].count("\n") == 10, want
+        assert want[1] == 0 and want[0].count("\n") == 11, want
         assert ferrite_run(m, [program]) == want, program
 
 
@@ -378,6 +389,46 @@ NAME_STEPS = [
 
 def test_busybox_changes_names_as_on_the_host(linux):
     busybox_as_on_the_host(linux, NAME_STEPS)
+
+
+def test_pipes_select_and_poll_as_on_the_host(linux):
+    """tests/linux/pipes.c, by glibc and by musl: a pipe within the
+    program (pipe2 and its flags, FIONREAD, the end of file, EPIPE,
+    O_NONBLOCK and EAGAIN, a full pipe, dup), and poll, ppoll, select
+    and pselect6 on it, with timeouts run out and bad arguments: the same
+    output as on the host."""
+    m, files = linux
+    for name in PIPES:
+        want = host_run([name], files, os.path.join(LINUX, name))
+        assert ferrite_run(m, [name]) == want, name
+        assert want[1] == 0 and "in order 1" in want[0], want
+
+
+def test_select_and_poll_end_when_bytes_are_typed(linux):
+    """tests/linux/pipes.c's `tty`: the console's window size set and read
+    back, FIONREAD of typed bytes (in raw mode, and of a line once its
+    Enter is typed), and a finite select and poll (600 s) that end as
+    bytes are typed -- long before their time, or this test would time
+    out first."""
+    m, _ = linux
+    start = len(m.output)
+    m.send("pipes-glibc tty\n")
+    m.expect(r"type 3 bytes\n", timeout=STEP, start=start)
+    m.send("xyz")
+    m.expect(r"type 1 byte\n", timeout=STEP, start=start)
+    m.send("q")
+    m.expect(r"type a line\n", timeout=STEP, start=start)
+    m.send("hello\n")
+    end = m.expect(PROMPT, timeout=STEP, start=start).start()
+    out = KERNEL_LINE.sub("", m.output[start:end])
+    assert out[out.index("TIOCSWINSZ"):] == (
+        "TIOCSWINSZ: 0\nTIOCGWINSZ: 0\nwindow 33 x 101\n"
+        "TIOCGWINSZ of a pipe: -1 ENOTTY\nFIONREAD 0\n"
+        "poll 100 ms, nothing typed: 0 revents 0\ntype 3 bytes\n"
+        "select 600 s: 1, readable 1\nFIONREAD 3\nread 3: xyz\ntype 1 byte\n"
+        "poll a pipe and the console 600 s: 1 revents 0 0x1\nread 1: q\n"
+        "type a line\nFIONREAD 6\nhello\nread 6: hello\n"), out
+    assert reply(m, "echo $?") == "0\n"
 
 
 def test_a_dynamic_binary_is_refused_with_its_interpreter_named(tmp_path):
@@ -628,6 +679,51 @@ def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     start = m.expect(r"%s  big\.bin\n" % want, timeout=STEP).start()
     reply(m, "wait")                                # osh reports the job's end
     assert re.search(r"\[\d+\] done, status 0\n", m.output[start:]), m.output
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
+
+
+def forge_pipe_readers(image):
+    """A copy of an image holding one pipe, which that pipe counts one
+    descriptor more naming its read end than it has. (The program that
+    holds it waits, so the epoch the cut ended logged no byte of it.)"""
+    img = bytearray(image)
+    view = H.rolled_back(img)
+    pipes = [h["data"] for h in (H.header(view, off) for off in H.object_headers(view).values())
+             if H.TYPE_NAMES.get(h["type"]) == "kernel" and h["size"] == KLXPIPE.size and
+             H.u32(view, h["data"]) == H.F.KLXPIPE_MAGIC]
+    assert len(pipes) == 1, pipes
+    at = pipes[0] + KLXPIPE.offset("readers")
+    assert not any(o <= at < o + n for o, n in H.undo_covered(img))
+    KLXPIPE.put(img, pipes[0], "readers", KLXPIPE.get(view, pipes[0], "readers") + 1)
+    return bytes(img)
+
+
+def test_a_pipe_keeps_its_bytes_across_a_power_cut(machines, tmp_path):
+    """tests/linux/pipes.c's `hold`: 20,000 bytes written into a pipe wait
+    there while the program waits for a line, across a power cut (the
+    image checked clean at the cut, the pipe's counts and ring with it,
+    and a copy whose pipe counts a reader too many refused); after the
+    next power-on the line comes and the program reads every byte back,
+    in order."""
+    image, m = linux_image(machines, tmp_path, {"bin/pipes": os.path.join(LINUX, "pipes-glibc")})
+    m.send("pipes hold\n")
+    m.expect(r"the pipe holds 20000 bytes; type a line\n", timeout=STEP)
+    m.power_cut()
+    check_image(image)
+    forged = tmp_path / "forged.nvm"
+    forged.write_bytes(forge_pipe_readers(image.read_bytes()))
+    r = subprocess.run([OBJTOOL, str(forged), "check"], capture_output=True, text=True)
+    assert r.returncode != 0 and "counts 2 readers and 1 writers; 1 and 1 descriptors name " \
+        "its ends" in r.stdout + r.stderr, r.stdout + r.stderr
+    m = machines(image=image, append="panic=exit logcheck")
+    m.expect(r"ferrite: resumed", timeout=STEP)
+    start = len(m.output)
+    m.send("go\n")
+    m.expect(r"read back 20000 bytes after 'go', in order 1\n", timeout=STEP, start=start)
+    m.expect(PROMPT, timeout=STEP, start=start)
+    assert reply(m, "echo $?") == "0\n"
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)

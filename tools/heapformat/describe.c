@@ -175,6 +175,9 @@ static void kernel_constants(void)
 	CONSTANT(KCHANNEL_MAGIC);
 	CONSTANT(KCONSOLE_MAGIC);
 	CONSTANT(KCLOCK_MAGIC);
+	CONSTANT(KLXFILE_MAGIC);
+	CONSTANT(KLXPIPE_MAGIC);
+	CONSTANT(KLXPIPE_BYTES);
 	CONSTANT(KROOT_VERSION);
 	CONSTANT(KROOT_MAX_PROCS);
 	CONSTANT(KCONSOLE_LINE_MAX);
@@ -401,7 +404,8 @@ static void kconsole(void)
 {
 	begin("kconsole", sizeof(struct kconsole));
 	FIELD(kconsole, magic);
-	FIELD(kconsole, reserved);
+	FIELD(kconsole, rows);
+	FIELD(kconsole, cols);
 	FIELD(kconsole, out_ring);
 	FIELD(kconsole, in_ring);
 	FIELD(kconsole, out_queued);
@@ -576,6 +580,34 @@ static void kchannel(void)
 	end();
 }
 
+static void klxfile(void)
+{
+	begin("klxfile", sizeof(struct klxfile));
+	FIELD(klxfile, magic);
+	FIELD(klxfile, kind);
+	FIELD(klxfile, reserved);
+	FIELD(klxfile, flags);
+	FIELD(klxfile, reserved2);
+	FIELD(klxfile, object);
+	FIELD(klxfile, offset);
+	ARRAY(klxfile, path);
+	ARRAY(klxfile, cursor);
+	end();
+}
+
+static void klxpipe(void)
+{
+	begin("klxpipe", sizeof(struct klxpipe));
+	FIELD(klxpipe, magic);
+	FIELD(klxpipe, reserved);
+	FIELD(klxpipe, readers);
+	FIELD(klxpipe, writers);
+	FIELD(klxpipe, ring);
+	FIELD(klxpipe, written);
+	FIELD(klxpipe, read);
+	end();
+}
+
 /* --- the document ----------------------------------------------------------- */
 
 /* type_names -- objstore's own names of the object types ("blob"...) */
@@ -596,6 +628,7 @@ int main(void)
 		os_cat_node, os_cat_entry, os_snap_area, os_snap_node, os_snap_entry,
 		kroot, kconsole, kclock, fe_exit_info, kproc, arch_user_regs, kthread,
 		kmapping, kaspace, khandle, khandles, kmsg_header, kchan_queue, kchannel,
+		klxfile, klxpipe,
 	};
 
 	sep = "";

@@ -184,6 +184,12 @@ def wait_text(k, thread):
         return "waiting for bytes from the host link"
     if name == "KWAIT_LINK_OUT":
         return "waiting for room in the host link's output"
+    if name == "KWAIT_PIPE":
+        return f"waiting on Linux pipe #{obj}"
+    if name == "KWAIT_POLL":
+        return "waiting for console input or a Linux pipe (poll, select)" + (
+            f" until {int(thread['wake_ns']) / 1e9:.3f} s monotonic"
+            if int(thread["wake_ns"]) else "")
     return f"waiting ({name}, object #{obj})"
 
 
