@@ -96,18 +96,36 @@ static struct klxfile *new_file(uint16_t kind, uint32_t flags, uint64_t *id,
 	return f;
 }
 
-/* lx_files_start -- descriptors 0, 1 and 2: one open file of the console */
-int lx_files_start(struct klinux *lx)
+/* lx_files_start -- descriptors 0, 1 and 2: the objects the spawn gave
+ * them (sys_process.c checked each: a blob or code object to read from
+ * 0, a blob to write to 1 and 2), the others one open file of the console */
+int lx_files_start(struct klinux *lx, const struct spawn_args *a)
 {
-	uint64_t id;
+	uint64_t console = 0, id;
 	int err;
 
-	if (!new_file(KLXFILE_CONSOLE, LX_O_RDWR, &id, &err))
-		return err;
-	kobj_hold(id);
-	kobj_hold(id);
-	for (unsigned fd = 0; fd < 3; fd++)
+	for (unsigned fd = 0; fd < 3; fd++) {
+		const struct fe_spawn_fd *d = &a->fd[fd];
+		struct klxfile *f;
+
+		if (!d->grant && console) {
+			kobj_hold(console);
+			id = console;
+		} else if (!d->grant) {
+			if (!new_file(KLXFILE_CONSOLE, LX_O_RDWR, &console, &err))
+				return err;
+			id = console;
+		} else {
+			f = new_file(KLXFILE_OBJECT, fd == 0 ? LX_O_RDONLY :
+				     LX_O_WRONLY | (d->flags & FE_SPAWN_FD_APPEND ? LX_O_APPEND : 0),
+				     &id, &err);
+			if (!f)
+				return err;
+			f->object = a->grant[d->grant - 1].object;
+			kobj_hold(f->object);
+		}
 		lx->fd[fd].file = id;  /* a fresh klinux: no log */
+	}
 	return 0;
 }
 

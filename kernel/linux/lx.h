@@ -19,6 +19,7 @@
 #include "task/sched.h"
 
 struct pctx;
+struct spawn_args;
 struct trap_frame;
 
 /* One Linux system call, decoded by the dispatcher. */
@@ -40,8 +41,9 @@ int64_t lx_errno(int64_t err);
 const char *lx_call_name(uint64_t nr);
 
 /* --- files (files.c) ------------------------------------------------------ */
-/* lx_files_start -- a new program's descriptors 0, 1 and 2: the console */
-int lx_files_start(struct klinux *lx);
+/* lx_files_start -- a new program's descriptors 0, 1 and 2: the objects
+ * its spawn gave them (checked by sys_process.c), else the console */
+int lx_files_start(struct klinux *lx, const struct spawn_args *a);
 /* lx_state_deleted -- a klinux or klxfile is gone: release what it held */
 void lx_state_deleted(uint64_t id, uint16_t type);
 /* lx_fd_object -- the catalogue object descriptor fd shows, and the open
