@@ -37,7 +37,8 @@ enum lx_nr {
 	LX_tgkill = 234, LX_openat = 257, LX_newfstatat = 262,
 	LX_faccessat = 269, LX_set_robust_list = 273, LX_dup3 = 292,
 	LX_prlimit64 = 302, LX_getrandom = 318, LX_rseq = 334,
-	LX_faccessat2 = 439,
+	LX_utimensat = 280, LX_faccessat2 = 439, LX_chmod = 90, LX_fchmod = 91,
+	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
 
@@ -226,6 +227,9 @@ struct lx_pollfd {
 struct lx_timespec {
 	int64_t sec, nsec;
 };
+/* utimensat's times: a tv_nsec that means "now", or "leave it" */
+#define LX_UTIME_NOW ((1l << 30) - 1)
+#define LX_UTIME_OMIT ((1l << 30) - 2)
 
 struct lx_timeval {
 	int64_t sec, usec;

@@ -71,6 +71,11 @@ int64_t lx_dup2(struct lxcall *c);
 int64_t lx_dup3(struct lxcall *c);
 int64_t lx_fcntl(struct lxcall *c);
 int64_t lx_fchown(struct lxcall *c);
+int64_t lx_chown(struct lxcall *c);
+int64_t lx_fchownat(struct lxcall *c);
+int64_t lx_chmod(struct lxcall *c);
+int64_t lx_fchmod(struct lxcall *c);
+int64_t lx_fchmodat(struct lxcall *c);
 int64_t lx_getcwd(struct lxcall *c);
 int64_t lx_chdir(struct lxcall *c);
 int64_t lx_getdents64(struct lxcall *c);
@@ -90,6 +95,7 @@ int64_t lx_rename(struct lxcall *c);
 int64_t lx_renameat(struct lxcall *c);
 int64_t lx_renameat2(struct lxcall *c);
 int64_t lx_ppoll(struct lxcall *c);
+int64_t lx_utimensat(struct lxcall *c);
 
 /* --- memory (memory.c) ---------------------------------------------------- */
 /* lx_memory_start -- the break of a new program, just above its image */
