@@ -173,7 +173,7 @@ static long start(const struct words *w)
 	long h = 0;
 	int fd;
 
-	for (fd = 0; fd < 3 && h >= 0; fd++) {
+	for (fd = 0; fd < 3; fd++) {
 		if (w->redirect[fd].name == NULL)
 			continue;
 		h = open_redirect(fd, &w->redirect[fd]);
