@@ -203,12 +203,28 @@ struct fe_handle_grant {
 	uint32_t rights;         /* a subset of the handle's rights */
 };
 
+/* A Linux program's standard descriptor (fe_spawn.fd[0..2]) from a grant:
+ * descriptor 0 reads the grant's object (FE_RIGHT_READ, a blob or code
+ * object), 1 and 2 write it (FE_RIGHT_WRITE, a blob), from offset 0 or,
+ * with FE_SPAWN_FD_APPEND, at its end. A grant of 0 leaves the descriptor
+ * on the console. Ferrite's own programs take none (-ERR_NOTSUP). */
+#define FE_SPAWN_FD_GRANT(i) ((uint8_t)((i) + 1)) /* the i-th handle grant */
+#define FE_SPAWN_FD_APPEND 0x01  /* writes go to the end (O_APPEND) */
+
+struct fe_spawn_fd {
+	uint8_t grant;           /* 0: the console; FE_SPAWN_FD_GRANT(i): handles[i] */
+	uint8_t flags;           /* FE_SPAWN_FD_APPEND */
+};
+
 struct fe_spawn {
 	const char *const *argv; /* argv[0] names the process (ps, kill lines) */
 	uint32_t argc;
 	uint32_t handle_count;
 	const struct fe_handle_grant *handles;
+	struct fe_spawn_fd fd[3]; /* a Linux program's descriptors 0, 1 and 2 */
+	uint16_t reserved;       /* 0 */
 };
+_Static_assert(sizeof(struct fe_spawn) == 32, "struct fe_spawn is part of the ABI");
 
 /* How a process ended (SYS_WAIT). */
 enum fe_exit_reason {

@@ -41,6 +41,8 @@ enum lx_nr {
 	LX_faccessat2 = 439, LX_rt_sigpending = 127, LX_rt_sigsuspend = 130,
 	LX_sigaltstack = 131, LX_pause = 34, LX_alarm = 37, LX_getitimer = 36,
 	LX_setitimer = 38, LX_tkill = 200, LX_wait4 = 61,
+	LX_utimensat = 280, LX_chmod = 90, LX_fchmod = 91,
+	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
 
@@ -250,6 +252,9 @@ struct lx_sigset_argpack {
 struct lx_timespec {
 	int64_t sec, nsec;
 };
+/* utimensat's times: a tv_nsec that means "now", or "leave it" */
+#define LX_UTIME_NOW ((1l << 30) - 1)
+#define LX_UTIME_OMIT ((1l << 30) - 2)
 
 struct lx_timeval {
 	int64_t sec, usec;

@@ -120,18 +120,36 @@ static struct klxfile *new_file(uint16_t kind, uint32_t flags, uint64_t *id,
 	return f;
 }
 
-/* lx_files_start -- descriptors 0, 1 and 2: one open file of the console */
-int lx_files_start(struct klinux *lx)
+/* lx_files_start -- descriptors 0, 1 and 2: the objects the spawn gave
+ * them (sys_process.c checked each: a blob or code object to read from
+ * 0, a blob to write to 1 and 2), the others one open file of the console */
+int lx_files_start(struct klinux *lx, const struct spawn_args *a)
 {
-	uint64_t id;
+	uint64_t console = 0, id;
 	int err;
 
-	if (!new_file(KLXFILE_CONSOLE, LX_O_RDWR, &id, &err))
-		return err;
-	kobj_hold(id);
-	kobj_hold(id);
-	for (unsigned fd = 0; fd < 3; fd++)
+	for (unsigned fd = 0; fd < 3; fd++) {
+		const struct fe_spawn_fd *d = &a->fd[fd];
+		struct klxfile *f;
+
+		if (!d->grant && console) {
+			kobj_hold(console);
+			id = console;
+		} else if (!d->grant) {
+			if (!new_file(KLXFILE_CONSOLE, LX_O_RDWR, &console, &err))
+				return err;
+			id = console;
+		} else {
+			f = new_file(KLXFILE_OBJECT, fd == 0 ? LX_O_RDONLY :
+				     LX_O_WRONLY | (d->flags & FE_SPAWN_FD_APPEND ? LX_O_APPEND : 0),
+				     &id, &err);
+			if (!f)
+				return err;
+			f->object = a->grant[d->grant - 1].object;
+			kobj_hold(f->object);
+		}
 		lx->fd[fd].file = id;  /* a fresh klinux: no log */
+	}
 	return 0;
 }
 
@@ -684,19 +702,45 @@ int64_t lx_lseek(struct lxcall *c)
 
 /* --- metadata ------------------------------------------------------------- */
 
-/* fill_stat -- struct stat of an open file's kind, or of object `object` */
-static int64_t fill_stat(uint16_t kind, uint64_t object, struct lx_stat *st)
+/* dir_ino -- the inode number of the directory named by the first len
+ * bytes of catalogue name `name` (a trailing '/' not counted): 47 bits of
+ * a hash of the name, and bit 47 set, never an object's id, so that each
+ * directory has its own (du and find tell directories apart by it) */
+static uint64_t dir_ino(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	if (len && name[len - 1] == '/')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
+	return (h & ((1ull << 47) - 1)) | (1ull << 47);
+}
+
+/* file_ino -- the inode number of an open directory, or its object's id */
+static uint64_t file_ino(struct klinux *lx, const struct klxfile *f)
+{
+	char name[2 * KLINUX_PATH_MAX];
+
+	if (f->kind != KLXFILE_DIR)
+		return f->object;
+	return dir_ino(name, (size_t)snprintf(name, sizeof(name), "%s%s", lx->root, f->path));
+}
+
+/* fill_stat -- struct stat of an open file's kind: of object `id`, or the
+ * directory whose inode number is `id` */
+static int64_t fill_stat(uint16_t kind, uint64_t id, struct lx_stat *st)
 {
 	struct os_obj_info info;
 
 	memset(st, 0, sizeof(*st));
+	st->ino = id;
 	st->nlink = 1;
 	st->blksize = FE_PAGE_SIZE;
 	switch (kind) {
 	case KLXFILE_OBJECT:
-		if (os_obj_stat(&kheap, object, &info))
+		if (os_obj_stat(&kheap, id, &info))
 			return -LX_EIO;
-		st->ino = object;
 		st->mode = LX_S_IFREG | (info.type == OS_TYPE_CODE ? 0755 : 0644);
 		st->size = (int64_t)info.size;
 		st->blocks = (int64_t)(info.pages * (FE_PAGE_SIZE / 512));
@@ -720,8 +764,7 @@ static int64_t fill_stat(uint16_t kind, uint64_t object, struct lx_stat *st)
 		st->rdev = (1u << 8) | 5;
 		break;
 	case KLXFILE_PIPE_READ:
-	case KLXFILE_PIPE_WRITE: /* both ends one inode, as on Linux: the pipe */
-		st->ino = object;
+	case KLXFILE_PIPE_WRITE: /* both ends one inode, as on Linux: the pipe (id) */
 		st->mode = LX_S_IFIFO | 0600;
 		break;
 	default: /* KLXFILE_RANDOM */
@@ -749,7 +792,7 @@ static int64_t stat_path(struct lxcall *c, int64_t dirfd, uint64_t upath,
 	if (os_cat_lookup(&kheap, name, strlen(name), &object) == 0)
 		return fill_stat(KLXFILE_OBJECT, object, st);
 	if (is_dir(c->lx, name))
-		return fill_stat(KLXFILE_DIR, 0, st);
+		return fill_stat(KLXFILE_DIR, dir_ino(name, strlen(name)), st);
 	return -LX_ENOENT;
 }
 
@@ -761,15 +804,44 @@ static int64_t put_stat(struct lxcall *c, int64_t err, const struct lx_stat *st,
 	return lx_errno(uvm_copy_out(&c->p->mem, to, st, sizeof(*st)));
 }
 
+/* stat_fd -- struct stat of descriptor fd's file (LX_AT_FDCWD: the
+ * current directory) */
+static int64_t stat_fd(struct lxcall *c, int64_t fd, struct lx_stat *st)
+{
+	char cwd[2 * KLINUX_PATH_MAX];
+	struct klxfile *f;
+
+	if (fd == LX_AT_FDCWD)
+		return fill_stat(KLXFILE_DIR, dir_ino(cwd, (size_t)snprintf(cwd, sizeof(cwd), "%s%s",
+						c->lx->root, c->lx->cwd)), st);
+	f = file_of(c->lx, fd, NULL);
+	if (!f)
+		return -LX_EBADF;
+	return fill_stat(f->kind, file_ino(c->lx, f), st);
+}
+
+/* stat_at -- struct stat of the file at a path relative to dirfd, or with
+ * AT_EMPTY_PATH and "" of dirfd's own; the *at calls' flags checked */
+static int64_t stat_at(struct lxcall *c, int64_t dirfd, uint64_t path, uint64_t flags,
+		       struct lx_stat *st)
+{
+	char first;
+
+	if (flags & ~(uint64_t)(LX_AT_EMPTY_PATH | LX_AT_SYMLINK_NOFOLLOW | 0x800 /* NO_AUTOMOUNT */))
+		return -LX_EINVAL;
+	if ((flags & LX_AT_EMPTY_PATH) &&
+	    uvm_copy_in(&c->p->mem, &first, path, 1) == 0 && first == 0)
+		return stat_fd(c, dirfd, st);
+	return stat_path(c, dirfd, path, st);
+}
+
 /* fstat (fd, st) -> 0 */
 int64_t lx_fstat(struct lxcall *c)
 {
-	struct klxfile *f = file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL);
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
 	struct lx_stat st;
 
-	if (!f)
-		return -LX_EBADF;
-	return put_stat(c, fill_stat(f->kind, f->object, &st), &st, c->arg[1]);
+	return put_stat(c, fd == LX_AT_FDCWD ? -LX_EBADF : stat_fd(c, fd, &st), &st, c->arg[1]);
 }
 
 /* stat, lstat (path, st) -> 0 */
@@ -780,28 +852,87 @@ int64_t lx_stat(struct lxcall *c)
 	return put_stat(c, stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
 }
 
-/* newfstatat (dirfd, path, st, flags) -> 0; AT_EMPTY_PATH with "" is fstat of dirfd */
+/* newfstatat (dirfd, path, st, flags) -> 0 */
 int64_t lx_newfstatat(struct lxcall *c)
 {
-	const int64_t dirfd = (int64_t)(int32_t)c->arg[0];
-	const uint64_t path = c->arg[1], to = c->arg[2], flags = c->arg[3];
 	struct lx_stat st;
-	char first;
 
-	if (flags & ~(uint64_t)(LX_AT_EMPTY_PATH | LX_AT_SYMLINK_NOFOLLOW | 0x800 /* NO_AUTOMOUNT */))
-		return -LX_EINVAL;
-	if ((flags & LX_AT_EMPTY_PATH) &&
-	    uvm_copy_in(&c->p->mem, &first, path, 1) == 0 && first == 0) {
-		struct klxfile *f;
+	return put_stat(c, stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[3], &st),
+			&st, c->arg[2]);
+}
 
-		if (dirfd == LX_AT_FDCWD)
-			return put_stat(c, fill_stat(KLXFILE_DIR, 0, &st), &st, to);
-		f = file_of(c->lx, dirfd, NULL);
-		if (!f)
-			return -LX_EBADF;
-		return put_stat(c, fill_stat(f->kind, f->object, &st), &st, to);
-	}
-	return put_stat(c, stat_path(c, dirfd, path, &st), &st, to);
+/* --- owners and modes ----------------------------------------------------- */
+
+/* to_root -- chown's answer: every file is root's, and stays so; giving
+ * it to root (0, or -1 for "unchanged") succeeds, anyone else is EPERM */
+static int64_t to_root(int64_t err, uint64_t uid, uint64_t gid)
+{
+	const uint32_t u = (uint32_t)uid, g = (uint32_t)gid;
+
+	if (err)
+		return err;
+	return (u && u != UINT32_MAX) || (g && g != UINT32_MAX) ? -LX_EPERM : 0;
+}
+
+/* fchown (fd, uid, gid) */
+int64_t lx_fchown(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+
+	return to_root(file_of(c->lx, fd, NULL) ? 0 : -LX_EBADF, c->arg[1], c->arg[2]);
+}
+
+/* chown, lchown (path, uid, gid) */
+int64_t lx_chown(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	return to_root(stat_path(c, LX_AT_FDCWD, c->arg[0], &st), c->arg[1], c->arg[2]);
+}
+
+/* fchownat (dirfd, path, uid, gid, flags) */
+int64_t lx_fchownat(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	return to_root(stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[4], &st),
+		       c->arg[2], c->arg[3]);
+}
+
+/* keeps_mode -- chmod's answer: modes are not stored yet, so a file keeps
+ * the mode stat shows it with (st); asking for that one succeeds (cp -a
+ * does), any other is EPERM */
+static int64_t keeps_mode(int64_t err, const struct lx_stat *st, uint64_t mode)
+{
+	if (err)
+		return err;
+	return (mode & 07777) == (st->mode & 07777) ? 0 : -LX_EPERM;
+}
+
+/* chmod (path, mode) */
+int64_t lx_chmod(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	return keeps_mode(stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
+}
+
+/* fchmod (fd, mode) */
+int64_t lx_fchmod(struct lxcall *c)
+{
+	const int64_t fd = (int64_t)(int32_t)c->arg[0];
+	struct lx_stat st;
+
+	return keeps_mode(fd == LX_AT_FDCWD ? -LX_EBADF : stat_fd(c, fd, &st), &st, c->arg[1]);
+}
+
+/* fchmodat (dirfd, path, mode) */
+int64_t lx_fchmodat(struct lxcall *c)
+{
+	struct lx_stat st;
+
+	return keeps_mode(stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], 0, &st), &st,
+			  c->arg[2]);
 }
 
 /* access (path, mode) -> 0 if the file exists (everyone may do everything) */
@@ -822,6 +953,30 @@ int64_t lx_faccessat(struct lxcall *c)
 	if (c->arg[2] & ~7ull)
 		return -LX_EINVAL;
 	return stat_path(c, (int64_t)(int32_t)c->arg[0], c->arg[1], &st);
+}
+
+/* utimensat (dirfd, path, times, flags) -> 0 for a file that exists and
+ * times that are valid (NULL: now); a NULL path is dirfd's own file. The
+ * times are not kept: no object has an mtime yet (docs/linux.md, "Known
+ * gaps"), so `touch` makes a file, and finds one, as on Linux */
+int64_t lx_utimensat(struct lxcall *c)
+{
+	const int64_t dirfd = (int64_t)(int32_t)c->arg[0];
+	const uint64_t path = c->arg[1], times = c->arg[2], flags = c->arg[3];
+	struct lx_timespec ts[2];
+	struct lx_stat st;
+
+	if (flags & ~(uint64_t)LX_AT_SYMLINK_NOFOLLOW)
+		return -LX_EINVAL;
+	if (times && uvm_copy_in(&c->p->mem, ts, times, sizeof(ts)))
+		return -LX_EFAULT;
+	for (unsigned i = 0; times && i < 2; i++)
+		if (ts[i].nsec != LX_UTIME_NOW && ts[i].nsec != LX_UTIME_OMIT &&
+		    (ts[i].nsec < 0 || ts[i].nsec >= 1000000000))
+			return -LX_EINVAL;
+	if (!path)
+		return file_of(c->lx, dirfd, NULL) ? 0 : -LX_EBADF;
+	return stat_path(c, dirfd, path, &st);
 }
 
 /* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the
@@ -1364,19 +1519,6 @@ static int64_t record_lock(struct lxcall *c, uint64_t cmd, uint64_t arg)
 	return lx_errno(uvm_copy_out(&c->p->mem, arg, &fl, sizeof(fl)));
 }
 
-/* fchown (fd, uid, gid) -- every file is root's, and stays so: giving it
- * to root (0, or -1 for "unchanged") succeeds, anyone else is EPERM */
-int64_t lx_fchown(struct lxcall *c)
-{
-	const uint32_t uid = (uint32_t)c->arg[1], gid = (uint32_t)c->arg[2];
-
-	if (!file_of(c->lx, (int64_t)(int32_t)c->arg[0], NULL))
-		return -LX_EBADF;
-	if ((uid && uid != UINT32_MAX) || (gid && gid != UINT32_MAX))
-		return -LX_EPERM;
-	return 0;
-}
-
 /* fcntl (fd, cmd, arg) */
 int64_t lx_fcntl(struct lxcall *c)
 {
@@ -1488,7 +1630,7 @@ int64_t lx_getdents64(struct lxcall *c)
 	char resume[KLINUX_PATH_MAX];
 	struct os_cat_cursor cur;
 	bool full = false;
-	size_t plen;
+	size_t plen, up, floor = strlen(c->lx->root);
 	int err;
 
 	if (!f)
@@ -1496,11 +1638,14 @@ int64_t lx_getdents64(struct lxcall *c)
 	if (f->kind != KLXFILE_DIR)
 		return -LX_ENOTDIR;
 	plen = (size_t)snprintf(prefix, sizeof(prefix), "%s%s", c->lx->root, f->path);
+	up = plen > floor ? plen - 1 : plen; /* "..": the parent's name, the root's own */
+	while (up > floor && prefix[up - 1] != '/')
+		up--;
 	count = f->offset;
 	memcpy(resume, f->cursor, sizeof(resume));
 	for (; count < 2 && !full; count += !full)
-		full = !put_dirent(chunk, cap, &at, 1, (int64_t)count + 1, LX_DT_DIR,
-				   "..", count + 1); /* ".", then ".." */
+		full = !put_dirent(chunk, cap, &at, dir_ino(prefix, count ? up : plen),
+				   (int64_t)count + 1, LX_DT_DIR, "..", count + 1); /* ".", ".." */
 	while (!full) {
 		const char *rel;
 		size_t rlen, n = 0;
@@ -1515,8 +1660,8 @@ int64_t lx_getdents64(struct lxcall *c)
 		while (n < rlen && rel[n] != '/')
 			n++;
 		dir = n < rlen;
-		if (n && !put_dirent(chunk, cap, &at, dir ? 1 : id, (int64_t)count + 1,
-				     dir ? LX_DT_DIR : LX_DT_REG, rel, n)) {
+		if (n && !put_dirent(chunk, cap, &at, dir ? dir_ino(cur.name, plen + n) : id,
+				     (int64_t)count + 1, dir ? LX_DT_DIR : LX_DT_REG, rel, n)) {
 			full = true;
 			break;
 		}

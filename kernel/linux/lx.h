@@ -21,6 +21,7 @@
 #include "task/sched.h"
 
 struct pctx;
+struct spawn_args;
 struct trap_frame;
 
 /* One Linux system call, decoded by the dispatcher. */
@@ -44,8 +45,9 @@ int64_t lx_errno(int64_t err);
 const char *lx_call_name(uint64_t nr);
 
 /* --- files (files.c) ------------------------------------------------------ */
-/* lx_files_start -- a new program's descriptors 0, 1 and 2: the console */
-int lx_files_start(struct klinux *lx);
+/* lx_files_start -- a new program's descriptors 0, 1 and 2: the objects
+ * its spawn gave them (checked by sys_process.c), else the console */
+int lx_files_start(struct klinux *lx, const struct spawn_args *a);
 /* lx_state_deleted -- a klinux or klxfile is gone: release what it held */
 void lx_state_deleted(uint64_t id, uint16_t type);
 /* lx_fd_object -- the catalogue object descriptor fd shows, and the open
@@ -76,6 +78,11 @@ int64_t lx_dup2(struct lxcall *c);
 int64_t lx_dup3(struct lxcall *c);
 int64_t lx_fcntl(struct lxcall *c);
 int64_t lx_fchown(struct lxcall *c);
+int64_t lx_chown(struct lxcall *c);
+int64_t lx_fchownat(struct lxcall *c);
+int64_t lx_chmod(struct lxcall *c);
+int64_t lx_fchmod(struct lxcall *c);
+int64_t lx_fchmodat(struct lxcall *c);
 int64_t lx_getcwd(struct lxcall *c);
 int64_t lx_chdir(struct lxcall *c);
 int64_t lx_getdents64(struct lxcall *c);
@@ -120,6 +127,7 @@ int64_t lx_poll(struct lxcall *c);
 int64_t lx_ppoll(struct lxcall *c);
 int64_t lx_select(struct lxcall *c);
 int64_t lx_pselect6(struct lxcall *c);
+int64_t lx_utimensat(struct lxcall *c);
 
 /* --- memory (memory.c) ---------------------------------------------------- */
 /* lx_memory_start -- the break of a new program, just above its image */

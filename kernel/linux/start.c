@@ -6,8 +6,9 @@
  * linux_start (registered at power-on by linux_init). It makes the
  * program's klinux (kformat.h) -- root and current directory the whole
  * catalogue, umask 022, a terminal's default modes, descriptors 0, 1 and
- * 2 on the console, every signal's default disposition, the break above
- * the image -- and lays out the stack
+ * 2 on the console or on the objects the spawn gave them (osh's < and >),
+ * every signal's default disposition, the break above the image -- and
+ * lays out the stack
  * as the System V x86-64 ABI and Linux's exec do, from the top down:
  *
  *   16 random bytes (AT_RANDOM), "x86_64" (AT_PLATFORM), the environment
@@ -136,7 +137,7 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
 	lx->version = KLINUX_VERSION;
 	lx->umask = 022;
 	lx->termios = default_termios;
-	err = lx_files_start(lx);
+	err = lx_files_start(lx, a);
 	if (!err)
 		err = lx_signals_start(lx);
 	if (!err)

@@ -56,7 +56,38 @@ static int copy_grants(struct pctx *p, const struct fe_spawn *sp,
 	return 0;
 }
 
-/* copy_spawn_args -- argv and grants of SYS_SPAWN, checked */
+/* check_fds -- a Linux program's descriptors 0, 1 and 2 (fe_spawn.fd):
+ * each the console, or a grant of a blob or code object with
+ * FE_RIGHT_READ to read (0), of a blob with FE_RIGHT_WRITE to write (1,
+ * 2); anything else is refused, nothing made */
+static int check_fds(const struct fe_spawn *sp, struct spawn_args *s)
+{
+	if (sp->reserved)
+		return -ERR_INVAL;
+	for (unsigned fd = 0; fd < 3; fd++) {
+		const struct fe_spawn_fd *d = &sp->fd[fd];
+		const bool reads = fd == 0;
+		const struct spawn_grant *g;
+		uint16_t type;
+
+		if (d->flags & ~(uint8_t)FE_SPAWN_FD_APPEND || d->grant > s->grant_count)
+			return -ERR_INVAL;
+		if (d->flags && (reads || !d->grant))
+			return -ERR_INVAL; /* appending is for writing to an object */
+		if (!d->grant)
+			continue;
+		g = &s->grant[d->grant - 1];
+		type = kobj_type(g->object);
+		if (type != OS_TYPE_BLOB && !(reads && type == OS_TYPE_CODE))
+			return -ERR_INVAL;
+		if (!(g->rights & (reads ? FE_RIGHT_READ : FE_RIGHT_WRITE)))
+			return -ERR_PERM;
+	}
+	memcpy(s->fd, sp->fd, sizeof(s->fd));
+	return 0;
+}
+
+/* copy_spawn_args -- argv, grants and descriptors of SYS_SPAWN, checked */
 static int copy_spawn_args(struct pctx *p, uint64_t user, struct spawn_args *s)
 {
 	uint64_t argv[FE_SPAWN_MAX_ARGS];
@@ -81,7 +112,8 @@ static int copy_spawn_args(struct pctx *p, uint64_t user, struct spawn_args *s)
 			return len;
 		s->argv_bytes += (size_t)len + 1;
 	}
-	return copy_grants(p, &sp, s);
+	err = copy_grants(p, &sp, s);
+	return err ? err : check_fds(&sp, s);
 }
 
 /* SYS_SPAWN (code handle, struct fe_spawn) -> a handle to the new process */

@@ -399,6 +399,13 @@ void proc_on_linux_start(proc_linux_start_fn start)
 	linux_start = start;
 }
 
+/* redirects -- whether a gives a descriptor 0, 1 or 2 something other
+ * than the console */
+static bool redirects(const struct spawn_args *a)
+{
+	return a->fd[0].grant || a->fd[1].grant || a->fd[2].grant;
+}
+
 /* proc_spawn -- start `code` with argv and handles; the new slot in *slot */
 int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	       unsigned *slot)
@@ -422,6 +429,8 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 			why ? why : "unreadable");
 		return err;
 	}
+	if (img.abi == ELF_ABI_FERRITE && redirects(a))
+		return -ERR_NOTSUP; /* descriptors are a Linux program's */
 	err = new_process((unsigned)free, parent, code, a->argv, &p);
 	if (!err)
 		err = build(p, code, &img, a);

@@ -91,6 +91,10 @@ struct spawn_args {
 	char argv[FE_SPAWN_MAX_ARGV_BYTES];
 	unsigned grant_count;
 	struct spawn_grant grant[FE_SPAWN_MAX_HANDLES];
+	/* A Linux program's descriptors 0, 1 and 2 (fe_spawn.fd): each a
+	 * grant above (checked: its object and rights fit the descriptor),
+	 * or the console */
+	struct fe_spawn_fd fd[3];
 };
 
 #endif

@@ -16,6 +16,7 @@ run with the log checker (docs/logcheck.md), which stops the kernel at a
 commit if it wrote a heap byte it had not logged.
 """
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -61,6 +62,11 @@ FILES = {
     "t/heredoc.sh": open(os.path.join(ROOT, "tests", "linux", "heredoc.sh")).read(),
 }
 
+# In the tables below, a word that is exactly <, >, >>, 2> or 2>> is
+# osh's redirection (docs/shell.md), typed bare, with the name after it;
+# the host does the same with the same names below its working directory.
+REDIRECTS = ("<", ">", ">>", "2>", "2>>")
+
 # Busybox invocations (argv after the applet's name is busybox's own:
 # `busybox APPLET ARGS`), each compared with the host.
 APPLETS = [
@@ -94,6 +100,7 @@ APPLETS = [
     ["sha256sum", "t/fruit.txt"],
     ["cmp", "t/fruit.txt", "t/other.txt"],
     ["diff", "t/fruit.txt", "t/other.txt"],
+    ["diff", "-u", "t/fruit.txt", "t/other.txt"],
     ["seq", "3", "2", "11"],
     ["expr", "6", "*", "7"],
     ["test", "-f", "t/fruit.txt"],
@@ -107,7 +114,7 @@ APPLETS = [
     ["ls", "-1", "t"],
     ["ls", "-1a", "t/sub"],
     ["ls", "-1R", "t"],
-    ["stat", "-c", "%n %s %F", "t/fruit.txt", "t/sub"],
+    ["stat", "-c", "%n %s %a %h %F", "t/fruit.txt", "t/sub"],
     ["du", "-a", "t/sub"],
     ["find", "t", "-name", "*.txt"],          # lines compared sorted (UNORDERED)
     ["find", "t", "-type", "d"],
@@ -121,6 +128,30 @@ APPLETS = [
     ["sh", "-c", "f() { read -r x; read -r y; echo \"$y,$x\"; }; eval $'f <<E\\nfirst\\nsecond\\nE'; echo $?"],
     ["sh", "-c", "n=0; for w in a b c; do eval $'read -r l <<E\\n'$w$'-line\\nE'; n=$((n+1)); echo $n:$l; done"],
     ["sleep", "0.1"],
+    # standard input from an object
+    ["cat", "<", "t/fruit.txt"],
+    ["wc", "-l", "<", "t/lines.txt"],
+    ["tr", "a-z", "A-Z", "<", "t/fruit.txt"],
+    ["tr", "-d", "0-9", "<", "t/fruit.txt"],
+    ["tr", "-cs", "a-z0-9", "\\n", "<", "t/lines.txt"],
+    ["head", "-c", "50", "<", "t/lines.txt"],
+    ["grep", "-c", "line", "<", "t/lines.txt"],
+    ["sort", "-t", " ", "-k", "2,2n", "-u", "<", "t/fruit.txt"],
+    ["sort", "<", "t/fruit.txt", ">", "t/sorted.txt"],
+    ["uniq", "-c", "<", "t/sorted.txt"],
+    ["awk", "-v", "min=5", "function sq(x) { return x * x } $2 >= min { n[$1]++; s[$1] += sq($2) }"
+     " END { for (k in n) printf \"%-8s %d %8.2f\\n\", k, n[k], s[k] / n[k] }", "<", "t/fruit.txt"],
+    ["od", "-c", "<", "t/fruit.txt"],
+    ["hexdump", "-C", "<", "t/nums.txt"],
+    ["md5sum", "<", "t/blob.bin"],
+    ["xargs", "echo", "<", "t/nums.txt"],
+    ["xargs", "-n", "2", "echo", "n:", "<", "t/nums.txt"],
+    ["cmp", "-l", "t/fruit.txt", "t/other.txt"],
+    ["du", "-s", "t"],
+    # a fixed time zone: UTC
+    ["date", "-u", "-d", "@1700000000"],
+    ["date", "-u", "-d", "2024-02-29 13:14:15", "+%A %d %B %Y, day %j, %s"],
+    ["date", "-u", "-R", "-d", "@0"],
 ]
 
 
@@ -131,17 +162,31 @@ UNORDERED = ("find",)
 
 
 def host_run(argv, cwd, executable):
-    """argv on the host, as osh would start it there: its output and status."""
-    p = subprocess.run(argv, executable=executable, cwd=cwd, env=ENV,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=60)
-    return p.stdout.decode("latin-1"), p.returncode
+    """argv on the host, as osh would start it there: its output and status.
+    A redirection's file is below cwd; what the program writes to the
+    console (stdout and stderr, unless they go to files) is its output."""
+    words = [w for at, w in enumerate(argv)
+             if w not in REDIRECTS and (at == 0 or argv[at - 1] not in REDIRECTS)]
+    files = {op: os.path.join(cwd, argv[at + 1]) for at, op in enumerate(argv) if op in REDIRECTS}
+    with contextlib.ExitStack() as stack:
+        def opened(op, mode):
+            return stack.enter_context(open(files[op], mode)) if op in files else None
+        stdin = opened("<", "rb") or subprocess.DEVNULL
+        stdout = opened(">", "wb") or opened(">>", "ab")
+        stderr = opened("2>", "wb") or opened("2>>", "ab")
+        p = subprocess.run(words, executable=executable, cwd=cwd, env=ENV, stdin=stdin,
+                           stdout=stdout or subprocess.PIPE,
+                           stderr=stderr or (subprocess.PIPE if stdout else subprocess.STDOUT),
+                           timeout=60)
+    return ((p.stdout or b"") + (p.stderr or b"")).decode("latin-1"), p.returncode
 
 
 def osh_word(arg):
     r"""arg as one osh word (docs/shell.md): in single quotes, which keep
     every byte, unless it holds one; then in double quotes, where \, \"
-    and \$ are escapes."""
+    and \$ are escapes. A redirection (REDIRECTS) stays bare."""
+    if arg in REDIRECTS:
+        return arg
     if "'" not in arg:
         return "'%s'" % arg
     return '"%s"' % arg.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
@@ -187,6 +232,8 @@ def linux(module_machines, tmp_path_factory):
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("latin-1"))
+        path.chmod(0o644)              # the modes Ferrite shows (docs/linux.md)
+        path.parent.chmod(0o755)
         imports.append((name, str(path)))
     for name, path in imports:
         kind = "code" if name.startswith("bin/") else "blob"
@@ -384,6 +431,51 @@ NAME_STEPS = [
     ["find", "w"],
     ["rm", "-r", "w"],
     ["test", "-e", "w"],
+    # standard output to an object: made, emptied, appended to
+    ["mkdir", "o"],
+    ["echo", "one", ">", "o/e"],
+    ["echo", "two", ">>", "o/e"],
+    ["cat", "o/e"],
+    ["echo", "three", ">", "o/e"],
+    ["cat", "o/e"],
+    ["cat", "t/nosuch.txt", "2>", "o/err"],
+    ["cat", "t/fruit.txt", "t/nosuch.txt", ">", "o/out", "2>>", "o/err"],
+    ["cat", "o/out", "o/err"],
+    ["touch", "o/new", "t/fruit.txt"],
+    ["ls", "-1", "o"],
+    # gzip and gunzip, to and from objects and through standard input and output
+    ["gzip", "-c", "t/lines.txt", ">", "o/l.gz"],
+    ["md5sum", "o/l.gz"],
+    ["gunzip", "-c", "o/l.gz"],
+    ["gzip", "<", "t/blob.bin", ">", "o/b.gz"],
+    ["gunzip", "<", "o/b.gz", ">", "o/b.bin"],
+    ["cmp", "t/blob.bin", "o/b.bin"],
+    ["cp", "t/fruit.txt", "o/f"],
+    ["gzip", "o/f"],
+    ["ls", "-1", "o"],
+    ["gunzip", "o/f.gz"],
+    ["cmp", "t/fruit.txt", "o/f"],
+    ["sed", "-i", "s/apple/APPLE/", "o/f"],
+    ["cat", "o/f"],
+    # tar: create, list, extract
+    ["tar", "-cf", "o/a.tar", "t/fruit.txt", "t/sub"],
+    ["tar", "-tf", "o/a.tar"],
+    ["mkdir", "o/x"],
+    ["tar", "-xf", "o/a.tar", "-C", "o/x"],
+    ["find", "o/x"],
+    ["cmp", "t/sub/deep.txt", "o/x/t/sub/deep.txt"],
+    ["tar", "-cf", "-", "t/nums.txt", "t/lines.txt", ">", "o/b.tar"],
+    ["tar", "-tf", "-", "<", "o/b.tar"],
+    ["tar", "-xf", "-", "-C", "o/x", "<", "o/b.tar"],
+    ["md5sum", "o/x/t/nums.txt", "o/x/t/lines.txt", "o/x/t/fruit.txt"],
+    # a directory copied keeping owners and modes, and moved
+    ["cp", "-a", "t/sub", "o/sub"],
+    ["mv", "o/sub", "o/moved"],
+    ["find", "o/moved"],
+    ["chmod", "644", "o/moved/deep.txt"],
+    ["stat", "-c", "%n %a %F", "o/moved", "o/moved/deep.txt"],
+    ["rm", "-r", "o"],
+    ["ls", "o"],
 ]
 
 
@@ -429,6 +521,50 @@ def test_select_and_poll_end_when_bytes_are_typed(linux):
         "poll a pipe and the console 600 s: 1 revents 0 0x1\nread 1: q\n"
         "type a line\nFIONREAD 6\nhello\nread 6: hello\n"), out
     assert reply(m, "echo $?") == "0\n"
+
+
+def test_redirection_in_the_background_and_without_blanks(linux):
+    """osh's redirection beyond the tables (docs/shell.md): a background
+    job's, operators that end the word before them, an object by #ID."""
+    m, files = linux
+    want = host_run(["busybox", "sort", "-r", "t/fruit.txt"], files, BUSYBOX)
+    # the job's end is reported before the prompt after it ends: after
+    # its own line, or after the wait
+    text = reply(m, "busybox sort -r < t/fruit.txt > sorted &") + reply(m, "wait")
+    assert re.fullmatch(r"\[(\d+)\] started\n\[\1\] done, status 0\n", text), text
+    assert reply(m, "cat sorted") == want[0]
+    ident = re.search(r"id: +(#\d+)", reply(m, "stat t/fruit.txt")).group(1)
+    assert reply(m, "busybox sort -r<%s>>sorted" % ident) == ""
+    assert reply(m, "cat sorted") == want[0] * 2
+    assert reply(m, "rm sorted") == ""
+
+
+# Lines osh cannot run as they are (docs/shell.md, "Redirection"), and
+# what it says; each runs nothing and sets $? 1.
+REDIRECT_MISTAKES = [
+    ("busybox cat <", "osh: '<' needs a name after it"),
+    ("> made busybox cat <", "osh: '<' needs a name after it"),
+    ("busybox cat >> &", "osh: '>>' needs a name after it"),
+    ("busybox cat 2> < t/fruit.txt", "osh: '2>' needs a name after it"),
+    ("> made", "osh: a redirection needs a program to run"),
+    ("busybox cat < t/fruit.txt < t/nums.txt", "osh: standard input is redirected twice"),
+    ("busybox echo > made >> other", "osh: standard output is redirected twice"),
+    ("busybox wc < t/nosuch", "osh: no object named 't/nosuch'"),
+    ("busybox echo x > bin/busybox", "osh: 'bin/busybox' is not a blob: only blobs can be written"),
+    ("echo x > made", "osh: echo is a builtin; redirection (< >) is for Linux programs"),
+    ("hello > made", "osh: 'hello' is a program of Ferrite's own; redirection (< >) is for Linux programs"),
+]
+
+
+def test_redirection_mistakes_are_named(linux):
+    m, files = linux
+    for line, message in REDIRECT_MISTAKES:
+        assert (reply(m, line), reply(m, "echo $?")) == (message + "\n", "1\n"), line
+    # Only the last made its object (as a Unix shell makes it before it
+    # finds the program cannot run); the parser's refusals made nothing.
+    assert reply(m, "ls made") == "made\n"
+    assert reply(m, "ls other") == "ls: no name starts with 'other'\n"
+    assert reply(m, "rm made") == ""
 
 
 def test_a_dynamic_binary_is_refused_with_its_interpreter_named(tmp_path):

@@ -251,6 +251,12 @@ long fe_spawn_program_grant(const char *name, const char *const *argv,
 			    const struct fe_handle_grant *grants,
 			    uint32_t count);
 
+/* fe_spawn_program_with -- fe_spawn_program with the rest of *spawn (its
+ * handle grants, a Linux program's descriptors); its argv and argc are
+ * filled in from argv */
+long fe_spawn_program_with(const char *name, const char *const *argv,
+			   struct fe_spawn *spawn);
+
 /* fe_perror -- print "prefix: message of err" on the console */
 void fe_perror(const char *prefix, long err);
 

@@ -75,25 +75,31 @@ long fe_spawn_program_grant(const char *name, const char *const *argv,
 			    const struct fe_handle_grant *grants,
 			    uint32_t count)
 {
+	struct fe_spawn spawn = {.handles = grants, .handle_count = count};
+
+	return fe_spawn_program_with(name, argv, &spawn);
+}
+
+/* fe_spawn_program_with -- run "bin/NAME" with argv and the rest of *spawn */
+long fe_spawn_program_with(const char *name, const char *const *argv,
+			   struct fe_spawn *spawn)
+{
 	const char *default_argv[2] = {name, NULL};
 	char path[FE_NAME_MAX + 1];
-	struct fe_spawn spawn = {0};
 	long code, process;
 
 	if (snprintf(path, sizeof(path), PROGRAM_DIR "%s", name) >= (int)sizeof(path))
 		return -ERR_TOOBIG;
 	if (argv == NULL)
 		argv = default_argv;
-	while (argv[spawn.argc] != NULL)
-		spawn.argc++;
-	spawn.argv = argv;
-	spawn.handles = grants;
-	spawn.handle_count = count;
+	for (spawn->argc = 0; argv[spawn->argc] != NULL; spawn->argc++)
+		;
+	spawn->argv = argv;
 
 	code = fe_open(path, FE_RIGHT_READ | FE_RIGHT_EXEC);
 	if (code < 0)
 		return code;
-	process = fe_spawn((int32_t)code, &spawn);
+	process = fe_spawn((int32_t)code, spawn);
 	fe_close((int32_t)code);
 	return process;
 }

@@ -358,10 +358,11 @@ void cmd_new(int argc, char **argv)
 	fe_close((int32_t)h);
 }
 
-/* open_or_create -- a read+write handle to the blob NAME, made if missing */
-static long open_or_create(const char *cmd, const char *name)
+/* open_or_create -- a handle with rights (write among them) to the blob
+ * NAME, made and bound if missing; reports failure for cmd */
+long open_or_create(const char *cmd, const char *name, uint32_t rights)
 {
-	long h = fe_open(name, FE_RIGHT_READ | FE_RIGHT_WRITE);
+	long h = fe_open(name, rights);
 
 	if (h == -ERR_PERM) {
 		complain("%s: '%s' is not a blob: only blobs can be written", cmd, name);
@@ -406,7 +407,7 @@ static void put_text(const char *cmd, int argc, char **argv, bool append)
 	uint64_t at = 0;
 	long h, err = 0;
 
-	h = open_or_create(cmd, argv[1]);
+	h = open_or_create(cmd, argv[1], FE_RIGHT_READ | FE_RIGHT_WRITE);
 	if (h < 0)
 		return;
 	if (append)

@@ -69,7 +69,10 @@ static void exit_text(const struct fe_exit_info *info, char *buf, size_t cap)
 /* spawn_error -- say why a program could not start */
 static void spawn_error(const char *name, long err)
 {
-	if (err == -ERR_NOENT)
+	if (err == -ERR_NOTSUP) /* only a spawn with descriptors is refused so */
+		complain("osh: '%s' is a program of Ferrite's own; redirection (< >) "
+			 "is for Linux programs", name);
+	else if (err == -ERR_NOENT)
 		complain("osh: no program named 'bin/%s' (help lists the builtins)", name);
 	else if (err == -ERR_NOEXEC)
 		complain("osh: 'bin/%s' is not a program", name);
@@ -124,7 +127,7 @@ void report_jobs(void)
 }
 
 /* job_text -- the words of a command, joined, cut to fit */
-static void job_text(char **argv, char *buf, size_t cap)
+static void job_text(char *const *argv, char *buf, size_t cap)
 {
 	size_t len = 0;
 
@@ -134,8 +137,69 @@ static void job_text(char **argv, char *buf, size_t cap)
 					len ? " " : "", *argv);
 }
 
+/* open_redirect -- a handle to grant for descriptor fd's redirection r:
+ * the object to read (0), or the blob to write (1, 2), made if missing
+ * and emptied unless appended to; -ERR_x after complaining */
+static long open_redirect(int fd, const struct redirect *r)
+{
+	struct fe_stat st;
+	long h, err;
+
+	if (fd == 0)
+		h = open_object("osh", r->name, FE_RIGHT_READ | FE_RIGHT_GRANT);
+	else
+		h = open_or_create("osh", r->name, FE_RIGHT_WRITE | FE_RIGHT_GRANT);
+	if (h < 0)
+		return h;
+	err = fe_obj_stat((int32_t)h, &st);
+	if (err >= 0 && st.type != FE_TYPE_BLOB && (fd != 0 || st.type != FE_TYPE_CODE))
+		err = -ERR_INVAL;
+	if (err >= 0 && fd != 0 && !r->append)
+		err = fe_obj_resize((int32_t)h, 0);
+	if (err == -ERR_INVAL)
+		complain("osh: '%s' is not a blob%s", r->name, fd == 0 ? " or code object" : "");
+	else if (err < 0)
+		complain("osh: '%s': %s", r->name, err_str((int)err));
+	if (err < 0) {
+		fe_close((int32_t)h);
+		return err;
+	}
+	return h;
+}
+
+/* start -- spawn the command of w with its redirections -> a process
+ * handle, or -ERR_x after complaining */
+static long start(const struct words *w)
+{
+	struct fe_handle_grant grants[3];
+	struct fe_spawn spawn = {.handles = grants};
+	long h = 0;
+	int fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		if (w->redirect[fd].name == NULL)
+			continue;
+		h = open_redirect(fd, &w->redirect[fd]);
+		if (h < 0)
+			break;
+		grants[spawn.handle_count] = (struct fe_handle_grant){
+			(int32_t)h, fd == 0 ? FE_RIGHT_READ : FE_RIGHT_WRITE,
+		};
+		spawn.fd[fd].grant = FE_SPAWN_FD_GRANT(spawn.handle_count++);
+		spawn.fd[fd].flags = w->redirect[fd].append ? FE_SPAWN_FD_APPEND : 0;
+	}
+	if (h >= 0) {
+		h = fe_spawn_program_with(w->word[0], (const char *const *)w->word, &spawn);
+		if (h < 0)
+			spawn_error(w->word[0], h);
+	}
+	while (spawn.handle_count > 0)  /* the process holds what it was given */
+		fe_close(grants[--spawn.handle_count].handle);
+	return h;
+}
+
 /* run_background -- start a job and say its pid */
-static void run_background(char **argv)
+static void run_background(const struct words *w)
 {
 	struct job *job = NULL;
 	size_t i;
@@ -149,16 +213,14 @@ static void run_background(char **argv)
 			 MAX_JOBS);
 		return;
 	}
-	h = fe_spawn_program(argv[0], (const char *const *)argv);
-	if (h < 0) {
-		spawn_error(argv[0], h);
+	h = start(w);
+	if (h < 0)
 		return;
-	}
 	memset(job, 0, sizeof(*job));
 	job->used = true;
 	job->handle = (int32_t)h;
 	job->started = ++jobs_started;
-	job_text(argv, job->text, sizeof(job->text));
+	job_text(w->word, job->text, sizeof(job->text));
 	job_poll(job);
 	job->pid = job->info.pid;
 	out_printf("[%lu] started\n", job->pid);
@@ -189,22 +251,20 @@ static void wait_foreground(int32_t h, const char *name)
 	}
 }
 
-/* run_program -- run bin/NAME with the words, in the background if asked */
-void run_program(char **argv, bool background)
+/* run_program -- run bin/NAME with the words and redirections, in the
+ * background if asked */
+void run_program(const struct words *w)
 {
 	long h;
 
 	out_flush(); /* what osh said so far goes out before the program speaks */
-	if (background) {
-		run_background(argv);
+	if (w->background) {
+		run_background(w);
 		return;
 	}
-	h = fe_spawn_program(argv[0], (const char *const *)argv);
-	if (h < 0) {
-		spawn_error(argv[0], h);
-		return;
-	}
-	wait_foreground((int32_t)h, argv[0]);
+	h = start(w);
+	if (h >= 0)
+		wait_foreground((int32_t)h, w->word[0]);
 }
 
 /* parse_pid -- a decimal pid > 0 into *pid; false after complaining */

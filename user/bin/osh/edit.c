@@ -244,7 +244,7 @@ static void complete(void)
 	struct completion c;
 	char word[FE_NAME_MAX + 1];
 
-	while (start > 0 && ed.line[start - 1] != ' ')
+	while (start > 0 && !strchr(" <>", ed.line[start - 1])) /* a name after < > too */
 		start--;
 	for (i = 0; i < start; i++)
 		if (ed.line[i] != ' ')

@@ -107,6 +107,9 @@ static void run_builtin(const struct builtin *b, struct words *w)
 
 	if (w->background) {
 		complain("osh: %s is a builtin; it cannot run in the background", b->name);
+	} else if (w->redirect[0].name || w->redirect[1].name || w->redirect[2].name) {
+		complain("osh: %s is a builtin; redirection (< >) is for Linux programs",
+			 b->name);
 	} else if (args < b->min_args || (b->max_args >= 0 && args > b->max_args)) {
 		complain("usage: %s", b->usage);
 		shell_status = STATUS_USAGE;
@@ -129,7 +132,7 @@ static void run_line(const char *line)
 		if (b != NULL)
 			run_builtin(b, &w);
 		else
-			run_program(w.word, w.background);
+			run_program(&w);
 	}
 }
 

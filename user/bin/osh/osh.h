@@ -71,11 +71,18 @@ void cmd_run(int argc, char **argv);
 
 /* --- parse.c ----------------------------------------------------------- */
 
+/* Where a redirection sends a program's descriptor (< > >> 2> 2>>). */
+struct redirect {
+	const char *name;        /* the object's name (in words.text); NULL: the console */
+	bool append;             /* >>: writes go to the end */
+};
+
 /* A command line split into words. */
 struct words {
 	int count;
 	bool background;         /* the command ended with an unquoted & */
 	char *word[OSH_WORDS_MAX + 1];  /* NULL after the last */
+	struct redirect redirect[3];    /* descriptors 0, 1 and 2 */
 	char text[2 * OSH_LINE_MAX + 64]; /* the words, each NUL-terminated */
 };
 
@@ -158,6 +165,10 @@ long name_walk_interruptible(const char *prefix,
 /* open_object -- a handle with rights to NAME or #ID; reports failure for cmd */
 long open_object(const char *cmd, const char *arg, uint32_t rights);
 
+/* open_or_create -- a handle with rights (write among them) to the blob
+ * NAME, made and bound if missing; reports failure for cmd */
+long open_or_create(const char *cmd, const char *name, uint32_t rights);
+
 void cmd_ls(int argc, char **argv);
 void cmd_stat(int argc, char **argv);
 void cmd_cat(int argc, char **argv);
@@ -190,8 +201,9 @@ void cmd_snapshots(int argc, char **argv);
 void cmd_echo(int argc, char **argv);
 void cmd_clear(int argc, char **argv);
 
-/* run_program -- run bin/NAME with the words, in the background if asked */
-void run_program(char **argv, bool background);
+/* run_program -- run bin/NAME with the words and redirections, in the
+ * background if asked */
+void run_program(const struct words *w);
 
 /* report_jobs -- say which background jobs ended, and forget them */
 void report_jobs(void);

@@ -494,6 +494,13 @@ static void fuzz_spawn(void)
 	sp.argv = argv;
 	sp.argc = (uint32_t)(fz_rand(4) ? 1 + fz_rand(4) : fz_len(FE_SPAWN_MAX_ARGS));
 	sp.handles = (const struct fe_handle_grant *)(uintptr_t)spawn_grants(&sp.handle_count);
+	memset(sp.fd, 0, sizeof(sp.fd));
+	if (fz_chance(8)) /* descriptors, which a program of Ferrite's refuses */
+		for (unsigned i = 0; i < 3; i++)
+			sp.fd[i] = (struct fe_spawn_fd){
+				(uint8_t)fz_rand(FE_SPAWN_MAX_HANDLES + 2), (uint8_t)fz_rand(3),
+			};
+	sp.reserved = fz_chance(32) ? (uint16_t)fz_any() : 0;
 	if (fz_chance(8))
 		sp.argv = (const char *const *)(uintptr_t)fz_ptr_in(sizeof(argv));
 	if (fz_chance(16))

@@ -185,7 +185,7 @@ static void spawn_worker(unsigned i)
 	};
 	char seed[24], index[8], left[24], root[24];
 	const char *argv[] = {WORKER_NAME, "worker", seed, index, left, root, NULL};
-	struct fe_spawn sp = {argv, 6, 1, &grant};
+	struct fe_spawn sp = {.argv = argv, .argc = 6, .handle_count = 1, .handles = &grant};
 	struct fe_exit_info info;
 	long h;
 

@@ -22,7 +22,7 @@ bool exhaust_hold;
 void test_too_many_handles(void)
 {
 	static const char *const argv[] = {"hello", NULL};
-	const struct fe_spawn sp = {argv, 1, 0, NULL};
+	const struct fe_spawn sp = {.argv = argv, .argc = 1};
 	int32_t h = new_blob(PAGE, "handles"), e[2] = {-1, -1}, extra[FE_HANDLE_SLOTS];
 	long code = OK(fe_open("bin/hello", FE_RIGHT_READ | FE_RIGHT_EXEC)), r = 0;
 	struct fe_msg_info mi;

@@ -102,6 +102,7 @@ static const struct test tests[] = {
 	{"sync", test_sync},
 	{"spawn", test_spawn},
 	{"grants", test_grants},
+	{"spawn descriptors", test_spawn_fds},
 	{"wait/kill", test_wait_kill},
 	{"proc list", test_proc_list},
 	{"time", test_time},

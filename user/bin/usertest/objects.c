@@ -59,7 +59,7 @@ void test_create(void)
 void test_bad_handles(void)
 {
 	static const char *const argv[] = {"hello", NULL};
-	const struct fe_spawn sp = {argv, 1, 0, NULL};
+	const struct fe_spawn sp = {.argv = argv, .argc = 1};
 	struct fe_stat st;
 	struct fe_exit_info info;
 	char buf[8];

@@ -99,6 +99,58 @@ void test_grants(void)
 	EQ(fe_close(h), 0);
 }
 
+/* spawn_fds -- spawn usertest with grants and a Linux program's
+ * descriptors 0, 1, 2 (fe_spawn.fd) -> the result */
+static long spawn_fds(const struct fe_handle_grant *grants, uint32_t count,
+		      const struct fe_spawn_fd fd[3], uint16_t reserved)
+{
+	static const char *const argv[] = {"usertest", "exit", "0", NULL};
+	struct fe_spawn sp = {.handles = grants, .handle_count = count,
+			      .reserved = reserved};
+
+	memcpy(sp.fd, fd, sizeof(sp.fd));
+	return fe_spawn_program_with("usertest", argv, &sp);
+}
+
+/* test_spawn_fds -- descriptors given at spawn are checked (a grant that
+ * exists, of a blob, with the right for the descriptor), and refused to a
+ * program of Ferrite's own */
+void test_spawn_fds(void)
+{
+	int32_t blob = new_blob(PAGE, "stdio"), ends[2];
+	long code = OK(fe_open("bin/usertest", FE_RIGHT_READ | FE_RIGHT_GRANT));
+	struct fe_handle_grant g[2] = {{blob, FE_RIGHT_READ}, {blob, FE_RIGHT_WRITE}};
+	const struct fe_spawn_fd in_out[3] = {{FE_SPAWN_FD_GRANT(0), 0},
+					       {FE_SPAWN_FD_GRANT(1), FE_SPAWN_FD_APPEND}};
+	const struct fe_spawn_fd out_read[3] = {{0, 0}, {FE_SPAWN_FD_GRANT(0), 0}};
+	const struct fe_spawn_fd in_write[3] = {{FE_SPAWN_FD_GRANT(1), 0}};
+	const struct fe_spawn_fd past[3] = {{0, 0}, {FE_SPAWN_FD_GRANT(2), 0}};
+	const struct fe_spawn_fd in_append[3] = {{FE_SPAWN_FD_GRANT(0), FE_SPAWN_FD_APPEND}};
+	const struct fe_spawn_fd console_append[3] = {{0, 0}, {0, 0}, {0, FE_SPAWN_FD_APPEND}};
+	const struct fe_spawn_fd bad_flag[3] = {{0, 0}, {FE_SPAWN_FD_GRANT(1), 0x80}};
+
+	ERR(spawn_fds(g, 2, past, 0), ERR_INVAL);
+	ERR(spawn_fds(g, 2, in_append, 0), ERR_INVAL);
+	ERR(spawn_fds(g, 2, console_append, 0), ERR_INVAL);
+	ERR(spawn_fds(g, 2, bad_flag, 0), ERR_INVAL);
+	ERR(spawn_fds(g, 2, in_out, 1), ERR_INVAL);
+	ERR(spawn_fds(g, 2, out_read, 0), ERR_PERM);
+	ERR(spawn_fds(g, 2, in_write, 0), ERR_PERM);
+	g[0] = (struct fe_handle_grant){(int32_t)code, FE_RIGHT_READ};
+	ERR(spawn_fds(g, 2, out_read, 0), ERR_INVAL);  /* code is read-only */
+	OK(fe_chan_create(ends));
+	g[0] = (struct fe_handle_grant){ends[0], FE_RIGHT_READ};
+	ERR(spawn_fds(g, 2, in_out, 0), ERR_INVAL);    /* a channel is no file */
+	g[0] = (struct fe_handle_grant){(int32_t)code, FE_RIGHT_READ};
+	ERR(spawn_fds(g, 2, in_out, 0), ERR_NOTSUP);   /* usertest is Ferrite's own */
+	g[0] = (struct fe_handle_grant){blob, FE_RIGHT_READ};
+	ERR(spawn_fds(g, 2, in_out, 0), ERR_NOTSUP);
+	EQ(fe_close(ends[0]), 0);
+	EQ(fe_close(ends[1]), 0);
+	EQ(fe_close((int32_t)code), 0);
+	EQ(fe_close(blob), 0);
+}
+
 /* test_wait_kill -- NOHANG, kill of a sleeping child and its exit reason */
 void test_wait_kill(void)
 {

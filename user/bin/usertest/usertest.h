@@ -161,6 +161,7 @@ void test_sync(void);
 /* processes.c, and the child of test_grants */
 void test_spawn(void);
 void test_grants(void);
+void test_spawn_fds(void);
 void test_wait_kill(void);
 void test_proc_list(void);
 int run_child_handle(void);
