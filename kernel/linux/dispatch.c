@@ -4,7 +4,8 @@
  *
  * A call the table lacks returns -ENOSYS, and the kernel says so once per
  * program and call (since power-on), naming both, so that a user sees what
- * a program needs (docs/linux.md, "Adding a call"). The entry
+ * a program needs (docs/linux.md, "Adding a call"); `trace` shows every
+ * call a program makes (trace.c). The entry
  * room has already checked the log's room for the call (entry.c), as for
  * native calls. Handlers return Linux's errno values only: an error of the
  * kernel's own (-ERR_x) becomes one through lx_errno (errno.c) where it
@@ -136,20 +137,26 @@ static void say_missing(struct pctx *p, uint64_t nr)
 		(unsigned long long)nr);
 }
 
-/* linux_syscall -- one call of Linux program p */
+/* linux_syscall -- one call of Linux program p; a traced program's
+ * (osh's `trace`) between its trace's two steps (trace.c) */
 void linux_syscall(struct trap_frame *tf, struct pctx *p)
 {
 	struct lxcall c = { .tf = tf, .p = p, .lx = p->lx, .nr = arch_syscall_number(tf) };
+	const bool traced = p->proc->flags & KPROC_TRACE;
 	int64_t result;
 
-	if (c.nr >= LX_NR_LIMIT || !calls[c.nr]) {
-		say_missing(p, c.nr);
-		arch_syscall_set_result(tf, -LX_ENOSYS);
-		return;
-	}
 	for (unsigned i = 0; i < 6; i++)
 		c.arg[i] = arch_syscall_arg(tf, i);
-	result = calls[c.nr](&c);
+	if (traced && lx_trace_begin(&c) == SYSCALL_BLOCKED)
+		return;
+	if (c.nr < LX_NR_LIMIT && calls[c.nr]) {
+		result = calls[c.nr](&c);
+	} else {
+		say_missing(p, c.nr);
+		result = -LX_ENOSYS;
+	}
+	if (traced)
+		lx_trace_end(&c, result);
 	if (result != SYSCALL_BLOCKED && result != SYSCALL_GONE)
 		arch_syscall_set_result(tf, result);
 }

@@ -36,8 +36,23 @@ typedef int64_t (*lx_fn)(struct lxcall *c);
  * -ERR_CORRUPT stops the machine (heap_damaged) */
 int64_t lx_errno(int64_t err);
 
+/* lx_errno_name -- Linux's name of errno e ("ENOENT") and its text in
+ * *text ("No such file or directory"); NULL for a value the personality
+ * never returns (errno.c) */
+const char *lx_errno_name(int64_t e, const char **text);
+
 /* lx_call_name -- Linux's name of call nr, NULL if it has none (names.c) */
 const char *lx_call_name(uint64_t nr);
+
+/* --- the trace (trace.c) -------------------------------------------------- */
+/* lx_trace_begin -- before a call of a traced program (KPROC_TRACE): room
+ * for its line kept on its console, and the line of a call that never
+ * returns said now; 0, or SYSCALL_BLOCKED with the call blocked until
+ * there is room (it is issued again then) */
+int64_t lx_trace_begin(struct lxcall *c);
+/* lx_trace_end -- after a call of a traced program: its line, with its
+ * result (none for a call that blocked: its line comes when it completes) */
+void lx_trace_end(struct lxcall *c, int64_t result);
 
 /* --- files (files.c) ------------------------------------------------------ */
 /* lx_files_start -- a new program's descriptors 0, 1 and 2: the console */
