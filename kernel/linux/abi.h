@@ -112,8 +112,7 @@ enum lx_nr {
 #define LX_AT_SYMLINK_FOLLOW 0x400
 #define LX_AT_NO_AUTOMOUNT 0x800
 
-/* access, faccessat */
-#define LX_F_OK 0
+/* access, faccessat (F_OK is 0: none of these) */
 #define LX_X_OK 1
 #define LX_W_OK 2
 #define LX_R_OK 4

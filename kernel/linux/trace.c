@@ -347,7 +347,7 @@ static __attribute__((format(printf, 1, 2))) void put(const char *fmt, ...)
 
 /* put_quoted -- bytes as strace quotes them: in double quotes, with \" \\
  * \t \n \v \f \r, printable bytes as they are and the others in octal
- * (three digits before a digit); every byte as \xNN with `hex` */
+ * (three digits when an octal digit follows); every byte as \xNN with `hex` */
 static void put_quoted(const uint8_t *b, size_t n, bool hex)
 {
 	static const char esc[] = "\t\n\v\f\r";
@@ -512,6 +512,18 @@ static void put_timespec(struct lxcall *c, uint64_t at)
 		put("{tv_sec=%lld, tv_nsec=%lld}", (long long)ts.sec, (long long)ts.nsec);
 }
 
+/* put_ioctl -- an ioctl request: its name, or hex (strace spells out an
+ * unknown request's fields) */
+static void put_ioctl(uint64_t request)
+{
+	const char *name = name_of(request, ioctls, COUNT(ioctls));
+
+	if (name)
+		put("%s", name);
+	else
+		put("%#llx", (unsigned long long)request);
+}
+
 /* put_fcntl -- fcntl's command, and its argument if it takes one */
 static void put_fcntl(struct lxcall *c, unsigned i)
 {
@@ -629,12 +641,7 @@ static void put_arg(struct lxcall *c, unsigned i, uint8_t kind, int64_t result)
 		}
 		break;
 	case A_MADVISE: VALUE(a & 0xffffffffu, madvices, "MADV_???"); break;
-	case A_IOCTL: /* strace spells out an unknown request's fields; the trace gives it in hex */
-		if (name_of(a & 0xffffffffu, ioctls, COUNT(ioctls)))
-			put("%s", name_of(a & 0xffffffffu, ioctls, COUNT(ioctls)));
-		else
-			put("%#llx", (unsigned long long)(a & 0xffffffffu));
-		break;
+	case A_IOCTL: put_ioctl(a & 0xffffffffu); break;
 	case A_FCNTL: put_fcntl(c, i); break;
 	case A_PRCTL: put_prctl(c, i, result); break;
 	case A_ARCH_PRCTL: VALUE(a & 0xffffffffu, arch_prctls, "ARCH_???"); break;

@@ -513,6 +513,7 @@ def host_strace(argv, cwd, executable):
 
 
 def masked(lines):
+    """Trace lines with their addresses made alike."""
     return [ADDRESS.sub("ADDR", text) for text in lines]
 
 
@@ -522,6 +523,7 @@ def line(call, result):
 
 
 def ended(status):
+    """The last two lines of a program's trace: exit_group, and its end."""
     return [line("exit_group(%d)" % status, "?"), "+++ exited with %d +++" % status]
 
 
