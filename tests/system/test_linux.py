@@ -19,6 +19,7 @@ commit if it wrote a heap byte it had not logged.
 import os
 import re
 import subprocess
+import tempfile
 
 import pytest
 
@@ -505,7 +506,7 @@ def traced(m, argv):
 
 def host_strace(argv, cwd, executable):
     """The host's strace of argv, as osh would start it there: its lines."""
-    with open(os.path.join(cwd, ".strace"), "w+") as log:
+    with tempfile.NamedTemporaryFile("w+", prefix="strace-") as log:
         subprocess.run(["strace", "-o", log.name, "--", executable] + argv[1:], cwd=cwd, env=ENV,
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=60, check=False)
