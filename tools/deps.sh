@@ -28,6 +28,7 @@ packages=(
 	gnuplot-nox     # the benchmark report's plots (tests/bench/report, and its test)
 	busybox-static  # Debian's static busybox, run unmodified in Ferrite (tests/system/test_linux.py); and the Linux + busybox boot of make bench
 	musl-tools      # musl-gcc: Linux programs built -static against musl (tests/linux/)
+	strace          # the host's trace of a Linux program, which osh's trace is compared with (tests/system/test_linux.py)
 	liblua5.4-dev   # liblua5.4.a: the Lua REPL the Linux-programs tests run (tests/linux/lua-repl.c)
 	libsqlite3-dev  # libsqlite3.a: the SQL shell the Linux-programs tests run (tests/linux/sql.c)
 )

@@ -44,7 +44,7 @@ enum fe_syscall {
 	SYS_PROTECT = 16,      /* (addr, len, prot) */
 	SYS_SYNC = 17,         /* () -> 0 once the caller's state is durable */
 	/* processes */
-	SYS_SPAWN = 18,        /* (code handle, const struct fe_spawn *) -> process handle */
+	SYS_SPAWN = 18,        /* (code handle, const struct fe_spawn *, flags) -> process handle */
 	SYS_EXIT = 19,         /* (status): does not return */
 	SYS_WAIT = 20,         /* (process handle, struct fe_exit_info *, flags) -> pid; 0 if FE_WAIT_NOHANG and still running */
 	SYS_KILL = 21,         /* (pid): the caller or one of its descendants */
@@ -197,6 +197,12 @@ struct fe_name_entry {
 #define FE_SPAWN_MAX_ARGS 64
 #define FE_SPAWN_MAX_ARGV_BYTES 4096
 #define FE_SPAWN_MAX_HANDLES 8
+
+/* SYS_SPAWN flags (its third argument; 0 in every program built before
+ * it had any). */
+#define FE_SPAWN_TRACE 0x1u      /* the kernel prints each Linux call the
+				  * program makes (a Linux program only) */
+#define FE_SPAWN_FLAGS FE_SPAWN_TRACE
 
 struct fe_handle_grant {
 	int32_t handle;          /* must carry FE_RIGHT_GRANT */

@@ -6,7 +6,8 @@
  * of the epoch like everything else:
  *
  *  - Output commit. Whatever a program writes, and whatever the kernel says
- *    on its behalf (echo, ^C, "[pid name] killed: ..."), is appended to the
+ *    on its behalf (echo, ^C, "[pid name] killed: ...", the line on each call of
+ *    a traced Linux program: console_keep, console_say), is appended to the
  *    output queue, logged. It reaches the UART only in console_release,
  *    right after the epoch that queued it committed. So nothing a person
  *    saw can be undone by a power cut: a counter prints each number once.
@@ -81,6 +82,11 @@ static bool out_waiters = true;
  * a held process the saved shell put there. */
 static uint64_t rescue_fg_pid;
 static console_intr_hook linux_interrupt; /* Ctrl-C for Linux programs (linux/) */
+/* During one traced Linux call, the bytes of the output queue kept for
+ * the kernel's line on it (console_keep, console_say): programs' writes
+ * and the echo leave them. Volatile.
+ * Invariant: 0 outside a traced call (the kernel runs one call at a time). */
+static uint64_t out_kept;
 
 /* ring_at -- the kernel address of byte `pos` of a ring object, and how
  * many bytes of the same page follow it (at most `len`) */
@@ -151,6 +157,13 @@ void console_init(void)
 static uint64_t out_room(void)
 {
 	return KCONSOLE_OUT_BYTES - (con->out_queued - con->out_sent);
+}
+
+/* program_room -- what programs' writes and the echo may take now: the
+ * room, less what is kept for the kernel's line on the call (console_keep) */
+static uint64_t program_room(void)
+{
+	return out_room() > out_kept ? out_room() - out_kept : 0;
 }
 
 /* queue_out -- append up to `len` bytes from `src` (kernel memory, or
@@ -335,9 +348,48 @@ int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return -ERR_FAULT;
 	if (sink_of(p, &end))
 		return sink_write(tf, p, end, buf, len);
-	if (!out_room())
+	if (!program_room())
 		return wait_for_release(tf); /* which makes room */
-	return queue_out(p, NULL, buf, len);
+	return queue_out(p, NULL, buf, len < program_room() ? len : program_room());
+}
+
+/* console_keep -- room on p's console for `len` bytes of the kernel's line
+ * on p's call, kept from its writes and echo until console_say; 0, or
+ * SYSCALL_BLOCKED with the call blocked until there is room (a release of
+ * the queue; a receive from a sink, which keeps room for one write of the
+ * call and the line) */
+int64_t console_keep(struct trap_frame *tf, struct pctx *p, size_t len)
+{
+	struct khandle *end;
+
+	/* Invariant: the last traced call gave its room back (console_say). */
+	KASSERT(out_kept == 0);
+	if (sink_of(p, &end)) {
+		if (channel_room(end->object, end->end) >= 2)
+			return 0;
+		sched_block(tf, KWAIT_CHANNEL, end->object, 0);
+		return SYSCALL_BLOCKED;
+	}
+	if (out_room() < len)
+		return wait_for_release(tf);
+	out_kept = len;
+	return 0;
+}
+
+/* console_say -- the kernel's line on p's call, to p's console, in the
+ * room console_keep kept; the room given back. With len 0 nothing is said
+ * and p is not looked at (it may have ended). */
+void console_say(struct pctx *p, const char *text, size_t len)
+{
+	struct khandle *end;
+
+	out_kept = 0;
+	if (!len)
+		return;
+	if (sink_of(p, &end))
+		(void)channel_send(end->object, end->end, text, (uint32_t)len, 0, 0, 0);
+	else
+		(void)queue_out(NULL, text, 0, len);
 }
 
 /* --- input -------------------------------------------------------------- */
@@ -516,7 +568,7 @@ static bool edit_line(void)
 {
 	char c;
 
-	while (!kroot->line_ready && in_count() && out_room() >= ECHO_MAX) {
+	while (!kroot->line_ready && in_count() && program_room() >= ECHO_MAX) {
 		copy_in_queue(&c, 1);
 		consume(1);
 		if (c == '\r' || c == '\n') {
@@ -532,7 +584,7 @@ static bool edit_line(void)
 		} else if ((c == 0x7f || c == '\b') && kroot->line_len) {
 			erase();
 		} else if (c == CTRL_U) {
-			while (kroot->line_len && out_room() >= ECHO_MAX)
+			while (kroot->line_len && program_room() >= ECHO_MAX)
 				erase();
 		} else if ((unsigned char)c >= ' ' && c != 0x7f &&
 			   kroot->line_len < KCONSOLE_LINE_MAX) {

@@ -34,6 +34,17 @@ int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
  * epoch commits); the bytes queued (fewer when the queue is full) */
 size_t console_emit(const char *text, size_t len);
 
+/* console_keep -- room on p's console for `len` bytes of the kernel's line
+ * on p's call (linux/trace.c), kept from p's writes and the echo until
+ * console_say: 0, or SYSCALL_BLOCKED with the call of tf blocked until
+ * there is room (it is issued again then) */
+int64_t console_keep(struct trap_frame *tf, struct pctx *p, size_t len);
+
+/* console_say -- the kernel's line on p's call to p's console (its
+ * queue, after what p wrote, or its sink), in the room console_keep kept,
+ * which is given back; len 0: nothing said, p not looked at */
+void console_say(struct pctx *p, const char *text, size_t len);
+
 /* console_output_waiting -- whether output was queued that only a commit
  * lets out */
 bool console_output_waiting(void);

@@ -572,6 +572,9 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	if (p->flags & ~KPROC_FLAGS_ALL)
 		problem(k, "process #%llu (pid %llu): flags %#x out of range",
 			ULL(id), ULL(p->pid), p->flags);
+	if ((p->flags & KPROC_TRACE) && !(p->flags & KPROC_LINUX))
+		problem(k, "process #%llu (pid %llu): traced, yet not a Linux program (flags %#x)",
+			ULL(id), ULL(p->pid), p->flags);
 	check_threads(k, p, id);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): address space", ULL(id), ULL(p->pid));
 	check_aspace(k, p->aspace, p->pid, what);

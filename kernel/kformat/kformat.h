@@ -254,7 +254,8 @@ enum kproc_state {
 #define KPROC_RESCUE 0x1u              /* a safe power-on's rescue shell (epoch/rescue.c) */
 #define KPROC_LINK 0x2u                /* the host link's service (hostlink/hostlink.c) */
 #define KPROC_LINUX 0x4u               /* a Linux program: kproc.linux_state is its state */
-#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX)
+#define KPROC_TRACE 0x8u               /* with KPROC_LINUX: each call it makes is printed (linux/trace.c) */
+#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX | KPROC_TRACE)
 
 /* A process made before kproc.linux_state existed is this many bytes: it has no
  * KPROC_LINUX, and nothing reads its missing linux_state. */

@@ -43,6 +43,12 @@ enum lx_nr {
 	LX_setitimer = 38, LX_tkill = 200, LX_wait4 = 61,
 	LX_utimensat = 280, LX_chmod = 90, LX_fchmod = 91,
 	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
+	/* calls the kernel lacks, named for the trace (trace.c) */
+	LX_sendfile = 40, LX_clone = 56, LX_fork = 57,
+	LX_vfork = 58, LX_execve = 59, LX_flock = 73,
+	LX_truncate = 76, LX_fchdir = 81, LX_creat = 85, LX_symlink = 88,
+	LX_sysinfo = 99, LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
+	LX_futex = 202, LX_symlinkat = 266, LX_statx = 332,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
 
@@ -77,6 +83,7 @@ enum lx_nr {
 #define LX_ELOOP 40
 #define LX_EOPNOTSUPP 95
 #define LX_ECONNRESET 104
+#define LX_ERESTARTSYS 512             /* never seen by programs: a call made again after a handler */
 
 /* open flags */
 #define LX_O_ACCMODE 03
@@ -94,11 +101,29 @@ enum lx_nr {
 #define LX_O_NOFOLLOW 0400000
 #define LX_O_CLOEXEC 02000000
 #define LX_O_LARGEFILE 0100000
+#define LX_O_ASYNC 020000
+#define LX_O_DIRECT 040000
+#define LX_O_NOATIME 01000000
+#define LX_O_SYNC 04010000             /* O_DSYNC among its bits */
+#define LX_O_PATH 010000000
+#define LX_O_TMPFILE 020200000         /* O_DIRECTORY among its bits */
 #define LX_AT_FDCWD (-100)
 #define LX_AT_SYMLINK_NOFOLLOW 0x100
 #define LX_AT_EACCESS 0x200
 #define LX_AT_EMPTY_PATH 0x1000
 #define LX_AT_REMOVEDIR 0x200
+#define LX_AT_SYMLINK_FOLLOW 0x400
+#define LX_AT_NO_AUTOMOUNT 0x800
+
+/* access, faccessat (F_OK is 0: none of these) */
+#define LX_X_OK 1
+#define LX_W_OK 2
+#define LX_R_OK 4
+
+/* renameat2 */
+#define LX_RENAME_NOREPLACE 1
+#define LX_RENAME_EXCHANGE 2
+#define LX_RENAME_WHITEOUT 4
 
 /* fcntl */
 #define LX_F_DUPFD 0
@@ -125,18 +150,42 @@ struct lx_flock {
 #define LX_SEEK_SET 0
 #define LX_SEEK_CUR 1
 #define LX_SEEK_END 2
+#define LX_SEEK_DATA 3
+#define LX_SEEK_HOLE 4
 
 /* mmap, mprotect */
 #define LX_PROT_READ 0x1
 #define LX_PROT_WRITE 0x2
 #define LX_PROT_EXEC 0x4
+#define LX_PROT_SEM 0x8
+#define LX_PROT_GROWSDOWN 0x01000000
+#define LX_PROT_GROWSUP 0x02000000
 #define LX_MAP_SHARED 0x01
 #define LX_MAP_PRIVATE 0x02
+#define LX_MAP_SHARED_VALIDATE 0x03
 #define LX_MAP_TYPE 0x0f
 #define LX_MAP_FIXED 0x10
 #define LX_MAP_ANONYMOUS 0x20
+#define LX_MAP_32BIT 0x40
+#define LX_MAP_GROWSDOWN 0x100
+#define LX_MAP_DENYWRITE 0x800
+#define LX_MAP_EXECUTABLE 0x1000
+#define LX_MAP_LOCKED 0x2000
 #define LX_MAP_NORESERVE 0x4000
+#define LX_MAP_POPULATE 0x8000
+#define LX_MAP_NONBLOCK 0x10000
+#define LX_MAP_STACK 0x20000
+#define LX_MAP_HUGETLB 0x40000
+#define LX_MAP_SYNC 0x80000
 #define LX_MAP_FIXED_NOREPLACE 0x100000
+
+/* madvise */
+#define LX_MADV_NORMAL 0
+#define LX_MADV_RANDOM 1
+#define LX_MADV_SEQUENTIAL 2
+#define LX_MADV_WILLNEED 3
+#define LX_MADV_DONTNEED 4
+#define LX_MADV_FREE 8
 
 /* prctl */
 #define LX_PR_SET_NAME 15
@@ -144,8 +193,10 @@ struct lx_flock {
 #define LX_TASK_COMM_LEN 16
 
 /* arch_prctl */
+#define LX_ARCH_SET_GS 0x1001
 #define LX_ARCH_SET_FS 0x1002
 #define LX_ARCH_GET_FS 0x1003
+#define LX_ARCH_GET_GS 0x1004
 
 /* clocks */
 #define LX_CLOCK_REALTIME 0
@@ -156,11 +207,28 @@ struct lx_flock {
 #define LX_CLOCK_REALTIME_COARSE 5
 #define LX_CLOCK_MONOTONIC_COARSE 6
 #define LX_CLOCK_BOOTTIME 7
+#define LX_CLOCK_REALTIME_ALARM 8
+#define LX_CLOCK_BOOTTIME_ALARM 9
+#define LX_CLOCK_TAI 11
 #define LX_TIMER_ABSTIME 1
 
 /* rlimits */
+#define LX_RLIMIT_CPU 0
+#define LX_RLIMIT_FSIZE 1
+#define LX_RLIMIT_DATA 2
 #define LX_RLIMIT_STACK 3
+#define LX_RLIMIT_CORE 4
+#define LX_RLIMIT_RSS 5
+#define LX_RLIMIT_NPROC 6
 #define LX_RLIMIT_NOFILE 7
+#define LX_RLIMIT_MEMLOCK 8
+#define LX_RLIMIT_AS 9
+#define LX_RLIMIT_LOCKS 10
+#define LX_RLIMIT_SIGPENDING 11
+#define LX_RLIMIT_MSGQUEUE 12
+#define LX_RLIMIT_NICE 13
+#define LX_RLIMIT_RTPRIO 14
+#define LX_RLIMIT_RTTIME 15
 #define LX_RLIMIT_NLIMITS 16
 #define LX_RLIM_INFINITY (~0ull)
 

@@ -4,7 +4,8 @@
  *
  * A call the table lacks returns -ENOSYS, and the kernel says so once per
  * program and call (since power-on), naming both, so that a user sees what
- * a program needs (docs/linux.md, "Adding a call"). The entry
+ * a program needs (docs/linux.md, "Adding a call"); `trace` shows every
+ * call a program makes (trace.c). The entry
  * room has already checked the log's room for the call (entry.c), as for
  * native calls. Handlers return Linux's errno values only: an error of the
  * kernel's own (-ERR_x) becomes one through lx_errno (errno.c) where it
@@ -168,37 +169,52 @@ static void say_missing(struct pctx *p, uint64_t nr)
 }
 
 /* take_wait_record -- whether call nr is issued again after its thread
- * blocked in it; the thread's record of the wait is taken (cleared) if
- * so: a thread with a record is one woken whose call has not run again
- * yet, and takes no signal until it has (linux_exit_to_user) */
-static bool take_wait_record(struct pctx *p, uint64_t nr)
+ * blocked in it, and the deadline it blocked with (0: none) in *until;
+ * the thread's record of the wait is taken (cleared) if so: a thread with
+ * a record is one woken whose call has not run again yet, and takes no
+ * signal until it has (linux_exit_to_user) */
+static bool take_wait_record(struct pctx *p, uint64_t nr, uint64_t *until)
 {
 	struct kthread *t = p->thread[sched_current_tid()];
 
+	*until = 0;
 	if (t->wait == KWAIT_NONE || t->blocked_call != (KTHREAD_CALL_LINUX | nr))
 		return false;
 	KLOG(&t->wait);
 	t->wait = KWAIT_NONE;
+	*until = t->wake_ns;
 	return true;
 }
 
-/* linux_syscall -- one call of Linux program p */
+/* linux_syscall -- one call of Linux program p; a traced program's
+ * (osh's `trace`) between its trace's two steps (trace.c) */
 void linux_syscall(struct trap_frame *tf, struct pctx *p)
 {
 	struct lxcall c = { .tf = tf, .p = p, .lx = p->lx, .nr = arch_syscall_number(tf) };
+	const bool traced = p->proc->flags & KPROC_TRACE;
 	int64_t result;
 
-	if (c.nr >= LX_NR_LIMIT || !calls[c.nr]) {
-		say_missing(p, c.nr);
-		arch_syscall_set_result(tf, -LX_ENOSYS);
-		return;
-	}
 	for (unsigned i = 0; i < 6; i++)
 		c.arg[i] = arch_syscall_arg(tf, i);
-	c.reissued = take_wait_record(p, c.nr);
-	if (lx_signal_cuts(&c))
+	c.reissued = take_wait_record(p, c.nr, &c.blocked_until);
+	if (traced && lx_trace_begin(&c) == SYSCALL_BLOCKED) {
+		if (c.reissued && c.blocked_until) /* the call's own deadline kept */
+			sched_block_deadline(c.blocked_until);
 		return;
-	result = calls[c.nr](&c);
+	}
+	if (c.nr < LX_NR_LIMIT && calls[c.nr]) {
+		if ((result = lx_signal_cuts(&c))) {
+			if (traced)
+				lx_trace_end(&c, result);
+			return;
+		}
+		result = calls[c.nr](&c);
+	} else {
+		say_missing(p, c.nr);
+		result = -LX_ENOSYS;
+	}
+	if (traced)
+		lx_trace_end(&c, result);
 	if (result == SYSCALL_BLOCKED)
 		lx_signal_blocked(&c);
 	else if (result != SYSCALL_GONE)

@@ -1340,7 +1340,7 @@ int64_t lx_link(struct lxcall *c)
 /* linkat (olddirfd, old, newdirfd, new, flags) */
 int64_t lx_linkat(struct lxcall *c)
 {
-	if (c->arg[4] & ~(uint64_t)0x400 /* AT_SYMLINK_FOLLOW: no links to follow */)
+	if (c->arg[4] & ~(uint64_t)LX_AT_SYMLINK_FOLLOW /* no links to follow */)
 		return -LX_EINVAL;
 	return make_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1],
 			 (int64_t)(int32_t)c->arg[2], c->arg[3]);

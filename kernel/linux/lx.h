@@ -31,8 +31,8 @@ struct lxcall {
 	struct klinux *lx;             /* p's Linux state */
 	uint64_t nr;
 	uint64_t arg[6];
-	bool reissued;                 /* issued again after it blocked (its thread's
-					* wake_ns still says until when it slept) */
+	bool reissued;                 /* issued again after it blocked */
+	uint64_t blocked_until;        /* then the deadline it blocked with; 0: none */
 };
 
 typedef int64_t (*lx_fn)(struct lxcall *c);
@@ -41,8 +41,23 @@ typedef int64_t (*lx_fn)(struct lxcall *c);
  * -ERR_CORRUPT stops the machine (heap_damaged) */
 int64_t lx_errno(int64_t err);
 
+/* lx_errno_name -- Linux's name of errno e ("ENOENT") and its text in
+ * *text ("No such file or directory"); NULL for a value the personality
+ * never returns (errno.c) */
+const char *lx_errno_name(int64_t e, const char **text);
+
 /* lx_call_name -- Linux's name of call nr, NULL if it has none (names.c) */
 const char *lx_call_name(uint64_t nr);
+
+/* --- the trace (trace.c) -------------------------------------------------- */
+/* lx_trace_begin -- before a call of a traced program (KPROC_TRACE): room
+ * for its line kept on its console, and the line of a call that never
+ * returns said now; 0, or SYSCALL_BLOCKED with the call blocked until
+ * there is room (it is issued again then) */
+int64_t lx_trace_begin(struct lxcall *c);
+/* lx_trace_end -- after a call of a traced program: its line, with its
+ * result (none for a call that blocked: its line comes when it completes) */
+void lx_trace_end(struct lxcall *c, int64_t result);
 
 /* --- files (files.c) ------------------------------------------------------ */
 /* lx_files_start -- a new program's descriptors 0, 1 and 2: the objects
@@ -150,9 +165,9 @@ int lx_signals_start(struct klinux *lx);
 enum lx_sender { LX_BY_KERNEL, LX_BY_KILL, LX_BY_TKILL };
 /* lx_signal_raise -- signal s raised for program p by `by` */
 void lx_signal_raise(struct pctx *p, int s, enum lx_sender by);
-/* lx_signal_cuts -- before call c: whether a signal cuts it short (it
- * returns -EINTR, or is made again after the handler) */
-bool lx_signal_cuts(struct lxcall *c);
+/* lx_signal_cuts -- before call c: 0, or how a signal cut it short: it
+ * returns -EINTR, or (-ERESTARTSYS) is made again after the handler */
+int64_t lx_signal_cuts(struct lxcall *c);
 /* lx_signal_blocked -- call c blocked: it also wakes for a due SIGALRM */
 void lx_signal_blocked(struct lxcall *c);
 /* lx_signal_name -- "SIGSEGV", or "SIGRT5" for real-time signal 32 + 5 */

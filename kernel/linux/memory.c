@@ -197,10 +197,10 @@ int64_t lx_madvise(struct lxcall *c)
 	if (addr % PAGE)
 		return -LX_EINVAL;
 	switch (advice) {
-	case 0: /* MADV_NORMAL */
-	case 1: /* MADV_RANDOM */
-	case 2: /* MADV_SEQUENTIAL */
-	case 3: /* MADV_WILLNEED */
+	case LX_MADV_NORMAL:
+	case LX_MADV_RANDOM:
+	case LX_MADV_SEQUENTIAL:
+	case LX_MADV_WILLNEED:
 		return 0;
 	default: /* MADV_DONTNEED and the rest change memory: not yet */
 		return -LX_EINVAL;

@@ -230,10 +230,11 @@ int64_t lx_time(struct lxcall *c)
 
 /* lx_call_deadline -- the deadline of the call: `fresh` when it is new;
  * when it is issued again after it blocked, the deadline it blocked with
- * (see the top) */
+ * (see the top; none if it blocked without one, as a traced call waiting
+ * for room for its line does) */
 uint64_t lx_call_deadline(struct lxcall *c, uint64_t fresh)
 {
-	return c->reissued ? c->p->thread[sched_current_tid()]->wake_ns : fresh;
+	return c->blocked_until ? c->blocked_until : fresh;
 }
 
 /* lx_sleep_until -- block until monotonic `deadline`, or end a sleep this

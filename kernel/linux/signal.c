@@ -186,8 +186,9 @@ static bool may_block(uint64_t nr)
 
 /* lx_signal_cuts -- before call c runs: raise a due SIGALRM; if the call
  * may block and a signal waits to be taken, cut the call short (see the
- * top); whether it was */
-bool lx_signal_cuts(struct lxcall *c)
+ * top): -EINTR, or -ERESTARTSYS when it is made again after the handler;
+ * 0 if it runs */
+int64_t lx_signal_cuts(struct lxcall *c)
 {
 	struct klinux *lx = c->lx;
 	const struct klxsig *a;
@@ -195,15 +196,16 @@ bool lx_signal_cuts(struct lxcall *c)
 
 	alarm_due(c->p);
 	if (!may_block(c->nr) || !takeable(lx))
-		return false;
+		return 0;
 	a = actions(lx);
 	s = lowest(takeable(lx));
 	if (!interrupted_always(c->nr) && a->handler[s - 1] > KLXSIG_SIG_IGN &&
-	    (a->flags[s - 1] & LX_SA_RESTART))
+	    (a->flags[s - 1] & LX_SA_RESTART)) {
 		arch_syscall_restart(c->tf); /* made again after the handler */
-	else
-		arch_syscall_set_result(c->tf, -LX_EINTR);
-	return true;
+		return -LX_ERESTARTSYS;
+	}
+	arch_syscall_set_result(c->tf, -LX_EINTR);
+	return -LX_EINTR;
 }
 
 /* lx_signal_blocked -- call c blocked: it also wakes when SIGALRM is due,

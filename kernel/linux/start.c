@@ -132,7 +132,7 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
 	KLOG(&p->proc->linux_state);
 	p->proc->linux_state = id;           /* the process holds it from here */
 	KLOG(&p->proc->flags);
-	p->proc->flags |= KPROC_LINUX;
+	p->proc->flags |= KPROC_LINUX | (a->flags & FE_SPAWN_TRACE ? KPROC_TRACE : 0);
 	p->lx = lx = data;             /* a fresh block: no log (kobj_new) */
 	lx->version = KLINUX_VERSION;
 	lx->umask = 022;

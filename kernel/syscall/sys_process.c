@@ -116,18 +116,21 @@ static int copy_spawn_args(struct pctx *p, uint64_t user, struct spawn_args *s)
 	return err ? err : check_fds(&sp, s);
 }
 
-/* SYS_SPAWN (code handle, struct fe_spawn) -> a handle to the new process */
+/* SYS_SPAWN (code handle, struct fe_spawn, flags) -> a handle to the new
+ * process */
 int64_t sys_spawn(struct syscall *call)
 {
 	static struct spawn_args args;
 	struct pctx *p = call->caller;
 	const int64_t handle = (int64_t)call->arg[0];
-	const uint64_t spawn_ptr = call->arg[1];
+	const uint64_t spawn_ptr = call->arg[1], flags = call->arg[2];
 	struct khandle *h;
 	uint64_t child;
 	unsigned slot;
 	int err;
 
+	if (flags & ~(uint64_t)FE_SPAWN_FLAGS)
+		return -ERR_INVAL;
 	err = handle_lookup(p, handle, HANDLE_ANY_TYPE,
 			    FE_RIGHT_READ | FE_RIGHT_EXEC, &h);
 	if (err)
@@ -137,6 +140,7 @@ int64_t sys_spawn(struct syscall *call)
 	err = copy_spawn_args(p, spawn_ptr, &args);
 	if (err)
 		return err;
+	args.flags = (uint32_t)flags;
 	if (handle_full(p, 1))
 		return -ERR_NOSPC;
 	err = proc_spawn(p, h->object, &args, &slot);

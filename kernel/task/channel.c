@@ -161,6 +161,12 @@ int channel_send(uint64_t id, uint8_t end, const void *buf, uint32_t len,
 	return 0;
 }
 
+/* channel_room -- messages end `end` may send before its queue is full */
+unsigned channel_room(uint64_t id, uint8_t end)
+{
+	return FE_CHAN_QUEUE - channel_of(id)->queue[end & 1].count;
+}
+
 /* channel_peek -- the oldest message for end `end`: its header, and its
  * bytes (up to cap) in buf; -ERR_AGAIN if none, -ERR_PEER if none can come */
 int channel_peek(uint64_t id, uint8_t end, void *buf, uint32_t cap,

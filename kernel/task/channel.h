@@ -21,6 +21,9 @@ void channel_deleted(uint64_t id, uint16_t type);
 
 int channel_send(uint64_t id, uint8_t end, const void *buf, uint32_t len,
 		 uint64_t object, uint32_t rights, uint8_t object_end);
+/* channel_room -- how many more messages end `end` may send before its
+ * queue is full */
+unsigned channel_room(uint64_t id, uint8_t end);
 int channel_peek(uint64_t id, uint8_t end, void *buf, uint32_t cap,
 		 struct kmsg_header *h);
 void channel_pop(uint64_t id, uint8_t end);

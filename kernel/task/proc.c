@@ -431,6 +431,8 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	}
 	if (img.abi == ELF_ABI_FERRITE && redirects(a))
 		return -ERR_NOTSUP; /* descriptors are a Linux program's */
+	if ((a->flags & FE_SPAWN_TRACE) && img.abi != ELF_ABI_LINUX)
+		return -ERR_NOTSUP; /* only Linux calls are traced (linux/trace.c) */
 	err = new_process((unsigned)free, parent, code, a->argv, &p);
 	if (!err)
 		err = build(p, code, &img, a);
@@ -455,6 +457,7 @@ struct pctx *proc_start(uint64_t code, const char *name, uint32_t flags,
 	unsigned slot;
 	int err;
 
+	a->flags = 0;
 	a->argc = 1;
 	a->argv_bytes = strlen(name) + 1;
 	memcpy(a->argv, name, a->argv_bytes);

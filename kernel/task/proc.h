@@ -86,6 +86,7 @@ struct spawn_grant {
 	uint8_t end;
 };
 struct spawn_args {
+	uint32_t flags;                /* FE_SPAWN_* */
 	unsigned argc;
 	size_t argv_bytes;             /* strings, NUL-terminated, back to back */
 	char argv[FE_SPAWN_MAX_ARGV_BYTES];

@@ -222,7 +222,7 @@ FORGERIES = {
                 ("magic", 0)],
     "process": [("state", 7), ("thread", "other"), ("aspace", "other"),
                 ("handles", 0), ("code", "other"), ("slot", 191), ("pid", 0),
-                ("flags", 0x80)],
+                ("flags", 0x80), ("flags", 0x8)],     # KPROC_TRACE without KPROC_LINUX
     "thread": [("state", 9), ("proc", "other"), ("magic", 0x12345678)],
     "address space": [("count", 33), ("magic", 0)],
     "mapping": [("start", 0xffffffff80000000), ("end", 0x1000), ("object", "other"),

@@ -85,6 +85,18 @@ def test_a_process_naming_a_foreign_thread_is_refused(bases):
         refused(workdir, base, forge, "thread 0: #")
 
 
+def test_a_traced_process_that_is_not_a_linux_program_is_refused(bases):
+    # KPROC_TRACE (osh's trace) is only ever set on a Linux program, whose
+    # calls trace.c reads; kcheck refuses it on any other process.
+    workdir, (clean, _) = bases
+
+    def forge(img):
+        view = H.rolled_back(img)
+        proc = [o for o in H.kernel_objects(view) if o[0] == "process"][-1][1]
+        H.KPROC.put(img, proc, "flags", H.F.KPROC_TRACE)
+    refused(workdir, clean, forge, "traced, yet not a Linux program")
+
+
 def test_a_kernel_root_of_another_version_is_refused(bases):
     # Before: proc_init panicked on it, after the rollback had been committed.
     workdir, (_, cut) = bases

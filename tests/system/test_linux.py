@@ -24,6 +24,7 @@ import re
 import select
 import struct
 import subprocess
+import tempfile
 import termios
 import time
 
@@ -227,7 +228,7 @@ def linux(module_machines, tmp_path_factory):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h))
-                                            for h in HELLOS + SIGNALS + PIPES]
+                                            for h in HELLOS + SIGNALS + PIPES + ("lxfuzz",)]
     for name, text in FILES.items():
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -244,6 +245,7 @@ def linux(module_machines, tmp_path_factory):
     # heap byte it wrote: the Linux state (klinux, klxfile) included.
     m = module_machines(image=image, append="panic=exit logcheck")
     m.expect(PROMPT, timeout=STEP)
+    m.image = image
     return m, str(files)
 
 
@@ -887,3 +889,162 @@ def test_lxfuzz(machines, tmp_path, seed):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)
+
+
+# --- trace (kernel/linux/trace.c, docs/linux.md) ------------------------------
+
+# A line of the trace: a call and its result, or the end of the program.
+TRACE_LINE = re.compile(r"^(?:[a-z_0-9]+\(.*\) += .*|\+\+\+ exited with \d+ \+\+\+)\n", re.M)
+# An address, which differs between Ferrite and the host.
+ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+# The calls whose lines the host's strace must show the same (addresses
+# aside): the ones that do not depend on the machine.
+SAME_AS_HOST = ("openat", "newfstatat", "write", "close", "exit_group")
+
+
+def traced(m, argv):
+    """`trace ARGV` typed into osh: the trace's lines, what the program
+    printed itself (everything else), and $?."""
+    out, status = ferrite_run(m, ["trace"] + argv)
+    return [text.rstrip("\n") for text in TRACE_LINE.findall(out)], TRACE_LINE.sub("", out), status
+
+
+def host_strace(argv, cwd, executable):
+    """The host's strace of argv, as osh would start it there: its lines."""
+    with tempfile.NamedTemporaryFile("w+", prefix="strace-") as log:
+        subprocess.run(["strace", "-o", log.name, "--", executable] + argv[1:], cwd=cwd, env=ENV,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=60, check=False)
+        return log.read().splitlines()
+
+
+def masked(lines):
+    """Trace lines with their addresses made alike."""
+    return [ADDRESS.sub("ADDR", text) for text in lines]
+
+
+def line(call, result):
+    """A call's line as strace prints it: its result from column 40 on."""
+    return "%-39s = %s" % (call, result)
+
+
+def ended(status):
+    """The last two lines of a program's trace: exit_group, and its end."""
+    return [line("exit_group(%d)" % status, "?"), "+++ exited with %d +++" % status]
+
+
+# Each: busybox's arguments, and lines its trace must hold, exactly.
+BUSYBOX_TRACES = [
+    (["cat", "t/fruit.txt"], [
+        line('openat(AT_FDCWD, "t/fruit.txt", O_RDONLY)', "3"),
+        line("sendfile(1, 3, NULL, 16777216)", "-1 ENOSYS (Function not implemented)"),
+        line('read(3, "banana 3\\napple 12\\ncherry 7\\napple"..., 65536)', "53"),
+        line('write(1, "banana 3\\napple 12\\ncherry 7\\napple"..., 53)', "53"),
+        line("close(3)", "0")]),
+    (["cat", "t/nosuch.txt"], [
+        line('openat(AT_FDCWD, "t/nosuch.txt", O_RDONLY)', "-1 ENOENT (No such file or directory)")]),
+    (["ls", "nosuchdir"], [
+        line('write(2, "ls: nosuchdir: No such file or d"..., 41)', "41")]),
+]
+
+
+def test_trace_shows_busybox_s_calls_as_strace_does(linux):
+    """trace of Debian's busybox: the lines the issue names (a write with
+    its bytes and count, an ENOENT, exit_group), each as the host's strace
+    prints the same call; the program's own output and status unchanged."""
+    m, files = linux
+    for args, want in BUSYBOX_TRACES:
+        argv = ["busybox"] + args
+        calls, out, status = traced(m, argv)
+        assert (out, status) == ferrite_run(m, argv) == host_run(argv, files, BUSYBOX), argv
+        for one in want:
+            assert one in calls, "%s: %r not in\n%s" % (argv, one, "\n".join(calls))
+        assert calls[-2:] == ended(status), calls
+        host = [one for one in host_strace(argv, files, BUSYBOX)
+                if one.split("(")[0] in SAME_AS_HOST]
+        assert host and set(masked(host)) <= set(masked(calls)), (argv, host, calls)
+
+
+def test_trace_of_hello_built_by_gcc_and_musl(linux):
+    """The hellos of glibc and musl: the write (glibc) or writev (musl) of
+    each line, with its bytes; the memory calls with their flags; the
+    program's own output unchanged."""
+    m, files = linux
+    argv = ["hello-glibc", "one", "two words"]
+    calls, out, status = traced(m, argv)
+    assert (out, status) == ferrite_run(m, argv)
+    for one in [line('write(1, "hello from hello-glibc, 3 argume"..., 55)', "55"),
+                line('write(1, "first variable: HOME=/\\n", 23)', "23"),
+                line('write(1, "a line from malloc\\n", 19)', "19")] + ended(3):
+        assert one in calls, "%r not in\n%s" % (one, "\n".join(calls))
+    assert re.match(r"brk\(NULL\) + = 0x[0-9a-f]+$", calls[0]), calls
+    assert calls[-2:] == ended(3), calls
+    argv = ["hello-musl", "one", "two words"]
+    calls, out, status = traced(m, argv)
+    assert (out, status) == ferrite_run(m, argv)
+    one = line('writev(1, [{iov_base="hello from hello-musl, 3 argumen"..., iov_len=53}, '
+               '{iov_base="\\n", iov_len=1}], 2)', "54")
+    assert one in calls, "%r not in\n%s" % (one, "\n".join(calls))
+    assert any(re.match(r"mmap\(NULL, 4096, PROT_READ\|PROT_WRITE, MAP_PRIVATE\|MAP_ANONYMOUS, "
+                        r"-1, 0\) = 0x[0-9a-f]+$", one) for one in calls), calls
+    assert calls[-2:] == ended(3), calls
+
+
+def test_trace_mistakes_are_said_clearly(linux):
+    m, files = linux
+    assert ferrite_run(m, ["trace"]) == ("usage: trace NAME [ARGS...]\n", 2)
+    assert ferrite_run(m, ["trace", "nosuch"]) == \
+        ("trace: no program named 'bin/nosuch' (help lists the builtins)\n", 127)
+    assert ferrite_run(m, ["trace", "hello"]) == \
+        ("trace: 'hello' is a program of Ferrite's own; trace shows the calls of Linux programs only\n", 1)
+    assert ferrite_run(m, ["trace", "ls"]) == \
+        ("trace: ls is a builtin of osh; trace runs a program, bin/NAME\n", 1)
+
+
+def test_trace_through_the_host_link(linux):
+    """tools/fe run: the program's console is a channel to the host, and the
+    trace's lines go there too, in order with the program's output."""
+    m, files = linux
+    r = subprocess.run([os.path.join(ROOT, "tools", "fe"), "--image", str(m.image),
+                        "--timeout", str(STEP), "run", "trace busybox cat t/fruit.txt"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r
+    lines = r.stdout.splitlines()
+    at = lines.index(line('read(3, "banana 3\\napple 12\\ncherry 7\\napple"..., 65536)', "53"))
+    assert lines[at + 1:at + 8] == FILES["t/fruit.txt"].splitlines() + [
+        line('write(1, "banana 3\\napple 12\\ncherry 7\\napple"..., 53)', "53")], lines
+    assert lines[-2:] == ended(0), lines
+
+
+def test_a_traced_program_is_traced_across_a_power_cut(machines, tmp_path):
+    """busybox cat reading the console, blocked in its read when the power
+    goes: after the next power-on it is still traced, and its read's line
+    comes when a line is typed (after the line's echo), then what cat
+    writes and the write's line."""
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX})
+    m.send("trace busybox cat\n")
+    m.expect(r"sendfile\(1, 0, NULL, 16777216\) += -1 ENOSYS \(Function not implemented\)\n",
+             timeout=STEP)
+    m = power_cycle(machines, m, image)
+    start = len(m.output)
+    m.send("after the cut\n")
+    m.expect(re.escape('after the cut\n%s\nafter the cut\n%s\n' % (
+        line('read(0, "after the cut\\n", 65536)', "14"),
+        line('write(1, "after the cut\\n", 14)', "14"))), timeout=STEP, start=start)
+    m.send("\x03")                                  # Ctrl-C ends it
+    m.expect(r"killed: interrupted \(Ctrl-C\)\n", timeout=STEP, start=start)
+    m.expect(PROMPT, timeout=STEP, start=start)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)                              # KPROC_TRACE checked offline too
+
+
+@pytest.mark.slow(15)
+def test_trace_of_lxfuzz_s_hostile_calls(linux):
+    """The trace reads every argument of lxfuzz's random and hostile calls
+    (wrong pointers, huge lengths, unterminated strings) without harm:
+    lxfuzz's own checks pass, and every call has its line."""
+    m, files = linux
+    calls, out, status = traced(m, ["lxfuzz", "7", "2000"])
+    assert re.search(r"lxfuzz: 2000 calls, \d+ errors, \d+ signals taken, ok\n", out) and status == 0, out
+    assert len(calls) > 2000 and calls[-1] == "+++ exited with 0 +++", calls[-5:]

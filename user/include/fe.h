@@ -109,8 +109,9 @@ long fe_sync(void);
 /* fe_snapshot -- SYS_SNAPSHOT: op on the snapshot called name (NULL: none), arg */
 long fe_snapshot(uint32_t op, const char *name, uint64_t arg);
 
-/* fe_spawn -- start the code object of handle as a new process -> process handle */
-long fe_spawn(int32_t code, const struct fe_spawn *spawn);
+/* fe_spawn -- start the code object of handle as a new process, with
+ * FE_SPAWN_* flags -> process handle */
+long fe_spawn(int32_t code, const struct fe_spawn *spawn, uint32_t flags);
 
 /* fe_exit -- end the calling process with status */
 __attribute__((noreturn)) void fe_exit(long status);
@@ -246,16 +247,17 @@ long fe_sleep_ms(uint64_t ms);
  */
 long fe_spawn_program(const char *name, const char *const *argv);
 
-/* fe_spawn_program_grant -- fe_spawn_program, passing count handle grants */
+/* fe_spawn_program_grant -- fe_spawn_program, passing count handle grants
+ * and FE_SPAWN_* flags */
 long fe_spawn_program_grant(const char *name, const char *const *argv,
 			    const struct fe_handle_grant *grants,
-			    uint32_t count);
+			    uint32_t count, uint32_t flags);
 
 /* fe_spawn_program_with -- fe_spawn_program with the rest of *spawn (its
- * handle grants, a Linux program's descriptors); its argv and argc are
- * filled in from argv */
+ * handle grants, a Linux program's descriptors) and FE_SPAWN_* flags; its
+ * argv and argc are filled in from argv */
 long fe_spawn_program_with(const char *name, const char *const *argv,
-			   struct fe_spawn *spawn);
+			   struct fe_spawn *spawn, uint32_t flags);
 
 /* fe_perror -- print "prefix: message of err" on the console */
 void fe_perror(const char *prefix, long err);

@@ -67,22 +67,24 @@ long fe_sleep_ms(uint64_t ms)
 /* fe_spawn_program -- run "bin/NAME" with argv */
 long fe_spawn_program(const char *name, const char *const *argv)
 {
-	return fe_spawn_program_grant(name, argv, NULL, 0);
+	return fe_spawn_program_grant(name, argv, NULL, 0, 0);
 }
 
-/* fe_spawn_program_grant -- fe_spawn_program, passing count handle grants */
+/* fe_spawn_program_grant -- fe_spawn_program, passing count handle grants
+ * and FE_SPAWN_* flags */
 long fe_spawn_program_grant(const char *name, const char *const *argv,
 			    const struct fe_handle_grant *grants,
-			    uint32_t count)
+			    uint32_t count, uint32_t flags)
 {
 	struct fe_spawn spawn = {.handles = grants, .handle_count = count};
 
-	return fe_spawn_program_with(name, argv, &spawn);
+	return fe_spawn_program_with(name, argv, &spawn, flags);
 }
 
-/* fe_spawn_program_with -- run "bin/NAME" with argv and the rest of *spawn */
+/* fe_spawn_program_with -- run "bin/NAME" with argv, the rest of *spawn
+ * and FE_SPAWN_* flags */
 long fe_spawn_program_with(const char *name, const char *const *argv,
-			   struct fe_spawn *spawn)
+			   struct fe_spawn *spawn, uint32_t flags)
 {
 	const char *default_argv[2] = {name, NULL};
 	char path[FE_NAME_MAX + 1];
@@ -99,7 +101,7 @@ long fe_spawn_program_with(const char *name, const char *const *argv,
 	code = fe_open(path, FE_RIGHT_READ | FE_RIGHT_EXEC);
 	if (code < 0)
 		return code;
-	process = fe_spawn((int32_t)code, spawn);
+	process = fe_spawn((int32_t)code, spawn, flags);
 	fe_close((int32_t)code);
 	return process;
 }

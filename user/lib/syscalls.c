@@ -135,9 +135,9 @@ long fe_snapshot(uint32_t op, const char *name, uint64_t arg)
 }
 
 /* fe_spawn -- SYS_SPAWN */
-long fe_spawn(int32_t code, const struct fe_spawn *spawn)
+long fe_spawn(int32_t code, const struct fe_spawn *spawn, uint32_t flags)
 {
-	return sys3(SYS_SPAWN, H(code), P(spawn), 0);
+	return sys3(SYS_SPAWN, H(code), P(spawn), U(flags));
 }
 
 /* fe_exit -- SYS_EXIT */

@@ -1,7 +1,7 @@
 /*
  * cmds_process.c -- programs and jobs: running bin/NAME in the foreground
  * or the background, and the builtins ps, kill, wait, jobs, fg, status,
- * resume.
+ * resume, trace.
  *
  * A foreground program becomes the console's foreground process
  * (SYS_CONSOLE_FG), so the kernel ends it when Ctrl-C is typed; osh
@@ -66,20 +66,21 @@ static void exit_text(const struct fe_exit_info *info, char *buf, size_t cap)
 		snprintf(buf, cap, "killed (reason %u)", info->reason);
 }
 
-/* spawn_error -- say why a program could not start */
-static void spawn_error(const char *name, long err)
+/* spawn_error -- say why a program could not start, as `who` (osh, trace) */
+static void spawn_error(const char *who, const char *name, long err)
 {
-	if (err == -ERR_NOTSUP) /* only a spawn with descriptors is refused so */
-		complain("osh: '%s' is a program of Ferrite's own; redirection (< >) "
-			 "is for Linux programs", name);
-	else if (err == -ERR_NOENT)
-		complain("osh: no program named 'bin/%s' (help lists the builtins)", name);
+	if (err == -ERR_NOENT)
+		complain("%s: no program named 'bin/%s' (help lists the builtins)", who, name);
 	else if (err == -ERR_NOEXEC)
-		complain("osh: 'bin/%s' is not a program", name);
+		complain("%s: 'bin/%s' is not a program", who, name);
 	else if (err == -ERR_PERM)
-		complain("osh: 'bin/%s' is not a code object", name);
+		complain("%s: 'bin/%s' is not a code object", who, name);
+	else if (err == -ERR_NOTSUP) /* a spawn with a Linux program's descriptors or flags */
+		complain("%s: '%s' is a program of Ferrite's own; %s", who, name,
+			 strcmp(who, "trace") ? "redirection (< >) is for Linux programs" :
+			 "trace shows the calls of Linux programs only");
 	else
-		complain("osh: %s: %s", name, err_str((int)err));
+		complain("%s: %s: %s", who, name, err_str((int)err));
 	if (err == -ERR_NOENT)
 		shell_status = STATUS_NOT_FOUND;
 }
@@ -189,9 +190,9 @@ static long start(const struct words *w)
 		spawn.fd[fd].flags = w->redirect[fd].append ? FE_SPAWN_FD_APPEND : 0;
 	}
 	if (h >= 0) {
-		h = fe_spawn_program_with(w->word[0], (const char *const *)w->word, &spawn);
+		h = fe_spawn_program_with(w->word[0], (const char *const *)w->word, &spawn, 0);
 		if (h < 0)
-			spawn_error(w->word[0], h);
+			spawn_error("osh", w->word[0], h);
 	}
 	while (spawn.handle_count > 0)  /* the process holds what it was given */
 		fe_close(grants[--spawn.handle_count].handle);
@@ -265,6 +266,27 @@ void run_program(const struct words *w)
 	h = start(w);
 	if (h >= 0)
 		wait_foreground((int32_t)h, w->word[0]);
+}
+
+/* cmd_trace -- trace NAME ARGS...: run bin/NAME in the foreground, the
+ * kernel printing each Linux call it makes on its console (FE_SPAWN_TRACE) */
+void cmd_trace(int argc, char **argv)
+{
+	long h;
+
+	(void)argc;
+	if (find_builtin(argv[1])) {
+		complain("trace: %s is a builtin of osh; trace runs a program, bin/NAME", argv[1]);
+		return;
+	}
+	out_flush(); /* what osh said so far goes out before the program speaks */
+	h = fe_spawn_program_grant(argv[1], (const char *const *)argv + 1, NULL, 0,
+				   FE_SPAWN_TRACE);
+	if (h < 0) {
+		spawn_error("trace", argv[1], h);
+		return;
+	}
+	wait_foreground((int32_t)h, argv[1]);
 }
 
 /* parse_pid -- a decimal pid > 0 into *pid; false after complaining */

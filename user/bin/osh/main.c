@@ -45,6 +45,7 @@ const struct builtin builtins[] = {
 	{"fg", 0, 1, "fg [PID]", "bring a job (the latest by default) to the foreground", cmd_fg},
 	{"status", 0, 0, "status", "how the last foreground program ended", cmd_status},
 	{"resume", 0, 0, "resume", "after a safe power-on: the held processes run on", cmd_resume},
+	{"trace", 1, -1, "trace NAME [ARGS...]", "run bin/NAME, a Linux program, showing each system call it makes", cmd_trace},
 	{"sync", 0, 0, "sync", "make everything durable now; returns once it is", cmd_sync},
 	{"epoch", 0, 0, "epoch", "checkpoint figures: epoch, commits, pauses, pages", cmd_epoch},
 	{"stats", 0, 0, "stats", "the same as epoch", cmd_epoch},

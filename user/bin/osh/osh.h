@@ -189,6 +189,7 @@ void cmd_jobs(int argc, char **argv);
 void cmd_fg(int argc, char **argv);
 void cmd_status(int argc, char **argv);
 void cmd_resume(int argc, char **argv);
+void cmd_trace(int argc, char **argv);
 
 void cmd_sync(int argc, char **argv);
 void cmd_epoch(int argc, char **argv);

@@ -479,6 +479,15 @@ static uint64_t spawn_code(void)
 	return h;
 }
 
+/* spawn_flags -- SYS_SPAWN's flags: mostly none, now and then the trace
+ * (refused: sysfuzz is no Linux program) or any bits */
+static uint64_t spawn_flags(void)
+{
+	if (fz_chance(8))
+		return FE_SPAWN_TRACE;
+	return fz_chance(8) ? fz_any() : 0;
+}
+
 /* fuzz_spawn -- SYS_SPAWN of bin/sysfuzz (or a non-program) with any
  * arguments and grants */
 static void fuzz_spawn(void)
@@ -507,7 +516,7 @@ static void fuzz_spawn(void)
 		args = fz_ptr_in(sizeof(sp));
 	if (fz.kid_count == FZ_KIDS)
 		sp.argc = 0; /* enough children: only the refusal */
-	r = fz_call(SYS_SPAWN, spawn_code(), args, junk(), junk(), junk(), junk());
+	r = fz_call(SYS_SPAWN, spawn_code(), args, spawn_flags(), junk(), junk(), junk());
 	if (r < 0)
 		return;
 	check_handle("SYS_SPAWN", r);

@@ -194,7 +194,7 @@ static void spawn_worker(unsigned i)
 	snprintf(left, sizeof(left), "%lu", workers[i].left);
 	snprintf(root, sizeof(root), "%lu", fz.pid);
 	memset(&stats[i], 0, sizeof(stats[i]));
-	h = fe_spawn(fz.code, &sp);
+	h = fe_spawn(fz.code, &sp, 0);
 	if (h < 0) {
 		spawn_failures++; /* the heap or the process table is full */
 		return;           /* tried again at the next look */

@@ -44,7 +44,7 @@ uint32_t handle_rights(int32_t h)
 long spawn_self(const char *const *argv, const struct fe_handle_grant *grants,
 		uint32_t count)
 {
-	return fe_spawn_program_grant("usertest", argv, grants, count);
+	return fe_spawn_program_grant("usertest", argv, grants, count, 0);
 }
 
 /* wait_for -- wait for a child and close its handle -> the exit info */

@@ -43,7 +43,7 @@ void test_too_many_handles(void)
 	ERR(fe_open("bin/hello", FE_RIGHT_READ), ERR_NOSPC);
 	ERR(fe_obj_open_id(object_id(h), FE_RIGHT_READ), ERR_NOSPC);
 	ERR(fe_chan_create(e), ERR_NOSPC);
-	ERR(fe_spawn((int32_t)code, &sp), ERR_NOSPC);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_NOSPC);
 	ERR(fe_chan_recv(e[1], buf, sizeof(buf), &mi, 0), ERR_NOSPC);
 	EQ(fe_close(extra[--n]), 0);              /* room for one: it arrives */
 	EQ(fe_chan_recv(e[1], buf, sizeof(buf), &mi, 0), 1);

@@ -86,7 +86,7 @@ void test_bad_handles(void)
 		ERR(fe_map(f, 0, PAGE, FE_PROT_READ | FE_MAP_SHARED, 0), ERR_BADF);
 		ERR(fe_wait(f, &info, FE_WAIT_NOHANG), ERR_BADF);
 		ERR(fe_chan_send(f, buf, 1, -1), ERR_BADF);
-		ERR(fe_spawn(f, &sp), ERR_BADF);
+		ERR(fe_spawn(f, &sp, 0), ERR_BADF);
 		if (f != -1)
 			ERR(fe_console_fg(f), ERR_BADF);
 	}
@@ -201,7 +201,7 @@ void test_wild_pointers(void)
 		ERR(fe_obj_stat(h, p), ERR_FAULT);
 		ERR(fe_obj_read(h, 0, p, 16), ERR_FAULT);
 		ERR(fe_obj_write(h, 0, p, 16), ERR_FAULT);
-		ERR(fe_spawn((int32_t)code, p), ERR_FAULT);
+		ERR(fe_spawn((int32_t)code, p, 0), ERR_FAULT);
 		ERR(fe_proc_list(p, 4, 0), ERR_FAULT);
 		ERR(fe_chan_create(p), ERR_FAULT);
 		ERR(fe_chan_send(ends[0], p, 4, -1), ERR_FAULT);

@@ -37,32 +37,34 @@ void test_spawn(void)
 	sp.argv = exit42;
 	sp.argc = 3;
 	ro = OK(fe_dup((int32_t)code, FE_RIGHT_READ));
-	ERR(fe_spawn((int32_t)ro, &sp), ERR_PERM);
+	ERR(fe_spawn((int32_t)ro, &sp, 0), ERR_PERM);
 	blob = new_blob(PAGE, "not a program");
-	FAILS(fe_spawn((int32_t)blob, &sp));
+	FAILS(fe_spawn((int32_t)blob, &sp, 0));
 	sp.argc = 0;
-	ERR(fe_spawn((int32_t)code, &sp), ERR_INVAL);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_INVAL);
 	for (i = 0; i < FE_SPAWN_MAX_ARGS + 1; i++)
 		too_many[i] = "x";
 	too_many[i] = NULL;
 	sp.argv = too_many;
 	sp.argc = FE_SPAWN_MAX_ARGS + 1;
-	ERR(fe_spawn((int32_t)code, &sp), ERR_INVAL);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_INVAL);
 	memset(big_arg, 'a', sizeof(big_arg) - 1);
 	sp.argv = big_argv;
 	sp.argc = 2;
-	ERR(fe_spawn((int32_t)code, &sp), ERR_TOOBIG);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_TOOBIG);
 	sp.argv = wild_argv;
-	ERR(fe_spawn((int32_t)code, &sp), ERR_FAULT);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_FAULT);
 	sp.argv = ptr(UNMAPPED);
-	ERR(fe_spawn((int32_t)code, &sp), ERR_FAULT);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_FAULT);
 	sp.argv = exit42;
 	sp.argc = 3;
+	ERR(fe_spawn((int32_t)code, &sp, 0x2), ERR_INVAL);          /* no such flag */
+	ERR(fe_spawn((int32_t)code, &sp, FE_SPAWN_TRACE), ERR_NOTSUP); /* not a Linux program */
 	sp.handle_count = FE_SPAWN_MAX_HANDLES + 1;
 	sp.handles = ptr(UNMAPPED);
-	FAILS(fe_spawn((int32_t)code, &sp));
+	FAILS(fe_spawn((int32_t)code, &sp, 0));
 	sp.handle_count = 1;
-	ERR(fe_spawn((int32_t)code, &sp), ERR_FAULT);
+	ERR(fe_spawn((int32_t)code, &sp, 0), ERR_FAULT);
 
 	EQ(fe_close((int32_t)blob), 0);
 	EQ(fe_close((int32_t)ro), 0);
@@ -109,7 +111,7 @@ static long spawn_fds(const struct fe_handle_grant *grants, uint32_t count,
 			      .reserved = reserved};
 
 	memcpy(sp.fd, fd, sizeof(sp.fd));
-	return fe_spawn_program_with("usertest", argv, &sp);
+	return fe_spawn_program_with("usertest", argv, &sp, 0);
 }
 
 /* test_spawn_fds -- descriptors given at spawn are checked (a grant that
