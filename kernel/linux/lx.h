@@ -170,6 +170,13 @@ void lx_signal_raise(struct pctx *p, int s, enum lx_sender by);
 int64_t lx_signal_cuts(struct lxcall *c);
 /* lx_signal_blocked -- call c blocked: it also wakes for a due SIGALRM */
 void lx_signal_blocked(struct lxcall *c);
+/* lx_signal_wait_mask -- the mask for the wait of call c (rt_sigsuspend,
+ * ppoll, pselect6), the one before kept; -EINTR if a signal may be taken
+ * at once */
+int64_t lx_signal_wait_mask(struct lxcall *c, uint64_t mask);
+/* lx_signal_wait_done -- call c, which waited with a mask of its own,
+ * ended without a signal: the mask before back */
+void lx_signal_wait_done(struct lxcall *c);
 /* lx_signal_name -- "SIGSEGV", or "SIGRT5" for real-time signal 32 + 5 */
 void lx_signal_name(int s, char *buf, size_t cap);
 /* lx_ctrl_c -- Ctrl-C typed to foreground Linux program p (the console's hook) */

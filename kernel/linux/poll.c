@@ -20,8 +20,10 @@
  * on across a power cut like a sleep's. Linux writes the time left back
  * into select's, pselect6's and ppoll's timeout, and so does this.
  *
- * The signal masks of ppoll and pselect6 are checked as Linux checks them,
- * and not used yet (signal.c's rt_sigsuspend shows how they would be).
+ * The signal masks of ppoll and pselect6 are the caller's mask while it
+ * waits, as rt_sigsuspend's (lx_signal_wait_mask): the mask before comes
+ * back when the call ends, or once the handler of a signal that cut it
+ * short returns.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,17 +99,17 @@ static void put_time_left(struct lxcall *c, uint64_t at, int64_t timeout_ns,
 		(void)uvm_copy_out(&c->p->mem, at, &ts, sizeof(ts));
 }
 
-/* check_sigmask -- ppoll's and pselect6's signal mask: if there is one,
- * of Linux's size and readable (not used: no signals yet) */
-static int64_t check_sigmask(struct lxcall *c, uint64_t set, uint64_t size)
+/* check_sigmask -- ppoll's and pselect6's signal mask, if there is one,
+ * of Linux's size and readable, into *mask; whether there is one in *given */
+static int64_t check_sigmask(struct lxcall *c, uint64_t set, uint64_t size,
+			     uint64_t *mask, bool *given)
 {
-	uint64_t mask;
-
+	*given = set != 0;
 	if (!set)
 		return 0;
 	if (size != LX_SIGSET_SIZE)
 		return -LX_EINVAL;
-	return lx_errno(uvm_copy_in(&c->p->mem, &mask, set, sizeof(mask)));
+	return lx_errno(uvm_copy_in(&c->p->mem, mask, set, sizeof(*mask)));
 }
 
 /* --- poll ----------------------------------------------------------------- */
@@ -160,18 +162,24 @@ int64_t lx_poll(struct lxcall *c)
 int64_t lx_ppoll(struct lxcall *c)
 {
 	const uint64_t fds = c->arg[0], nfds = c->arg[1], at = c->arg[2];
-	uint64_t ns = 0, deadline;
+	uint64_t ns = 0, deadline, mask = 0;
 	int64_t timeout_ns = -1, err = at ? lx_read_timespec(c, at, &ns) : 0;
+	bool masked = false;
 
 	if (!err)
-		err = check_sigmask(c, c->arg[3], c->arg[4]);
+		err = check_sigmask(c, c->arg[3], c->arg[4], &mask, &masked);
+	if (!err && masked)
+		err = lx_signal_wait_mask(c, mask); /* -EINTR: a signal at once */
 	if (err)
 		return err;
 	if (at)
 		timeout_ns = ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
 	err = poll_fds(c, fds, nfds, timeout_ns, &deadline);
-	if (err != SYSCALL_BLOCKED)
+	if (err != SYSCALL_BLOCKED) {
 		put_time_left(c, at, timeout_ns, deadline, false);
+		if (masked)
+			lx_signal_wait_done(c);
+	}
 	return err;
 }
 
@@ -251,7 +259,8 @@ int64_t lx_pselect6(struct lxcall *c)
 	const uint64_t sets[3] = { c->arg[1], c->arg[2], c->arg[3] }, at = c->arg[4];
 	struct lx_sigset_argpack mask = { 0, 0 };
 	int64_t timeout_ns = -1, err;
-	uint64_t ns;
+	uint64_t ns, given = 0;
+	bool masked = false;
 
 	if (c->arg[5] && uvm_copy_in(&c->p->mem, &mask, c->arg[5], sizeof(mask)))
 		return -LX_EFAULT;
@@ -261,8 +270,13 @@ int64_t lx_pselect6(struct lxcall *c)
 			return err;
 		timeout_ns = ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
 	}
-	err = check_sigmask(c, mask.set, mask.size);
+	err = check_sigmask(c, mask.set, mask.size, &given, &masked);
+	if (!err && masked)
+		err = lx_signal_wait_mask(c, given); /* -EINTR: a signal at once */
 	if (err)
 		return err;
-	return select_fds(c, (int64_t)(int32_t)c->arg[0], sets, timeout_ns, at, false);
+	err = select_fds(c, (int64_t)(int32_t)c->arg[0], sets, timeout_ns, at, false);
+	if (err != SYSCALL_BLOCKED && masked)
+		lx_signal_wait_done(c);
+	return err;
 }

@@ -466,18 +466,15 @@ int64_t lx_rt_sigpending(struct lxcall *c)
 	return lx_errno(uvm_copy_out(&c->p->mem, c->arg[0], &pending, sizeof(pending)));
 }
 
-/* rt_sigsuspend (mask, sigsetsize) -- wait for a signal with `mask`
- * blocked; the mask before goes back once its handler returns */
-int64_t lx_rt_sigsuspend(struct lxcall *c)
+/* lx_signal_wait_mask -- the mask `mask` for the wait of call c
+ * (rt_sigsuspend, ppoll, pselect6), the one before kept -- once, however
+ * often the call is issued again -- to come back when the call ends
+ * (lx_signal_wait_done) or the handler of a signal that cut it returns;
+ * -EINTR if a signal may be taken at once, else 0 */
+int64_t lx_signal_wait_mask(struct lxcall *c, uint64_t mask)
 {
 	struct klinux *lx = c->lx;
-	uint64_t mask;
-	int err;
 
-	if (c->arg[1] != sizeof(uint64_t))
-		return -LX_EINVAL;
-	if ((err = uvm_copy_in(&c->p->mem, &mask, c->arg[0], sizeof(mask))))
-		return lx_errno(err);
 	if (!(lx->sig_flags & KLINUX_SIG_SUSPENDED)) {
 		KLOG(&lx->sig_suspend_mask);
 		lx->sig_suspend_mask = lx->sig_mask;
@@ -486,9 +483,36 @@ int64_t lx_rt_sigsuspend(struct lxcall *c)
 	}
 	KLOG(&lx->sig_mask);
 	lx->sig_mask = mask & ~KLINUX_SIG_UNBLOCKABLE;
-	if (takeable(lx))
-		return -LX_EINTR;
-	return lx_sleep_until(c, UINT64_MAX);
+	return takeable(lx) ? -LX_EINTR : 0;
+}
+
+/* lx_signal_wait_done -- call c, which waited with a mask of its own,
+ * ended without a signal: the mask before back */
+void lx_signal_wait_done(struct lxcall *c)
+{
+	struct klinux *lx = c->lx;
+
+	if (!(lx->sig_flags & KLINUX_SIG_SUSPENDED))
+		return;
+	KLOG(&lx->sig_mask);
+	lx->sig_mask = lx->sig_suspend_mask;
+	KLOG(&lx->sig_flags);
+	lx->sig_flags &= ~KLINUX_SIG_SUSPENDED;
+}
+
+/* rt_sigsuspend (mask, sigsetsize) -- wait for a signal with `mask`
+ * blocked; the mask before goes back once its handler returns */
+int64_t lx_rt_sigsuspend(struct lxcall *c)
+{
+	uint64_t mask;
+	int64_t err;
+
+	if (c->arg[1] != sizeof(uint64_t))
+		return -LX_EINVAL;
+	if ((err = uvm_copy_in(&c->p->mem, &mask, c->arg[0], sizeof(mask))))
+		return lx_errno(err);
+	err = lx_signal_wait_mask(c, mask);
+	return err ? err : lx_sleep_until(c, UINT64_MAX);
 }
 
 /* pause () -- wait for a signal */

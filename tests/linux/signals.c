@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,6 +170,36 @@ static void said(int sig, siginfo_t *info, void *uc)
 		_exit(2);
 }
 
+static void step_wait_masks(void)
+{
+	struct timespec t = { 5, 0 };
+	sigset_t usr1, none, now;
+	int before, r;
+
+	on(SIGUSR1, counted, 0);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigemptyset(&none);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	raise(SIGUSR1);
+	before = count[SIGUSR1];
+	r = ppoll(NULL, 0, &t, &none);
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	printf("ppoll letting SIGUSR1 in: %d (%s), it ran %d time(s), blocked again %d\n", r,
+	       strerror(errno), (int)count[SIGUSR1] - before, sigismember(&now, SIGUSR1));
+	raise(SIGUSR1);
+	before = count[SIGUSR1];
+	r = pselect(0, NULL, NULL, NULL, &t, &none);
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	printf("pselect letting SIGUSR1 in: %d (%s), it ran %d time(s), blocked again %d\n", r,
+	       strerror(errno), (int)count[SIGUSR1] - before, sigismember(&now, SIGUSR1));
+	t.tv_sec = 0;
+	t.tv_nsec = 1000000;
+	r = ppoll(NULL, 0, &t, &usr1);
+	printf("ppoll run out: %d\n", r);
+	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+}
+
 static void step_pipe(void)
 {
 	int fds[2];
@@ -215,6 +247,7 @@ int main(int argc, char **argv)
 	step_segv();
 	step_alarm();
 	step_sleep();
+	step_wait_masks();
 	step_pipe();
 	return 0;
 }
