@@ -200,7 +200,7 @@ test-kvm: deps all
 # power cuts under the mixed workload, SEED to replay a run; the image and
 # the console log of every power-on are left in build/torture/.
 CUTS := 200
-torture: deps all
+torture: deps all linux-programs
 	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
 
 # The hostile-image campaign (docs/hostile-images.md): TRIALS corrupted

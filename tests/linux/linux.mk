@@ -11,6 +11,7 @@
 #   build/linux/pipes-glibc  pipes-musl: a pipe, select and poll
 #   build/linux/lxfuzz       sysfuzz's Linux mode (musl)
 #   build/linux/signals-glibc  signals-musl   signals within a program
+#   build/linux/lxcount      the power-cut campaign's Linux program (musl)
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -18,7 +19,7 @@
 
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
-		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz)
+		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -43,6 +44,9 @@ $(LINUX_DIR)/pipes-musl: tests/linux/pipes.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/lxfuzz: tests/linux/lxfuzz.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
+
+$(LINUX_DIR)/lxcount: tests/linux/lxcount.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/signals-glibc: tests/linux/signals.c | $(LINUX_DIR)/

@@ -6,9 +6,10 @@ One NVM image serves the whole campaign. At genesis the workload is typed
 into osh as background jobs (WORKLOAD): three counters with distinct starts,
 churn (objects created, written, resized, renamed, deleted and checked
 against a model in its memory), spawner (spawn, wait, check the exit
-status), memtest (patterns through a shared mapping), sysfuzz, and
-mtcount (four threads adding to one counter under a mutex, each line the
-next number). With cpus=(2, 1) the power-ons alternate between two CPUs
+status), memtest (patterns through a shared mapping), sysfuzz, mtcount
+(four threads adding to one counter under a mutex, each line the next
+number), and lxcount, a static Linux binary (its interval timer's
+SIGALRM, an object it appends to and a pipe, checked at every step). With cpus=(2, 1) the power-ons alternate between two CPUs
 and one, so every resume finds another CPU count. memtest runs
 without pause over 8 MiB, so the CPU is never idle and the epochs are
 large: most cuts find a dirty epoch, and most power-ons roll back
@@ -139,7 +140,13 @@ WORKLOAD = [
     # Four threads of one process add to a counter under a mutex, each line
     # the next number, whichever thread printed it (user/bin/mtcount.c).
     Program("mtcount", "mtcount 4 150 &", r"mtcount: (\d+)", 1, "mtcount: %d"),
+    # A Linux program: its timer's SIGALRM, a log object open O_APPEND and
+    # a pipe checked at each step (tests/linux/lxcount.c).
+    Program("lxcount", "lxcount 250 &", r"lxcount: (\d+) ok", 1, "lxcount: %d ok"),
 ]
+# The boot modules: Ferrite's programs, and the Linux program above.
+PROGRAMS = os.path.join(ROOT, "build", "user", "bin")
+LINUX_PROGRAM = os.path.join(ROOT, "build", "linux", "lxcount")
 # osh, and one process per program; spawner may have a child as well.
 WORKLOAD_PROCESSES = 1 + len(WORKLOAD)
 # Lines of the programs that carry no number (the start-up ones).
@@ -270,6 +277,7 @@ class Campaign:
                  cpus=None):
         self.dir = directory
         self.image = os.path.join(directory, "powercut.nvm")
+        self.modules = os.path.join(directory, "modules")
         self.log_path = os.path.join(directory, "powercut.log")
         self.cuts = cuts
         self.seed = seed
@@ -298,6 +306,7 @@ class Campaign:
         for path in (self.image, self.log_path):
             if os.path.exists(path):
                 os.remove(path)
+        self._modules()
         self.say("powercut: seed %d (%s=%d replays it), %d cuts, image %s" % (
             self.seed, SEED_VARIABLE, self.seed, self.cuts, self.image))
         started = time.monotonic()
@@ -315,11 +324,21 @@ class Campaign:
         self.say(self.summary())
         return self.failures
 
+    def _modules(self):
+        """The boot modules' directory: links to Ferrite's programs and to
+        the Linux program (make test-build builds both)."""
+        os.makedirs(self.modules, exist_ok=True)
+        for name in os.listdir(self.modules):
+            os.remove(os.path.join(self.modules, name))
+        for path in [os.path.join(PROGRAMS, n) for n in sorted(os.listdir(PROGRAMS))] + \
+                [LINUX_PROGRAM]:
+            os.symlink(path, os.path.join(self.modules, os.path.basename(path)))
+
     def _start(self):
         """Power on: a Machine on the campaign's image."""
         self.poweron += 1
         return Machine(image=self.image, size=IMAGE_SIZE, boot="kernel",
-                       append="earlyprintk",
+                       append="earlyprintk", modules=self.modules,
                        cpus=self.cpus[(self.poweron - 1) % len(self.cpus)])
 
     def _genesis(self):
