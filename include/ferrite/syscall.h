@@ -371,6 +371,7 @@ struct fe_msg_info {
 #define FE_CONSOLE_LINE 0        /* the kernel echoes and edits; returns a line with '\n' */
 #define FE_CONSOLE_RAW 1         /* bytes as typed, no echo; at least one */
 #define FE_CONSOLE_NONBLOCK 0x100 /* or-ed with a mode: -ERR_AGAIN instead of blocking */
+#define FE_CONSOLE_NOECHO 0x200  /* or-ed with FE_CONSOLE_LINE: edited, not echoed (a password) */
 
 /* SYS_TIME clocks. */
 #define FE_CLOCK_MONOTONIC 0     /* ns of running time since genesis; continues across power-off */

@@ -400,10 +400,11 @@ static uint64_t in_count(void)
 	return con->in_queued - con->in_read;
 }
 
-/* console_readable -- typed bytes wait, or the console is a sink */
+/* console_readable -- typed bytes wait, or the rest of a line a read did
+ * not take whole, or the console is a sink */
 bool console_readable(struct pctx *p)
 {
-	return console_has_sink(p) || in_count() > 0;
+	return console_has_sink(p) || in_count() > 0 || kroot->line_ready;
 }
 
 /* copy_in_queue -- the first `len` unconsumed bytes into dst */
@@ -554,17 +555,19 @@ void console_input_poll(void)
 	}
 }
 
-/* erase -- take the last byte off the line being edited, on screen too */
-static void erase(void)
+/* erase -- take the last byte off the line being edited, on screen too if `echo` */
+static void erase(bool echo)
 {
 	KLOG(&kroot->line_len);
 	kroot->line_len--;
-	console_emit("\b \b", 3);
+	if (echo)
+		console_emit("\b \b", 3);
 }
 
-/* edit_line -- feed typed bytes to the line editor; whether a line is
- * complete. Stops when the output queue could not take the echo. */
-static bool edit_line(void)
+/* edit_line -- feed typed bytes to the line editor, echoing them if
+ * `echo` (a password's are not); whether a line is complete. Stops when
+ * the output queue could not take the echo. */
+static bool edit_line(bool echo)
 {
 	char c;
 
@@ -572,7 +575,8 @@ static bool edit_line(void)
 		copy_in_queue(&c, 1);
 		consume(1);
 		if (c == '\r' || c == '\n') {
-			console_emit("\n", 1);
+			if (echo)
+				console_emit("\n", 1);
 			KLOG(&kroot->line_ready);
 			kroot->line_ready = 1;
 		} else if (c == CTRL_C) {
@@ -582,17 +586,18 @@ static bool edit_line(void)
 			KLOG(&kroot->line_ready);
 			kroot->line_ready = 1;
 		} else if ((c == 0x7f || c == '\b') && kroot->line_len) {
-			erase();
+			erase(echo);
 		} else if (c == CTRL_U) {
 			while (kroot->line_len && program_room() >= ECHO_MAX)
-				erase();
+				erase(echo);
 		} else if ((unsigned char)c >= ' ' && c != 0x7f &&
 			   kroot->line_len < KCONSOLE_LINE_MAX) {
 			KLOG(&kroot->line[kroot->line_len]);
 			kroot->line[kroot->line_len] = c;
 			KLOG(&kroot->line_len);
 			kroot->line_len++;
-			console_emit(&c, 1);
+			if (echo)
+				console_emit(&c, 1);
 		}
 	}
 	return kroot->line_ready;
@@ -600,13 +605,13 @@ static bool edit_line(void)
 
 /* read_line -- FE_CONSOLE_LINE: a whole line with '\n', or block */
 static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
-			 uint64_t cap, bool nonblock)
+			 uint64_t cap, bool nonblock, bool echo)
 {
 	char line[KCONSOLE_LINE_MAX + 1];
 	uint64_t len;
 	int err;
 
-	if (!edit_line()) {
+	if (!edit_line(echo)) {
 		if (nonblock)
 			return -ERR_AGAIN;
 		if (in_count()) /* the echo did not fit */
@@ -618,10 +623,17 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	memcpy(line, kroot->line, len);
 	line[len++] = '\n';
 	if (len > cap)
-		len = cap; /* the rest of the line is dropped */
+		len = cap;
 	err = uvm_copy_out(&p->mem, buf, line, len);
 	if (err)
 		return err; /* the line stays for the next read */
+	if (len <= kroot->line_len) { /* the rest, '\n' last, for the next reads */
+		heap_log(kroot->line, kroot->line_len);
+		memmove(kroot->line, kroot->line + len, kroot->line_len - len);
+		KLOG(&kroot->line_len);
+		kroot->line_len -= (uint16_t)len;
+		return (int64_t)len;
+	}
 	KLOG(&kroot->line_len);
 	kroot->line_len = 0;
 	KLOG(&kroot->line_ready);
@@ -677,7 +689,8 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 {
 	bool nonblock = mode & FE_CONSOLE_NONBLOCK;
 
-	if (!cap || (mode & ~(uint64_t)(FE_CONSOLE_NONBLOCK | 0xff)))
+	if (!cap || (mode & ~(uint64_t)(FE_CONSOLE_NONBLOCK | FE_CONSOLE_NOECHO | 0xff)) ||
+	    ((mode & FE_CONSOLE_NOECHO) && (mode & 0xff) != FE_CONSOLE_LINE))
 		return -ERR_INVAL;
 	if (uvm_check(&p->mem, buf, cap, UVM_WRITE))
 		return -ERR_FAULT;
@@ -685,7 +698,7 @@ int64_t console_read(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 		return 0; /* the end of the input */
 	switch (mode & 0xff) {
 	case FE_CONSOLE_LINE:
-		return read_line(tf, p, buf, cap, nonblock);
+		return read_line(tf, p, buf, cap, nonblock, !(mode & FE_CONSOLE_NOECHO));
 	case FE_CONSOLE_RAW:
 		return read_raw(tf, p, buf, cap, nonblock);
 	default:

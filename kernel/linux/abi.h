@@ -243,6 +243,7 @@ struct lx_flock {
 #define LX_TIOCSWINSZ 0x5414
 #define LX_FIONREAD 0x541b
 #define LX_ICANON 0000002
+#define LX_ECHO 0000010
 
 /* getrandom */
 #define LX_GRND_NONBLOCK 0x1

@@ -422,6 +422,16 @@ int64_t lx_close(struct lxcall *c)
 
 /* --- reading and writing -------------------------------------------------- */
 
+/* console_mode -- how the console is read under the terminal modes
+ * `lflag`: a line the kernel edits (ICANON), echoed or not (ECHO), or
+ * the bytes as typed, never echoed (the program draws what it wants) */
+static uint64_t console_mode(uint32_t lflag)
+{
+	if (!(lflag & LX_ICANON))
+		return FE_CONSOLE_RAW;
+	return FE_CONSOLE_LINE | (lflag & LX_ECHO ? 0 : FE_CONSOLE_NOECHO);
+}
+
 /* read_file -- up to len bytes of open file f into the caller's buf;
  * -EAGAIN rather than waiting if `nonblock` or the file is O_NONBLOCK */
 static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
@@ -442,8 +452,7 @@ static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
 		if (!len)
 			return 0;
 		return lx_errno(console_read(c->tf, c->p, buf, len,
-					     (c->lx->termios.lflag & LX_ICANON ?
-					      FE_CONSOLE_LINE : FE_CONSOLE_RAW) |
+					     console_mode(c->lx->termios.lflag) |
 					     (nonblock ? FE_CONSOLE_NONBLOCK : 0)));
 	case KLXFILE_NULL:
 		return 0;

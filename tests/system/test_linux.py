@@ -357,6 +357,24 @@ def drive_vi(term, steps, start):
         start = term.expect(shown, timeout=STEP, start=start).end()
 
 
+def test_a_line_read_without_echo_is_not_shown(linux):
+    """Canonical mode without ECHO (busybox sh's `read -s`, a password):
+    the kernel edits the line and shows none of it, not even its Enter;
+    with ECHO (a plain `read`) it shows it as typed."""
+    m, _ = linux
+    for flag, typed, shown in (("-s ", "s3cret", ""), ("", "plain", "plain\n")):
+        line = "busybox sh -c 'read %s-p \"pw: \" x; echo \"got $x\"'" % flag
+        start = len(m.output)
+        m.send(line + "\n")
+        echo = m.expect(re.escape(line) + r"\n", timeout=STEP, start=start)
+        m.expect(r"pw: ", timeout=STEP, start=echo.end())
+        m.send(typed + "\x7fx\n")  # Backspace is edited away, unseen too
+        end = m.expect(PROMPT, timeout=STEP, start=echo.end())
+        out = KERNEL_LINE.sub("", m.output[echo.end():end.start()])
+        want = "pw: " + (shown[:-1] + "\b \bx\n" if shown else "") + "got %sx\n" % typed[:-1]
+        assert out == want, (flag, out)
+
+
 def test_vi_edits_a_file_as_on_the_host(linux, tmp_path):
     """busybox vi, on the console in raw mode: the same keystrokes make the
     same file in Ferrite and on the host (a pseudo-terminal there)."""

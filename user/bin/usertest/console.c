@@ -14,5 +14,7 @@ void test_console(void)
 	EQ(fe_console_write("usertest: console\n", 18), 18);
 	ERR(fe_console_read(buf, sizeof(buf), FE_CONSOLE_RAW | FE_CONSOLE_NONBLOCK), ERR_AGAIN);
 	ERR(fe_console_read(buf, sizeof(buf), 5), ERR_INVAL);
+	ERR(fe_console_read(buf, sizeof(buf), FE_CONSOLE_RAW | FE_CONSOLE_NOECHO), ERR_INVAL);
+	ERR(fe_console_read(buf, sizeof(buf), FE_CONSOLE_LINE | 0x400), ERR_INVAL);
 	ERR(fe_console_read(buf, 0, FE_CONSOLE_RAW | FE_CONSOLE_NONBLOCK), ERR_INVAL);
 }
