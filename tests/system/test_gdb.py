@@ -321,7 +321,11 @@ def test_fe_ps_shows_held_processes(machines, image):
     port = free_port()
     m = machines(image=image, size=HEAP, boot="kernel", append="safe",
                  extra=["--gdb-port", str(port)])
-    m.expect(PROMPT, timeout=LONG)
+    # the rescue shell's own prompt, not the held osh's, which the power-on
+    # may release from before the cut (committed, not yet sent)
+    start = m.expect(r"ferrite: safe power-on", timeout=LONG).end()
+    m.expect(r"the object shell; 'help' lists the commands\n" + PROMPT, timeout=LONG,
+             start=start)
     osh_ps = [r.split() for r in rows(typed(m, "ps"), "PAGES  NAME\n")]
 
     ps, = gdb_sections(port, ["fe-ps"])
