@@ -569,14 +569,15 @@ int64_t lx_kill(struct lxcall *c)
 	return 0;
 }
 
-/* tgkill (tgid, tid, sig) -- a thread of its own: its one thread */
+/* tgkill (tgid, tid, sig) -- a thread of its own; the signal is the
+ * program's (its threads share one pending set and mask) */
 int64_t lx_tgkill(struct lxcall *c)
 {
 	const uint64_t self = c->p->proc->pid, s = c->arg[2];
 
 	if (s > LX_NSIG || (int64_t)c->arg[0] <= 0 || (int64_t)c->arg[1] <= 0)
 		return -LX_EINVAL;
-	if (c->arg[0] != self || c->arg[1] != self)
+	if (c->arg[0] != self || lx_thread_tid(c->p, (int64_t)c->arg[1]) < 0)
 		return -LX_ESRCH;
 	if (s)
 		lx_signal_raise(c->p, (int)s, LX_BY_TKILL);
@@ -586,11 +587,11 @@ int64_t lx_tgkill(struct lxcall *c)
 /* tkill (tid, sig) */
 int64_t lx_tkill(struct lxcall *c)
 {
-	const uint64_t self = c->p->proc->pid, s = c->arg[1];
+	const uint64_t s = c->arg[1];
 
 	if (s > LX_NSIG || (int64_t)c->arg[0] <= 0)
 		return -LX_EINVAL;
-	if (c->arg[0] != self)
+	if (lx_thread_tid(c->p, (int64_t)c->arg[0]) < 0)
 		return -LX_ESRCH;
 	if (s)
 		lx_signal_raise(c->p, (int)s, LX_BY_TKILL);
