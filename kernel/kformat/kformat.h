@@ -538,7 +538,7 @@ struct klinux {
 	uint32_t version;              /* KLINUX_VERSION */
 	uint64_t brk_start;            /* the program break's lowest address */
 	uint64_t brk;                  /* the break now; [brk_start, page_up(brk)) is mapped */
-	uint64_t tid_address;          /* set_tid_address of its first thread; 0: none */
+	uint64_t tid_address;          /* clear_child_tid of its thread of tid 0; 0: none */
 	uint64_t brk_object;           /* the anonymous object the break shows (held) */
 	uint32_t umask;
 	uint32_t reserved;

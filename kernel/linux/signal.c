@@ -30,7 +30,10 @@
  *
  * Not here yet: stopping and continuing (SIGSTOP, SIGTSTP, SIGTTIN and
  * SIGTTOU are ignored: there is no job control), queued real-time
- * signals (a pending signal is one bit), and signals between processes.
+ * signals (a pending signal is one bit), signals between processes, and
+ * per-thread masks: the threads of a program (thread.c) share its mask,
+ * alternate stack and pending set, and whichever goes back to user mode
+ * first takes a signal.
  */
 #include <stdint.h>
 #include <stdio.h>
