@@ -6,6 +6,8 @@
  *
  *   threads        a mutex, a condition variable, joins, thread-local
  *                  storage, a timed wait that times out
+ *   threads exit   main ends with pthread_exit before the thread it made,
+ *                  which ends the program (status 0) when it returns
  *   threads wait   N threads wait on a condition variable; "ready" once
  *                  they all wait; a line of input wakes them all, and each
  *                  says so (a power cut may come between)
@@ -138,8 +140,38 @@ static int wait_for_input(void)
 	return 0;
 }
 
+/* outlive -- the thread that outlives main: waits until main has spoken */
+static void *outlive(void *arg)
+{
+	pthread_mutex_lock(&lock);
+	while (!released)
+		pthread_cond_wait(&changed, &lock);
+	pthread_mutex_unlock(&lock);
+	printf("the last thread ends the program\n");
+	fflush(stdout);
+	return arg;
+}
+
+/* main_leaves_first -- main's thread ends while another runs on */
+static int main_leaves_first(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, outlive, NULL);
+	pthread_detach(t);
+	printf("main leaves\n");
+	fflush(stdout);
+	pthread_mutex_lock(&lock);
+	released = 1;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
+	pthread_exit(NULL);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "exit"))
+		return main_leaves_first();
 	if (argc > 1 && !strcmp(argv[1], "wait"))
 		return wait_for_input();
 	return together();

@@ -282,6 +282,9 @@ def test_posix_threads_as_on_the_host(linux):
         want = host_run([program], files, os.path.join(LINUX, program))
         assert want[1] == 0 and "counter 30000 (want 30000)" in want[0], want
         assert ferrite_run(m, [program]) == want, program
+        want = host_run([program, "exit"], files, os.path.join(LINUX, program))
+        assert want == ("main leaves\nthe last thread ends the program\n", 0), want
+        assert ferrite_run(m, [program, "exit"]) == want, program
 
 
 def test_a_signal_s_default_action_ends_the_program(linux):
