@@ -513,13 +513,16 @@ static void check_lxthreads(struct kcheck *k, uint64_t id, const char *owner)
 
 	if (!t)
 		return;
-	if (t->reserved || t->clear_child_tid[0])
-		problem(k, "%s: threads #%llu: reserved %#x, first thread's entry %#llx",
-			owner, ULL(id), t->reserved, ULL(t->clear_child_tid[0]));
+	if (t->reserved || t->clear_child_tid[0] || t->sig_mask[0])
+		problem(k, "%s: threads #%llu: reserved %#x, first thread's entries %#llx %#llx",
+			owner, ULL(id), t->reserved, ULL(t->clear_child_tid[0]),
+			ULL(t->sig_mask[0]));
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
-		if (t->clear_child_tid[tid] >= FE_USER_TOP)
-			problem(k, "%s: threads #%llu: thread %u clears %#llx, outside the user half",
-				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]));
+		if (t->clear_child_tid[tid] >= FE_USER_TOP ||
+		    t->sig_mask[tid] & KLINUX_SIG_UNBLOCKABLE)
+			problem(k, "%s: threads #%llu: thread %u clears %#llx, mask %#llx: out of range",
+				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]),
+				ULL(t->sig_mask[tid]));
 }
 
 /* check_linux -- a Linux program's state (kformat.h lists the invariants) */

@@ -51,7 +51,7 @@
  *   klxpipe   OS_TYPE_KERNEL: a pipe of Linux programs, its bytes in a ring
  *             (an anonymous object) and the descriptors naming its ends
  *   klxthreads OS_TYPE_KERNEL: the Linux state of each thread of a Linux
- *             program but its first (clear_child_tid), by tid
+ *             program but its first (clear_child_tid, signal mask), by tid
  *
  * Reference counts (os_obj_ref): a process object is held by its process
  * table slot while it runs and by every handle to it; a thread, address
@@ -496,8 +496,9 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * Signals: a raised signal is pending until the thread returns to user
  * mode unblocked, where it is delivered (its handler's frame pushed on the
  * stack) or acts by default (ignored, or the end of the program). The
- * mask and alternate stack are the program's, shared by its threads
- * (docs/linux.md, "Threads").
+ * mask is each thread's (tid 0's here, the others' in klxthreads); the
+ * alternate stack and the pending set are the program's, shared by its
+ * threads (docs/linux.md, "Threads").
  */
 #define KLINUX_VERSION 2
 /* A klinux of version 1 is this many bytes: it has no `threads`, and
@@ -552,7 +553,8 @@ struct klinux {
 	uint64_t sig_pending;          /* raised, not yet delivered */
 	uint64_t sig_sent;             /* of those, the ones kill sent (siginfo SI_USER) */
 	uint64_t sig_tsent;            /* and the ones tgkill or tkill sent (SI_TKILL) */
-	uint64_t sig_mask;             /* blocked: its one thread's mask */
+	uint64_t sig_mask;             /* blocked: the mask of its thread of tid 0
+					* (the others': klxthreads.sig_mask) */
 	uint64_t sig_suspend_mask;     /* the mask rt_sigsuspend replaced, restored after the handler */
 	uint64_t fault_addr;           /* the pending fault signal's address (siginfo si_addr) */
 	uint32_t fault_code;           /* and its si_code */
@@ -600,21 +602,25 @@ _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
 /*
  * The Linux state of the threads of a Linux program (kernel/linux/thread.c),
  * by tid (kthread.tid): the address clone's CLONE_CHILD_CLEARTID or
- * set_tid_address gave, cleared and woken (futex) when the thread exits.
- * The first thread's (tid 0) is klinux.tid_address, as before threads, so
- * entry 0 stays 0. Held by its klinux (klinux.threads).
+ * set_tid_address gave, cleared and woken (futex) when the thread exits,
+ * and the thread's signal mask. The first thread's (tid 0) are
+ * klinux.tid_address and klinux.sig_mask, as before threads, so entry 0
+ * of each stays 0. Held by its klinux (klinux.threads).
  *
- * Invariants (kcheck.c): clear_child_tid[0] is 0, every entry 0 or an
- * address in the user half; reserved 0.
+ * Invariants (kcheck.c): clear_child_tid[0] and sig_mask[0] are 0; every
+ * clear_child_tid 0 or an address in the user half; no sig_mask holds
+ * KLINUX_SIG_UNBLOCKABLE; reserved 0.
  */
 struct klxthreads {
 	uint32_t magic;                /* KLXTHREADS_MAGIC */
 	uint32_t reserved;
 	uint64_t clear_child_tid[KPROC_MAX_THREADS];
+	uint64_t sig_mask[KPROC_MAX_THREADS]; /* each thread's blocked signals */
 };
-KFORMAT_SIZE(klxthreads, 8 + 8 * KPROC_MAX_THREADS);
+KFORMAT_SIZE(klxthreads, 8 + 16 * KPROC_MAX_THREADS);
 KFORMAT_AT(klxthreads, magic, 0);
 KFORMAT_AT(klxthreads, clear_child_tid, 8);
+KFORMAT_AT(klxthreads, sig_mask, 8 + 8 * KPROC_MAX_THREADS);
 _Static_assert(sizeof(struct klxthreads) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*

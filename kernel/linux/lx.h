@@ -226,6 +226,8 @@ int64_t lx_setpgid(struct lxcall *c);
 /* lx_thread_tid -- the Ferrite tid of p's live thread with Linux tid ltid,
  * -1 if none */
 int lx_thread_tid(const struct pctx *p, int64_t ltid);
+/* lx_thread_mask -- where the signal mask of lx's thread `tid` is kept */
+uint64_t *lx_thread_mask(const struct klinux *lx, unsigned tid);
 int64_t lx_clone(struct lxcall *c);
 int64_t lx_exit(struct lxcall *c);
 int64_t lx_futex(struct lxcall *c);

@@ -11,8 +11,9 @@
  * each thread is its clear_child_tid (CLONE_CHILD_CLEARTID,
  * set_tid_address): klinux.tid_address for tid 0, a klxthreads entry by
  * tid for the others (kformat.h); clone makes the klxthreads at the
- * first thread. The signal mask and alternate stack stay the program's,
- * shared by its threads (docs/linux.md, "Threads").
+ * first thread; so is each thread's signal mask (klinux.sig_mask for tid
+ * 0), which a new thread takes from the one that made it. The pending set
+ * and the alternate stack stay the program's (docs/linux.md, "Threads").
  *
  * A thread's Linux tid is the pid plus its Ferrite tid, so the first
  * thread's is the pid, as on Linux.
@@ -77,6 +78,26 @@ static uint64_t *clear_tid_at(struct klinux *lx, unsigned tid)
 		return &lx->tid_address;
 	t = threads_of(lx);
 	return t ? &t->clear_child_tid[tid] : NULL;
+}
+
+/* lx_thread_mask -- where thread `tid`'s signal mask is kept (lx is
+ * const for the callers that only read it) */
+uint64_t *lx_thread_mask(const struct klinux *lx, unsigned tid)
+{
+	struct klxthreads *t = tid ? threads_of(lx) : NULL;
+
+	return t ? &t->sig_mask[tid] : (uint64_t *)&lx->sig_mask;
+}
+
+/* set_mask -- thread `tid`'s signal mask is now mask */
+static void set_mask(struct klinux *lx, unsigned tid, uint64_t mask)
+{
+	uint64_t *at = lx_thread_mask(lx, tid);
+
+	if (*at == mask)
+		return;
+	KLOG(at);
+	*at = mask;
 }
 
 /* set_clear_tid -- thread `tid`'s clear_child_tid is now addr */
@@ -160,6 +181,7 @@ int64_t lx_clone(struct lxcall *c)
 	if (flags & LX_CLONE_SETTLS)
 		t->regs.fs_base = tls;
 	set_clear_tid(c->lx, tid, flags & LX_CLONE_CHILD_CLEARTID ? child_tid : 0);
+	set_mask(c->lx, tid, *lx_thread_mask(c->lx, sched_current_tid())); /* the caller's */
 	sched_thread_new();
 	return ltid;
 }
@@ -179,6 +201,8 @@ int64_t lx_exit(struct lxcall *c)
 	if (at && *at && !uvm_copy_out(&p->mem, *at, &zero, sizeof(zero)))
 		sched_wake_futex(p, *at, 1);
 	set_clear_tid(c->lx, tid, 0);
+	if (tid)                        /* tid 0's is klinux's, kept for a new thread 0 */
+		set_mask(c->lx, tid, 0);
 	KLOG(t);
 	t->state = KTHREAD_EXITED;
 	t->exit_status = (int64_t)(c->arg[0] & 0xff);

@@ -5,7 +5,8 @@
  * compared with the host's.
  *
  *   threads        a mutex, a condition variable, joins, thread-local
- *                  storage, a timed wait that times out
+ *                  storage, a timed wait that times out, a semaphore wait
+ *                  (futex) that a signal handler's sem_post ends
  *   threads exit   main ends with pthread_exit before the thread it made,
  *                  which ends the program (status 0) when it returns
  *   threads wait   N threads wait on a condition variable; "ready" once
@@ -14,6 +15,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +59,29 @@ static void *gather(void *arg)
 		pthread_cond_wait(&changed, &lock);
 	pthread_mutex_unlock(&lock);
 	return arg;
+}
+
+static sem_t posted;
+
+/* on_alarm -- SIGALRM's handler: post the semaphore main waits on */
+static void on_alarm(int s)
+{
+	(void)s;
+	sem_post(&posted);
+}
+
+/* woken_by_a_handler -- main waits in a futex; a signal's handler posts */
+static void woken_by_a_handler(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int r;
+
+	sem_init(&posted, 0, 0);
+	sigaction(SIGALRM, &sa, NULL);
+	ualarm(50 * 1000, 0);
+	while ((r = sem_wait(&posted)) && errno == EINTR)
+		;
+	printf("sem_wait after the handler's sem_post: %d\n", r);
 }
 
 /* together -- the main test; 0 when everything was as expected */
@@ -107,6 +133,7 @@ static int together(void)
 	err = pthread_cond_timedwait(&changed, &lock, &when);
 	pthread_mutex_unlock(&lock);
 	printf("timed wait: %s\n", err == ETIMEDOUT ? "timed out" : strerror(err));
+	woken_by_a_handler();
 	return counter != WORKERS * ROUNDS;
 }
 

@@ -1087,3 +1087,4 @@ def test_trace_of_lxfuzz_s_hostile_calls(linux):
     calls, out, status = traced(m, ["lxfuzz", "7", "2000"])
     assert re.search(r"lxfuzz: 2000 calls, \d+ errors, \d+ signals taken, ok\n", out) and status == 0, out
     assert len(calls) > 2000 and calls[-1] == "+++ exited with 0 +++", calls[-5:]
+
