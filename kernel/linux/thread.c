@@ -9,11 +9,11 @@
  * are its kthread's, so after a power cut every thread resumes as the
  * last commit left it, a futex wait still waiting. The Linux state of
  * each thread is its clear_child_tid (CLONE_CHILD_CLEARTID,
- * set_tid_address): klinux.tid_address for tid 0, a klxthreads entry by
- * tid for the others (kformat.h); clone makes the klxthreads at the
- * first thread; so is each thread's signal mask (klinux.sig_mask for tid
- * 0), which a new thread takes from the one that made it. The pending set
- * and the alternate stack stay the program's (docs/linux.md, "Threads").
+ * set_tid_address) and its signal mask, which a new thread takes from the
+ * one that made it: klinux.tid_address and klinux.sig_mask for tid 0,
+ * klxthreads entries by tid for the others (kformat.h), the klxthreads
+ * made by the first clone. The pending set and the alternate stack stay
+ * the program's (docs/linux.md, "Threads").
  *
  * A thread's Linux tid is the pid plus its Ferrite tid, so the first
  * thread's is the pid, as on Linux.
