@@ -505,6 +505,26 @@ static void check_linux_signals(struct kcheck *k, const struct klinux *lx, const
 	check_lxsig(k, lx->signals, what);
 }
 
+/* check_lxthreads -- the Linux state of a Linux program's threads */
+static void check_lxthreads(struct kcheck *k, uint64_t id, const char *owner)
+{
+	const struct klxthreads *t = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*t),
+						KLXTHREADS_MAGIC, owner);
+
+	if (!t)
+		return;
+	if (t->reserved || t->clear_child_tid[0] || t->sig_mask[0])
+		problem(k, "%s: threads #%llu: reserved %#x, first thread's entries %#llx %#llx",
+			owner, ULL(id), t->reserved, ULL(t->clear_child_tid[0]),
+			ULL(t->sig_mask[0]));
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
+		if (t->clear_child_tid[tid] >= FE_USER_TOP ||
+		    t->sig_mask[tid] & KLINUX_SIG_UNBLOCKABLE)
+			problem(k, "%s: threads #%llu: thread %u clears %#llx, mask %#llx: out of range",
+				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]),
+				ULL(t->sig_mask[tid]));
+}
+
 /* check_linux -- a Linux program's state (kformat.h lists the invariants) */
 static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 {
@@ -514,10 +534,16 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 	char what[96];
 
 	snprintf(what, sizeof(what), "Linux state #%llu (pid %llu)", ULL(id), ULL(pid));
-	lx = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*lx), KLINUX_MAGIC, what);
+	lx = kobj_bytes_of(k, id, OS_TYPE_KERNEL, sizeof(*lx), KLINUX_SIZE_BEFORE_THREADS,
+			   KLINUX_MAGIC, what);
 	if (!lx)
 		return;
-	if (lx->version != KLINUX_VERSION) {
+	if (os_obj_stat(k->os, id, &info) ||
+	    info.size != (lx->version == 1 ? KLINUX_SIZE_BEFORE_THREADS : sizeof(*lx))) {
+		problem(k, "%s: version %u in %llu bytes", what, lx->version, ULL(info.size));
+		return;
+	}
+	if (lx->version != KLINUX_VERSION && lx->version != 1) {
 		problem(k, "%s: version %u; this kernel knows version %u", what,
 			lx->version, KLINUX_VERSION);
 		return;
@@ -544,6 +570,8 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 	}
 	check_linux_signals(k, lx, what);
 	check_pipe_counts(k, &pipes, what);
+	if (lx->version >= 2 && lx->threads)
+		check_lxthreads(k, lx->threads, what);
 }
 
 /* check_process -- a live process in table slot `slot`, and what it holds */

@@ -50,6 +50,8 @@
  *             file description: what a descriptor names, with its offset)
  *   klxpipe   OS_TYPE_KERNEL: a pipe of Linux programs, its bytes in a ring
  *             (an anonymous object) and the descriptors naming its ends
+ *   klxthreads OS_TYPE_KERNEL: the Linux state of each thread of a Linux
+ *             program but its first (clear_child_tid, signal mask), by tid
  *
  * Reference counts (os_obj_ref): a process object is held by its process
  * table slot while it runs and by every handle to it; a thread, address
@@ -92,6 +94,7 @@
 #define KLXFILE_MAGIC 0x4c46584cu  /* "LXFL" */
 #define KLXSIG_MAGIC 0x4749534cu   /* "LSIG" */
 #define KLXPIPE_MAGIC 0x5050584cu  /* "LXPP" */
+#define KLXTHREADS_MAGIC 0x4854584cu /* "LXTH" */
 
 #define KROOT_VERSION 2
 
@@ -486,14 +489,21 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * KLINUX_FD_FLAGS; signals a klxsig; sig_mask and sig_suspend_mask without
  * KLINUX_SIG_UNBLOCKABLE; sig_sent and sig_tsent within sig_pending, apart; sig_flags within
  * KLINUX_SIG_FLAGS; the alternate stack none (sp and size 0) or within
- * the user half; alarm_interval_ns 0 when alarm_ns is.
+ * the user half; alarm_interval_ns 0 when alarm_ns is; threads 0 or a
+ * klxthreads (version 2; version 1, of KLINUX_SIZE_BEFORE_THREADS bytes,
+ * has no such field).
  *
  * Signals: a raised signal is pending until the thread returns to user
  * mode unblocked, where it is delivered (its handler's frame pushed on the
  * stack) or acts by default (ignored, or the end of the program). The
- * mask and alternate stack are those of the program's one thread.
+ * mask is each thread's (tid 0's here, the others' in klxthreads); the
+ * alternate stack and the pending set are the program's, shared by its
+ * threads (docs/linux.md, "Threads").
  */
-#define KLINUX_VERSION 1
+#define KLINUX_VERSION 2
+/* A klinux of version 1 is this many bytes: it has no `threads`, and
+ * nothing reads it (a program started before threads stays one thread). */
+#define KLINUX_SIZE_BEFORE_THREADS 1720
 #define KLINUX_FDS 64                  /* descriptors 0 .. KLINUX_FDS - 1 */
 #define KLINUX_BRK_MAX (1ull << 30)    /* the most the break may grow */
 #define KLINUX_PATH_MAX (FE_NAME_MAX + 1)
@@ -529,7 +539,7 @@ struct klinux {
 	uint32_t version;              /* KLINUX_VERSION */
 	uint64_t brk_start;            /* the program break's lowest address */
 	uint64_t brk;                  /* the break now; [brk_start, page_up(brk)) is mapped */
-	uint64_t tid_address;          /* set_tid_address of its first thread; 0: none */
+	uint64_t tid_address;          /* clear_child_tid of its thread of tid 0; 0: none */
 	uint64_t brk_object;           /* the anonymous object the break shows (held) */
 	uint32_t umask;
 	uint32_t reserved;
@@ -543,7 +553,8 @@ struct klinux {
 	uint64_t sig_pending;          /* raised, not yet delivered */
 	uint64_t sig_sent;             /* of those, the ones kill sent (siginfo SI_USER) */
 	uint64_t sig_tsent;            /* and the ones tgkill or tkill sent (SI_TKILL) */
-	uint64_t sig_mask;             /* blocked: its one thread's mask */
+	uint64_t sig_mask;             /* blocked: the mask of its thread of tid 0
+					* (the others': klxthreads.sig_mask) */
 	uint64_t sig_suspend_mask;     /* the mask rt_sigsuspend replaced, restored after the handler */
 	uint64_t fault_addr;           /* the pending fault signal's address (siginfo si_addr) */
 	uint32_t fault_code;           /* and its si_code */
@@ -552,8 +563,11 @@ struct klinux {
 	uint64_t altstack_size;        /* 0: none */
 	uint64_t alarm_ns;             /* ITIMER_REAL: monotonic time of the next SIGALRM; 0 none */
 	uint64_t alarm_interval_ns;    /* and the interval after it; 0 once only */
+	/* version 2 on */
+	uint64_t threads;              /* its klxthreads (held), made by its first
+					* clone; 0: none yet */
 };
-KFORMAT_SIZE(klinux, 1720);
+KFORMAT_SIZE(klinux, 1728);
 KFORMAT_AT(klinux, magic, 0);
 KFORMAT_AT(klinux, version, 4);
 KFORMAT_AT(klinux, brk_start, 8);
@@ -580,7 +594,34 @@ KFORMAT_AT(klinux, altstack_sp, 1688);
 KFORMAT_AT(klinux, altstack_size, 1696);
 KFORMAT_AT(klinux, alarm_ns, 1704);
 KFORMAT_AT(klinux, alarm_interval_ns, 1712);
+KFORMAT_AT(klinux, threads, 1720);
+_Static_assert(KLINUX_SIZE_BEFORE_THREADS == __builtin_offsetof(struct klinux, threads),
+	       "version 1 ends where threads begins");
 _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * The Linux state of the threads of a Linux program (kernel/linux/thread.c),
+ * by tid (kthread.tid): the address clone's CLONE_CHILD_CLEARTID or
+ * set_tid_address gave, cleared and woken (futex) when the thread exits,
+ * and the thread's signal mask. The first thread's (tid 0) are
+ * klinux.tid_address and klinux.sig_mask, as before threads, so entry 0
+ * of each stays 0. Held by its klinux (klinux.threads).
+ *
+ * Invariants (kcheck.c): clear_child_tid[0] and sig_mask[0] are 0; every
+ * clear_child_tid 0 or an address in the user half; no sig_mask holds
+ * KLINUX_SIG_UNBLOCKABLE; reserved 0.
+ */
+struct klxthreads {
+	uint32_t magic;                /* KLXTHREADS_MAGIC */
+	uint32_t reserved;
+	uint64_t clear_child_tid[KPROC_MAX_THREADS];
+	uint64_t sig_mask[KPROC_MAX_THREADS]; /* each thread's blocked signals */
+};
+KFORMAT_SIZE(klxthreads, 8 + 16 * KPROC_MAX_THREADS);
+KFORMAT_AT(klxthreads, magic, 0);
+KFORMAT_AT(klxthreads, clear_child_tid, 8);
+KFORMAT_AT(klxthreads, sig_mask, 8 + 8 * KPROC_MAX_THREADS);
+_Static_assert(sizeof(struct klxthreads) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
  * A Linux program's signal dispositions, as rt_sigaction set them: for

@@ -41,16 +41,41 @@ enum lx_nr {
 	LX_faccessat2 = 439, LX_rt_sigpending = 127, LX_rt_sigsuspend = 130,
 	LX_sigaltstack = 131, LX_pause = 34, LX_alarm = 37, LX_getitimer = 36,
 	LX_setitimer = 38, LX_tkill = 200, LX_wait4 = 61,
-	LX_utimensat = 280, LX_chmod = 90, LX_fchmod = 91,
+	LX_utimensat = 280, LX_chmod = 90, LX_fchmod = 91, LX_clone = 56,
+	LX_futex = 202, LX_clone3 = 435,
 	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
 	/* calls the kernel lacks, named for the trace (trace.c) */
-	LX_sendfile = 40, LX_clone = 56, LX_fork = 57,
+	LX_sendfile = 40, LX_fork = 57,
 	LX_vfork = 58, LX_execve = 59, LX_flock = 73,
 	LX_truncate = 76, LX_fchdir = 81, LX_creat = 85, LX_symlink = 88,
 	LX_sysinfo = 99, LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
-	LX_futex = 202, LX_symlinkat = 266, LX_statx = 332,
+	LX_symlinkat = 266, LX_statx = 332,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
+
+/* clone flags (its first argument; the low byte is the exit signal) */
+#define LX_CLONE_VM 0x00000100u
+#define LX_CLONE_FS 0x00000200u
+#define LX_CLONE_FILES 0x00000400u
+#define LX_CLONE_SIGHAND 0x00000800u
+#define LX_CLONE_THREAD 0x00010000u
+#define LX_CLONE_SYSVSEM 0x00040000u
+#define LX_CLONE_SETTLS 0x00080000u
+#define LX_CLONE_PARENT_SETTID 0x00100000u
+#define LX_CLONE_CHILD_CLEARTID 0x00200000u
+#define LX_CLONE_DETACHED 0x00400000u  /* ignored, as by Linux */
+#define LX_CLONE_CHILD_SETTID 0x01000000u
+
+/* futex operations (its second argument) */
+#define LX_FUTEX_WAIT 0
+#define LX_FUTEX_WAKE 1
+#define LX_FUTEX_REQUEUE 3
+#define LX_FUTEX_CMP_REQUEUE 4
+#define LX_FUTEX_WAIT_BITSET 9
+#define LX_FUTEX_WAKE_BITSET 10
+#define LX_FUTEX_PRIVATE_FLAG 128
+#define LX_FUTEX_CLOCK_REALTIME 256
+#define LX_FUTEX_CMD_MASK 0x7fu
 
 /* errno */
 #define LX_EPERM 1
@@ -83,6 +108,7 @@ enum lx_nr {
 #define LX_ELOOP 40
 #define LX_EOPNOTSUPP 95
 #define LX_ECONNRESET 104
+#define LX_ETIMEDOUT 110
 #define LX_ERESTARTSYS 512             /* never seen by programs: a call made again after a handler */
 
 /* open flags */

@@ -52,7 +52,7 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_dup2] = lx_dup2,
 	[LX_nanosleep] = lx_nanosleep,
 	[LX_getpid] = lx_getpid,
-	[LX_exit] = lx_exit_group,     /* one thread per Linux program so far */
+	[LX_exit] = lx_exit,
 	[LX_uname] = lx_uname,
 	[LX_fcntl] = lx_fcntl,
 	[LX_fchown] = lx_fchown,
@@ -129,16 +129,19 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_alarm] = lx_alarm,
 	[LX_getitimer] = lx_getitimer,
 	[LX_setitimer] = lx_setitimer,
+	[LX_clone] = lx_clone,
+	[LX_futex] = lx_futex,
+	[LX_set_robust_list] = lx_set_robust_list,
 };
 
 /*
  * Calls the C libraries probe at every start and do without: no line for
- * them (docs/linux.md lists them). glibc and musl register a robust-futex
- * list and glibc an rseq area; both carry on when the kernel has none.
+ * them (docs/linux.md lists them). glibc registers an rseq area, and its
+ * pthread_create tries clone3 before clone; it carries on without both.
  */
 static bool quiet_missing(uint64_t nr)
 {
-	return nr == LX_set_robust_list || nr == LX_rseq;
+	return nr == LX_rseq || nr == LX_clone3;
 }
 
 /* Volatile, since power-on: the missing calls the kernel has named, by

@@ -90,6 +90,7 @@ static const struct {
 	[LX_ELOOP] = { "ELOOP", "Too many levels of symbolic links" },
 	[LX_EOPNOTSUPP] = { "EOPNOTSUPP", "Operation not supported" },
 	[LX_ECONNRESET] = { "ECONNRESET", "Connection reset by peer" },
+	[LX_ETIMEDOUT] = { "ETIMEDOUT", "Connection timed out" },
 };
 
 /* lx_errno_name -- Linux's name of errno e ("ENOENT") and its text in

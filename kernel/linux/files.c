@@ -177,6 +177,11 @@ void lx_state_deleted(uint64_t id, uint16_t type)
 			KLOG(&lx->signals);
 			lx->signals = 0;
 		}
+		if (lx->version >= 2 && lx->threads) { /* version 1 has no threads */
+			kobj_release(lx->threads);
+			KLOG(&lx->threads);
+			lx->threads = 0;
+		}
 	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC))) {
 		if (f->object) {
 			kobj_release(f->object);

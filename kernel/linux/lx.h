@@ -206,11 +206,9 @@ int64_t lx_setitimer(struct lxcall *c);
 int64_t lx_exit_group(struct lxcall *c);
 int64_t lx_getpid(struct lxcall *c);
 int64_t lx_getppid(struct lxcall *c);
-int64_t lx_gettid(struct lxcall *c);
 int64_t lx_getuid(struct lxcall *c);
 int64_t lx_uname(struct lxcall *c);
 int64_t lx_arch_prctl(struct lxcall *c);
-int64_t lx_set_tid_address(struct lxcall *c);
 int64_t lx_clock_gettime(struct lxcall *c);
 int64_t lx_clock_getres(struct lxcall *c);
 int64_t lx_gettimeofday(struct lxcall *c);
@@ -224,6 +222,19 @@ int64_t lx_prlimit64(struct lxcall *c);
 int64_t lx_prctl(struct lxcall *c);
 int64_t lx_getpgid(struct lxcall *c);
 int64_t lx_setpgid(struct lxcall *c);
+/* --- threads (thread.c) -------------------------------------------------- */
+/* lx_thread_tid -- the Ferrite tid of p's live thread with Linux tid ltid,
+ * -1 if none */
+int lx_thread_tid(const struct pctx *p, int64_t ltid);
+/* lx_thread_mask -- where the signal mask of lx's thread `tid` is kept */
+uint64_t *lx_thread_mask(const struct klinux *lx, unsigned tid);
+int64_t lx_clone(struct lxcall *c);
+int64_t lx_exit(struct lxcall *c);
+int64_t lx_futex(struct lxcall *c);
+int64_t lx_gettid(struct lxcall *c);
+int64_t lx_set_tid_address(struct lxcall *c);
+int64_t lx_set_robust_list(struct lxcall *c);
+
 /* lx_call_deadline -- the deadline of call c: `fresh` when it is new, the
  * one it blocked with when it is issued again (process.c) */
 uint64_t lx_call_deadline(struct lxcall *c, uint64_t fresh);

@@ -55,12 +55,6 @@ int64_t lx_getppid(struct lxcall *c)
 	return (int64_t)c->p->proc->parent_pid;
 }
 
-/* gettid () -- the first thread's tid is the pid, as on Linux */
-int64_t lx_gettid(struct lxcall *c)
-{
-	return (int64_t)c->p->proc->pid + sched_current_tid();
-}
-
 /* getuid, getgid, geteuid, getegid () -- everyone is root: Ferrite's
  * protection is the handles a program holds, not users */
 int64_t lx_getuid(struct lxcall *c)
@@ -149,14 +143,6 @@ int64_t lx_setpgid(struct lxcall *c)
 	if ((pid == 0 || pid == self) && (pgid == 0 || pgid == self))
 		return 0;
 	return -LX_EPERM;
-}
-
-/* set_tid_address (addr) -> the tid; addr kept for the thread's end */
-int64_t lx_set_tid_address(struct lxcall *c)
-{
-	KLOG(&c->lx->tid_address);
-	c->lx->tid_address = c->arg[0];
-	return lx_gettid(c);
 }
 
 /* clock_ns -- clock `id` now; false for a clock Linux does not have */

@@ -46,6 +46,13 @@ _Static_assert(sizeof(struct lx_rt_sigframe) == 440, "Linux's struct rt_sigframe
 #define USER_CS 0x33                   /* what Linux shows a 64-bit program */
 #define USER_SS 0x2b
 
+
+/* lx_mask -- the signal mask of the thread this CPU runs (thread.c keeps it) */
+static uint64_t *lx_mask(const struct klinux *lx)
+{
+	return lx_thread_mask(lx, sched_current_tid());
+}
+
 /* The kernel runs one call at a time (the kernel lock): one of each. */
 static struct arch_user_regs regs, fresh;
 static struct lx_rt_sigframe frame;
@@ -190,8 +197,8 @@ int64_t lx_rt_sigreturn(struct lxcall *c)
 		clean_fpu(&regs);
 	if (err)
 		goto out_no_frame;
-	KLOG(&lx->sig_mask);
-	lx->sig_mask = frame.uc.sigmask & ~KLINUX_SIG_UNBLOCKABLE;
+	KLOG(lx_mask(lx));
+	*lx_mask(lx) = frame.uc.sigmask & ~KLINUX_SIG_UNBLOCKABLE;
 	arch_frame_load(c->tf, &regs);
 	return (int64_t)regs.rax;      /* the dispatcher sets rax: the same */
 

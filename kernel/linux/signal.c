@@ -30,7 +30,11 @@
  *
  * Not here yet: stopping and continuing (SIGSTOP, SIGTSTP, SIGTTIN and
  * SIGTTOU are ignored: there is no job control), queued real-time
- * signals (a pending signal is one bit), and signals between processes.
+ * signals (a pending signal is one bit), signals between processes, and
+ * per-thread pending sets, alternate stacks and sigsuspend masks: each
+ * thread of a program has its own mask (thread.c), but they share the
+ * rest, and whichever goes back to user mode first with a signal
+ * unblocked takes it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +56,21 @@
 
 #define NS 1000000000ull
 #define LX_ISIG 0000001u               /* termios c_lflag: Ctrl-C raises SIGINT */
+
+/* lx_mask -- the signal mask of the thread this CPU runs (thread.c keeps it) */
+static uint64_t *lx_mask(const struct klinux *lx)
+{
+	return lx_thread_mask(lx, sched_current_tid());
+}
+
+/* unblocked_somewhere -- whether a thread of p has signal bit `bit` unblocked */
+static bool unblocked_somewhere(const struct pctx *p, uint64_t bit)
+{
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
+		if (p->thread[tid] && !(*lx_thread_mask(p->lx, tid) & bit))
+			return true;
+	return false;
+}
 
 static const char *const names[32] = {
 	[LX_SIGHUP] = "SIGHUP", [LX_SIGINT] = "SIGINT", [LX_SIGQUIT] = "SIGQUIT",
@@ -92,7 +111,7 @@ static bool discarded(const struct klxsig *a, int s)
 /* takeable -- the pending signals lx's thread may take now */
 static uint64_t takeable(const struct klinux *lx)
 {
-	return lx->sig_pending & ~lx->sig_mask;
+	return lx->sig_pending & ~*lx_mask(lx);
 }
 
 /* lowest -- the lowest signal of a non-empty set */
@@ -143,7 +162,7 @@ void lx_signal_raise(struct pctx *p, int s, enum lx_sender by)
 		KLOG(&lx->sig_tsent);
 		lx->sig_tsent |= bit;
 	}
-	if (!(lx->sig_mask & LX_SIG_BIT(s)))
+	if (unblocked_somewhere(p, bit))
 		sched_interrupt(p);
 }
 
@@ -177,9 +196,14 @@ static bool interrupted_always(uint64_t nr)
 	       nr == LX_pause || nr == LX_rt_sigsuspend;
 }
 
-/* may_block -- calls that can block, which a signal cuts short */
-static bool may_block(uint64_t nr)
+/* may_block -- whether call c can block, so that a signal cuts it short:
+ * of futex only a wait (a wake cut short would be lost) */
+static bool may_block(const struct lxcall *c)
 {
+	const uint64_t nr = c->nr, futex_op = c->arg[1] & LX_FUTEX_CMD_MASK;
+
+	if (nr == LX_futex)
+		return futex_op == LX_FUTEX_WAIT || futex_op == LX_FUTEX_WAIT_BITSET;
 	return interrupted_always(nr) || nr == LX_read || nr == LX_readv ||
 	       nr == LX_write || nr == LX_writev || nr == LX_wait4;
 }
@@ -195,7 +219,7 @@ int64_t lx_signal_cuts(struct lxcall *c)
 	int s;
 
 	alarm_due(c->p);
-	if (!may_block(c->nr) || !takeable(lx))
+	if (!may_block(c) || !takeable(lx))
 		return 0;
 	a = actions(lx);
 	s = lowest(takeable(lx));
@@ -214,7 +238,7 @@ void lx_signal_blocked(struct lxcall *c)
 {
 	const struct klinux *lx = c->lx;
 
-	if (lx->alarm_ns && !(lx->sig_mask & LX_SIG_BIT(LX_SIGALRM)) &&
+	if (lx->alarm_ns && !(*lx_mask(lx) & LX_SIG_BIT(LX_SIGALRM)) &&
 	    !discarded(actions(lx), LX_SIGALRM))
 		sched_block_deadline(lx->alarm_ns);
 }
@@ -264,7 +288,7 @@ static bool take(struct trap_frame *tf, struct pctx *p, int s)
 	const enum lx_sender by = sender(lx, s);
 	const struct lx_siginfo info = info_of(p, s, by);
 	const struct lx_handler h = { a->handler[s - 1], a->restorer[s - 1], a->flags[s - 1] };
-	uint64_t back_to = lx->sig_mask;
+	uint64_t back_to = *lx_mask(lx);
 	char name[16], detail[96];
 
 	KLOG(&lx->sig_pending);
@@ -296,8 +320,8 @@ static bool take(struct trap_frame *tf, struct pctx *p, int s)
 		proc_end(p, FE_EXIT_KILLED, LX_SIGSEGV, detail);
 		return false;
 	}
-	KLOG(&lx->sig_mask);
-	lx->sig_mask = (back_to | a->mask[s - 1] |
+	KLOG(lx_mask(lx));
+	*lx_mask(lx) = (back_to | a->mask[s - 1] |
 			(h.flags & LX_SA_NODEFER ? 0 : LX_SIG_BIT(s))) & ~KLINUX_SIG_UNBLOCKABLE;
 	if (h.flags & LX_SA_RESETHAND) {
 		KLOG(&a->handler[s - 1]);
@@ -365,7 +389,7 @@ bool linux_fault(struct pctx *p, const struct arch_fault *f)
 	struct klinux *lx = p->lx;
 	int code, s = fault_signal(f, &code);
 
-	if (actions(lx)->handler[s - 1] <= KLXSIG_SIG_IGN || (lx->sig_mask & LX_SIG_BIT(s)))
+	if (actions(lx)->handler[s - 1] <= KLXSIG_SIG_IGN || (*lx_mask(lx) & LX_SIG_BIT(s)))
 		return false;
 	KLOG(&lx->fault_addr);
 	lx->fault_addr = f->kind == FE_FAULT_PAGE ? f->addr : 0;
@@ -439,7 +463,7 @@ int64_t lx_rt_sigprocmask(struct lxcall *c)
 {
 	const uint64_t how = c->arg[0], set = c->arg[1], oldset = c->arg[2];
 	struct klinux *lx = c->lx;
-	uint64_t mask = lx->sig_mask, given;
+	uint64_t mask = *lx_mask(lx), given;
 	int err;
 
 	if (c->arg[3] != sizeof(uint64_t) || (set && how > LX_SIG_SETMASK))
@@ -451,15 +475,15 @@ int64_t lx_rt_sigprocmask(struct lxcall *c)
 	if (!set)
 		return 0;
 	mask = how == LX_SIG_BLOCK ? mask | given : how == LX_SIG_UNBLOCK ? mask & ~given : given;
-	KLOG(&lx->sig_mask);
-	lx->sig_mask = mask & ~KLINUX_SIG_UNBLOCKABLE;
+	KLOG(lx_mask(lx));
+	*lx_mask(lx) = mask & ~KLINUX_SIG_UNBLOCKABLE;
 	return 0;
 }
 
 /* rt_sigpending (set, sigsetsize) */
 int64_t lx_rt_sigpending(struct lxcall *c)
 {
-	const uint64_t pending = c->lx->sig_pending & c->lx->sig_mask;
+	const uint64_t pending = c->lx->sig_pending & *lx_mask(c->lx);
 
 	if (c->arg[1] != sizeof(uint64_t))
 		return -LX_EINVAL;
@@ -477,12 +501,12 @@ int64_t lx_signal_wait_mask(struct lxcall *c, uint64_t mask)
 
 	if (!(lx->sig_flags & KLINUX_SIG_SUSPENDED)) {
 		KLOG(&lx->sig_suspend_mask);
-		lx->sig_suspend_mask = lx->sig_mask;
+		lx->sig_suspend_mask = *lx_mask(lx);
 		KLOG(&lx->sig_flags);
 		lx->sig_flags |= KLINUX_SIG_SUSPENDED;
 	}
-	KLOG(&lx->sig_mask);
-	lx->sig_mask = mask & ~KLINUX_SIG_UNBLOCKABLE;
+	KLOG(lx_mask(lx));
+	*lx_mask(lx) = mask & ~KLINUX_SIG_UNBLOCKABLE;
 	return takeable(lx) ? -LX_EINTR : 0;
 }
 
@@ -494,8 +518,8 @@ void lx_signal_wait_done(struct lxcall *c)
 
 	if (!(lx->sig_flags & KLINUX_SIG_SUSPENDED))
 		return;
-	KLOG(&lx->sig_mask);
-	lx->sig_mask = lx->sig_suspend_mask;
+	KLOG(lx_mask(lx));
+	*lx_mask(lx) = lx->sig_suspend_mask;
 	KLOG(&lx->sig_flags);
 	lx->sig_flags &= ~KLINUX_SIG_SUSPENDED;
 }
@@ -569,14 +593,15 @@ int64_t lx_kill(struct lxcall *c)
 	return 0;
 }
 
-/* tgkill (tgid, tid, sig) -- a thread of its own: its one thread */
+/* tgkill (tgid, tid, sig) -- a thread of its own; the signal is the
+ * program's (its threads share one pending set and mask) */
 int64_t lx_tgkill(struct lxcall *c)
 {
 	const uint64_t self = c->p->proc->pid, s = c->arg[2];
 
 	if (s > LX_NSIG || (int64_t)c->arg[0] <= 0 || (int64_t)c->arg[1] <= 0)
 		return -LX_EINVAL;
-	if (c->arg[0] != self || c->arg[1] != self)
+	if (c->arg[0] != self || lx_thread_tid(c->p, (int64_t)c->arg[1]) < 0)
 		return -LX_ESRCH;
 	if (s)
 		lx_signal_raise(c->p, (int)s, LX_BY_TKILL);
@@ -586,11 +611,11 @@ int64_t lx_tgkill(struct lxcall *c)
 /* tkill (tid, sig) */
 int64_t lx_tkill(struct lxcall *c)
 {
-	const uint64_t self = c->p->proc->pid, s = c->arg[1];
+	const uint64_t s = c->arg[1];
 
 	if (s > LX_NSIG || (int64_t)c->arg[0] <= 0)
 		return -LX_EINVAL;
-	if (c->arg[0] != self)
+	if (lx_thread_tid(c->p, (int64_t)c->arg[0]) < 0)
 		return -LX_ESRCH;
 	if (s)
 		lx_signal_raise(c->p, (int)s, LX_BY_TKILL);

@@ -45,6 +45,8 @@ KERNEL_LINE = re.compile(r"linux: [^\n]*\n|(?:warning: )?timer: [^\n]*\n")
 
 HELLOS = ("hello-glibc", "hello-glibc-pie", "hello-musl")
 SIGNALS = ("signals-glibc", "signals-musl")
+# tests/linux/threads.c, by each C library
+THREADS = ("threads-glibc", "threads-musl")
 KLXPIPE = H.F.layout("klxpipe")
 # tests/linux/pipes.c, by each C library
 PIPES = ("pipes-glibc", "pipes-musl")
@@ -228,7 +230,7 @@ def linux(module_machines, tmp_path_factory):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h))
-                                            for h in HELLOS + SIGNALS + PIPES + ("lxfuzz",)]
+                                            for h in HELLOS + SIGNALS + PIPES + THREADS + ("lxfuzz",)]
     for name, text in FILES.items():
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -268,6 +270,21 @@ def test_signals_within_a_program_as_on_the_host(linux):
         want = host_run([program], files, os.path.join(LINUX, program))
         assert want[1] == 0 and want[0].count("\n") == 14, want
         assert ferrite_run(m, [program]) == want, program
+
+
+def test_posix_threads_as_on_the_host(linux):
+    """pthread_create (clone), mutexes and condition variables (futex),
+    pthread_join (the end of a thread clears and wakes its tid),
+    thread-local storage, gettid, a timed wait: what tests/linux/threads.c
+    prints, with both C libraries, is what it prints on the host."""
+    m, files = linux
+    for program in THREADS:
+        want = host_run([program], files, os.path.join(LINUX, program))
+        assert want[1] == 0 and "counter 30000 (want 30000)" in want[0], want
+        assert ferrite_run(m, [program]) == want, program
+        want = host_run([program, "exit"], files, os.path.join(LINUX, program))
+        assert want == ("main leaves\nthe last thread ends the program\n", 0), want
+        assert ferrite_run(m, [program, "exit"]) == want, program
 
 
 def test_a_signal_s_default_action_ends_the_program(linux):
@@ -715,6 +732,28 @@ def test_a_signal_handler_survives_a_power_cut(machines, tmp_path):
     check_image(image)
 
 
+def test_threads_waiting_on_a_futex_survive_a_power_cut(machines, tmp_path):
+    """Six threads blocked in futex waits (a condition variable) and the
+    first in a read: after the power-on the line read wakes them all, and
+    each ends and is joined -- the threads and their waits are heap state."""
+    for program in THREADS:
+        image, m = linux_image(machines, tmp_path,
+                               {"bin/threads": os.path.join(LINUX, program)})
+        start = len(m.output)
+        m.send("threads wait\n")
+        m.expect(r"ready: 6 threads wait\n", timeout=STEP, start=start)
+        m = power_cycle(machines, m, image)
+        at = len(m.output)
+        m.send("go\n")
+        m.expect("".join(r"waiter %d woke\n" % n for n in range(6)), timeout=STEP, start=at)
+        m.expect(PROMPT, timeout=STEP, start=at)
+        assert reply(m, "echo $?").strip() == "0"
+        m.send("poweroff\n")
+        assert m.wait_exit(timeout=STEP) == 0
+        check_image(image)
+        image.unlink()
+
+
 def test_a_vi_session_keeps_its_unsaved_text_across_a_power_cut(machines, tmp_path):
     """busybox vi with text typed and not written: after a power cut the
     same session goes on, and :wq writes what was typed before the cut."""
@@ -1066,3 +1105,4 @@ def test_trace_of_lxfuzz_s_hostile_calls(linux):
     calls, out, status = traced(m, ["lxfuzz", "7", "2000"])
     assert re.search(r"lxfuzz: 2000 calls, \d+ errors, \d+ signals taken, ok\n", out) and status == 0, out
     assert len(calls) > 2000 and calls[-1] == "+++ exited with 0 +++", calls[-5:]
+
