@@ -22,7 +22,7 @@ enum lx_nr {
 	LX_mremap = 25, LX_msync = 26, LX_madvise = 28, LX_dup = 32,
 	LX_dup2 = 33, LX_nanosleep = 35, LX_getpid = 39, LX_exit = 60,
 	LX_kill = 62, LX_uname = 63, LX_fcntl = 72, LX_fsync = 74,
-	LX_fdatasync = 75, LX_getcwd = 79, LX_chdir = 80, LX_getrlimit = 97,
+	LX_fdatasync = 75, LX_getcwd = 79, LX_chdir = 80, LX_getrlimit = 97, LX_sysinfo = 99,
 	LX_getuid = 102, LX_getgid = 104, LX_geteuid = 107, LX_getegid = 108,
 	LX_getppid = 110, LX_getpgrp = 111, LX_gettimeofday = 96,
 	LX_prctl = 157, LX_getdents64 = 217, LX_readlink = 89,
@@ -48,7 +48,7 @@ enum lx_nr {
 	LX_sendfile = 40, LX_fork = 57,
 	LX_vfork = 58, LX_execve = 59, LX_flock = 73,
 	LX_truncate = 76, LX_fchdir = 81, LX_creat = 85, LX_symlink = 88,
-	LX_sysinfo = 99, LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
+	LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
 	LX_symlinkat = 266, LX_statx = 332,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
@@ -366,6 +366,19 @@ struct lx_rlimit {
 struct lx_winsize {
 	uint16_t row, col, xpixel, ypixel;
 };
+
+/* struct sysinfo (sysinfo); memory in units of mem_unit bytes */
+struct lx_sysinfo {
+	int64_t uptime;                /* seconds */
+	uint64_t loads[3];             /* 1, 5 and 15 minutes, in 1/65536 */
+	uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	uint16_t procs;
+	uint8_t pad[6];
+	uint64_t totalhigh, freehigh;
+	uint32_t mem_unit;
+	uint8_t pad2[4];
+};
+_Static_assert(sizeof(struct lx_sysinfo) == 112, "Linux's struct sysinfo");
 
 #define LX_UTS_LEN 65
 struct lx_utsname {

@@ -54,6 +54,7 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_getpid] = lx_getpid,
 	[LX_exit] = lx_exit,
 	[LX_uname] = lx_uname,
+	[LX_sysinfo] = lx_sysinfo,
 	[LX_fcntl] = lx_fcntl,
 	[LX_fchown] = lx_fchown,
 	[LX_chown] = lx_chown,

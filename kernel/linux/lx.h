@@ -208,6 +208,7 @@ int64_t lx_getpid(struct lxcall *c);
 int64_t lx_getppid(struct lxcall *c);
 int64_t lx_getuid(struct lxcall *c);
 int64_t lx_uname(struct lxcall *c);
+int64_t lx_sysinfo(struct lxcall *c);
 int64_t lx_arch_prctl(struct lxcall *c);
 int64_t lx_clock_gettime(struct lxcall *c);
 int64_t lx_clock_getres(struct lxcall *c);

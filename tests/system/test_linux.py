@@ -444,6 +444,21 @@ def test_an_applet_runs_by_a_name_of_its_own(linux):
     assert ferrite_run(m, argv) == host_run(argv, files, BUSYBOX) == ("apple 12\ncherry 7\n", 0)
 
 
+def test_uptime_is_the_running_time_since_genesis(linux):
+    """sysinfo's uptime is the monotonic clock's, the running time since
+    genesis that osh's uptime shows; no load figures."""
+    m, _ = linux
+    running = int(re.search(r"\((\d+) s of running time\)", reply(m, "uptime")).group(1))
+    out, status = ferrite_run(m, ["busybox", "uptime"])
+    shown = re.fullmatch(r" *\d\d:\d\d:\d\d up +(?:(\d+):(\d\d)|(\d+) min),(?: +0 users,)? +"
+                         r"load average: 0\.00, 0\.00, 0\.00\n", out)
+    assert status == 0 and shown, out
+    minutes = int(shown.group(3)) if shown.group(3) else int(shown.group(1)) * 60 + int(shown.group(2))
+    assert minutes * 60 <= running + 60 and running < minutes * 60 + 120, (running, out)
+    traced = reply(m, "trace busybox uptime")
+    assert re.search(r"^sysinfo\(0x[0-9a-f]+\) += 0$", traced, re.M), traced
+
+
 # Steps that change names, run in order on both sides (each one's output
 # and status compared): directories, copies, moves, links, removals.
 NAME_STEPS = [
