@@ -205,6 +205,11 @@ struct lx_flock {
 #define LX_MAP_SYNC 0x80000
 #define LX_MAP_FIXED_NOREPLACE 0x100000
 
+/* mremap flags */
+#define LX_MREMAP_MAYMOVE 1
+#define LX_MREMAP_FIXED 2
+#define LX_MREMAP_DONTUNMAP 4
+
 /* madvise */
 #define LX_MADV_NORMAL 0
 #define LX_MADV_RANDOM 1

@@ -38,6 +38,7 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_mmap] = lx_mmap,
 	[LX_mprotect] = lx_mprotect,
 	[LX_munmap] = lx_munmap,
+	[LX_mremap] = lx_mremap,
 	[LX_brk] = lx_brk,
 	[LX_ioctl] = lx_ioctl,
 	[LX_pread64] = lx_pread64,

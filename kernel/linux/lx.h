@@ -150,6 +150,7 @@ int lx_memory_start(struct pctx *p, struct klinux *lx, uint64_t image_end);
 int64_t lx_brk(struct lxcall *c);
 int64_t lx_mmap(struct lxcall *c);
 int64_t lx_munmap(struct lxcall *c);
+int64_t lx_mremap(struct lxcall *c);
 int64_t lx_mprotect(struct lxcall *c);
 int64_t lx_madvise(struct lxcall *c);
 

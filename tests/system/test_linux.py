@@ -47,6 +47,8 @@ HELLOS = ("hello-glibc", "hello-glibc-pie", "hello-musl")
 SIGNALS = ("signals-glibc", "signals-musl")
 # tests/linux/threads.c, by each C library
 THREADS = ("threads-glibc", "threads-musl")
+# mremap, and the C library's realloc through it (tests/linux/remap.c)
+REMAP = ("remap-glibc", "remap-musl")
 KLXPIPE = H.F.layout("klxpipe")
 # tests/linux/pipes.c, by each C library
 PIPES = ("pipes-glibc", "pipes-musl")
@@ -230,7 +232,7 @@ def linux(module_machines, tmp_path_factory):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h))
-                                            for h in HELLOS + SIGNALS + PIPES + THREADS + ("lxfuzz",)]
+                                            for h in HELLOS + SIGNALS + PIPES + THREADS + REMAP + ("lxfuzz",)]
     for name, text in FILES.items():
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -285,6 +287,21 @@ def test_posix_threads_as_on_the_host(linux):
         want = host_run([program, "exit"], files, os.path.join(LINUX, program))
         assert want == ("main leaves\nthe last thread ends the program\n", 0), want
         assert ferrite_run(m, [program, "exit"]) == want, program
+
+
+def test_mremap_as_on_the_host(linux):
+    """mremap grows a mapping in place, moves it when the pages after it
+    are taken, shrinks it, moves it to a fixed address, grows a piece cut
+    by munmap without showing the bytes cut away, grows a file's shared
+    and private mappings, and says EINVAL, EFAULT and ENOMEM where Linux
+    does; realloc keeps every byte of a block grown forty times: what
+    tests/linux/remap.c prints, with both C libraries, is what it prints
+    on the host."""
+    m, files = linux
+    for program in REMAP:
+        want = host_run([program], files, os.path.join(LINUX, program))
+        assert want[1] == 0 and "realloc to 2816 KiB: every byte kept\n" in want[0], want
+        assert ferrite_run(m, [program]) == want, program
 
 
 def test_a_signal_s_default_action_ends_the_program(linux):
