@@ -445,10 +445,11 @@ static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner,
 
 	if (!f)
 		return;
-	if (f->kind < KLXFILE_CONSOLE || f->kind > KLXFILE_KIND_LAST || f->reserved ||
+	if (f->kind < KLXFILE_CONSOLE || f->kind > KLXFILE_KIND_LAST ||
+	    f->flock > KLXFILE_FLOCK_EXCLUSIVE || (f->flock && f->kind != KLXFILE_OBJECT) ||
 	    f->reserved2 || !path_ok(f->path) || !memchr(f->cursor, 0, sizeof(f->cursor)))
-		problem(k, "%s: open file #%llu: kind %u, reserved fields or paths out of range",
-			owner, ULL(id), f->kind);
+		problem(k, "%s: open file #%llu: kind %u, flock %u, reserved fields or paths out of range",
+			owner, ULL(id), f->kind, f->flock);
 	else if (f->kind == KLXFILE_OBJECT) {
 		if (head(k, f->object, 0, owner, &info) &&
 		    info.type != OS_TYPE_BLOB && info.type != OS_TYPE_CODE)
@@ -525,6 +526,57 @@ static void check_lxthreads(struct kcheck *k, uint64_t id, const char *owner)
 				ULL(t->sig_mask[tid]));
 }
 
+/* shown_by_a_descriptor -- whether one of lx's descriptors shows object `object` */
+static bool shown_by_a_descriptor(struct kcheck *k, const struct klinux *lx, uint64_t object)
+{
+	for (unsigned fd = 0; fd < KLINUX_FDS; fd++) {
+		const struct klxfile *f = lx->fd[fd].file ?
+			kobj_bytes(k, lx->fd[fd].file, OS_TYPE_KERNEL, sizeof(*f), KLXFILE_MAGIC,
+				   "a descriptor") : NULL;
+
+		if (f && f->kind == KLXFILE_OBJECT && f->object == object)
+			return true;
+	}
+	return false;
+}
+
+/* check_lxlocks -- the record locks a Linux program holds */
+static void check_lxlocks(struct kcheck *k, uint64_t id, const struct klinux *lx,
+			  const char *owner)
+{
+	const struct klxlocks *l = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*l),
+					      KLXLOCKS_MAGIC, owner);
+	static const struct klxlock zero;
+
+	if (!l)
+		return;
+	if (l->count > KLXLOCKS_MAX) {
+		problem(k, "%s: locks #%llu: %u in use, of %u", owner, ULL(id), l->count,
+			KLXLOCKS_MAX);
+		return;
+	}
+	for (unsigned i = 0; i < KLXLOCKS_MAX; i++) {
+		const struct klxlock *a = &l->lock[i];
+
+		if (i >= l->count) {
+			if (memcmp(a, &zero, sizeof(zero)))
+				problem(k, "%s: locks #%llu: entry %u past the count is not zero",
+					owner, ULL(id), i);
+			continue;
+		}
+		if (a->start >= a->end || (a->type != KLXLOCK_READ && a->type != KLXLOCK_WRITE) ||
+		    a->reserved || !shown_by_a_descriptor(k, lx, a->object))
+			problem(k, "%s: locks #%llu: entry %u (object #%llu, [%llu, %llu), type %u) "
+				"out of range or of an object no descriptor shows", owner, ULL(id), i,
+				ULL(a->object), ULL(a->start), ULL(a->end), a->type);
+		for (unsigned j = 0; j < i; j++)
+			if (l->lock[j].object == a->object && l->lock[j].start < a->end &&
+			    a->start < l->lock[j].end)
+				problem(k, "%s: locks #%llu: entries %u and %u overlap", owner,
+					ULL(id), j, i);
+	}
+}
+
 /* check_linux -- a Linux program's state (kformat.h lists the invariants) */
 static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 {
@@ -572,6 +624,8 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 	check_pipe_counts(k, &pipes, what);
 	if (lx->version >= 2 && lx->threads)
 		check_lxthreads(k, lx->threads, what);
+	if (lx->version >= 2 && lx->locks)
+		check_lxlocks(k, lx->locks, lx, what);
 }
 
 /* check_process -- a live process in table slot `slot`, and what it holds */

@@ -95,6 +95,7 @@
 #define KLXSIG_MAGIC 0x4749534cu   /* "LSIG" */
 #define KLXPIPE_MAGIC 0x5050584cu  /* "LXPP" */
 #define KLXTHREADS_MAGIC 0x4854584cu /* "LXTH" */
+#define KLXLOCKS_MAGIC 0x4b434c4cu   /* "LLCK" */
 
 #define KROOT_VERSION 2
 
@@ -317,8 +318,10 @@ enum kwait {
 	KWAIT_PIPE = 10,               /* until Linux pipe `wait_obj` changes (klxpipe) */
 	KWAIT_POLL = 11,               /* until console input arrives or any Linux pipe
 					* changes: a wait on many files (poll, select) */
+	KWAIT_LOCK = 12,               /* until a Linux program's lock on catalogue object
+					* `wait_obj` goes (record locks, flock) */
 };
-#define KWAIT_LAST KWAIT_POLL
+#define KWAIT_LAST KWAIT_LOCK
 
 /* kthread.blocked_call of a Linux program: its call number with this bit,
  * so that no Linux call is ever taken for Ferrite's call of that number. */
@@ -490,8 +493,8 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * KLINUX_SIG_UNBLOCKABLE; sig_sent and sig_tsent within sig_pending, apart; sig_flags within
  * KLINUX_SIG_FLAGS; the alternate stack none (sp and size 0) or within
  * the user half; alarm_interval_ns 0 when alarm_ns is; threads 0 or a
- * klxthreads (version 2; version 1, of KLINUX_SIZE_BEFORE_THREADS bytes,
- * has no such field).
+ * klxthreads and locks 0 or a klxlocks (version 2; version 1, of
+ * KLINUX_SIZE_BEFORE_THREADS bytes, has neither field).
  *
  * Signals: a raised signal is pending until the thread returns to user
  * mode unblocked, where it is delivered (its handler's frame pushed on the
@@ -501,8 +504,9 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * threads (docs/linux.md, "Threads").
  */
 #define KLINUX_VERSION 2
-/* A klinux of version 1 is this many bytes: it has no `threads`, and
- * nothing reads it (a program started before threads stays one thread). */
+/* A klinux of version 1 is this many bytes: it has no `threads` and no
+ * `locks`, and nothing reads them (a program started before threads stays
+ * one thread, and takes no record lock). */
 #define KLINUX_SIZE_BEFORE_THREADS 1720
 #define KLINUX_FDS 64                  /* descriptors 0 .. KLINUX_FDS - 1 */
 #define KLINUX_BRK_MAX (1ull << 30)    /* the most the break may grow */
@@ -566,8 +570,10 @@ struct klinux {
 	/* version 2 on */
 	uint64_t threads;              /* its klxthreads (held), made by its first
 					* clone; 0: none yet */
+	uint64_t locks;                /* its record locks, a klxlocks (held), made
+					* by its first lock; 0: none yet */
 };
-KFORMAT_SIZE(klinux, 1728);
+KFORMAT_SIZE(klinux, 1736);
 KFORMAT_AT(klinux, magic, 0);
 KFORMAT_AT(klinux, version, 4);
 KFORMAT_AT(klinux, brk_start, 8);
@@ -595,6 +601,7 @@ KFORMAT_AT(klinux, altstack_size, 1696);
 KFORMAT_AT(klinux, alarm_ns, 1704);
 KFORMAT_AT(klinux, alarm_interval_ns, 1712);
 KFORMAT_AT(klinux, threads, 1720);
+KFORMAT_AT(klinux, locks, 1728);
 _Static_assert(KLINUX_SIZE_BEFORE_THREADS == __builtin_offsetof(struct klinux, threads),
 	       "version 1 ends where threads begins");
 _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
@@ -622,6 +629,41 @@ KFORMAT_AT(klxthreads, magic, 0);
 KFORMAT_AT(klxthreads, clear_child_tid, 8);
 KFORMAT_AT(klxthreads, sig_mask, 8 + 8 * KPROC_MAX_THREADS);
 _Static_assert(sizeof(struct klxthreads) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * The record locks a Linux program holds (kernel/linux/locks.c: fcntl
+ * F_SETLK and F_SETLKW), each a range of bytes of a catalogue object,
+ * shared (read) or exclusive (write). POSIX locks belong to the process:
+ * its own never stand in its way, a new one replaces what it held of the
+ * range, and closing any descriptor of an object drops them all. Made by
+ * its first lock, held by its klinux (klinux.locks). The lock entries in
+ * use are the first `count`, in no order.
+ *
+ * Invariants (kcheck.c): count <= KLXLOCKS_MAX; each entry in use names
+ * an object one of the program's descriptors shows, start < end, a type
+ * KLXLOCK_READ or KLXLOCK_WRITE, reserved 0; no two of one object
+ * overlap; the entries past count are zero.
+ */
+#define KLXLOCKS_MAX 48
+#define KLXLOCK_READ 1u
+#define KLXLOCK_WRITE 2u
+#define KLXLOCK_TO_END UINT64_MAX      /* klxlock.end of a lock to the end of the object, however far */
+struct klxlock {
+	uint64_t object;               /* the catalogue object locked (not held: a descriptor holds it) */
+	uint64_t start, end;           /* the bytes [start, end) */
+	uint32_t type;                 /* KLXLOCK_READ or KLXLOCK_WRITE */
+	uint32_t reserved;
+};
+KFORMAT_SIZE(klxlock, 32);
+struct klxlocks {
+	uint32_t magic;                /* KLXLOCKS_MAGIC */
+	uint32_t count;                /* entries in use: lock[0 .. count-1] */
+	struct klxlock lock[KLXLOCKS_MAX];
+};
+KFORMAT_SIZE(klxlocks, 8 + 32 * KLXLOCKS_MAX);
+KFORMAT_AT(klxlocks, count, 4);
+KFORMAT_AT(klxlocks, lock, 8);
+_Static_assert(sizeof(struct klxlocks) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
  * A Linux program's signal dispositions, as rt_sigaction set them: for
@@ -675,6 +717,11 @@ enum klxfile_kind {
 	KLXFILE_PIPE_WRITE = 8,        /* the write end of a pipe (object: the klxpipe) */
 };
 #define KLXFILE_KIND_LAST KLXFILE_PIPE_WRITE
+/* klxfile.flock: the whole-file lock flock took through this open file
+ * (kernel/linux/locks.c); it goes with the open file's last descriptor */
+#define KLXFILE_FLOCK_NONE 0u
+#define KLXFILE_FLOCK_SHARED 1u
+#define KLXFILE_FLOCK_EXCLUSIVE 2u
 /* klxfile.flags: its access mode, as Linux's O_ACCMODE bits */
 #define KLXFILE_ACCMODE 03u
 #define KLXFILE_RDONLY 00u
@@ -683,7 +730,7 @@ enum klxfile_kind {
 struct klxfile {
 	uint32_t magic;                /* KLXFILE_MAGIC */
 	uint16_t kind;                 /* enum klxfile_kind */
-	uint16_t reserved;
+	uint16_t flock;                /* KLXFILE_OBJECT: the flock it holds, KLXFILE_FLOCK_*; else 0 */
 	uint32_t flags;                /* the open flags kept: access mode, O_APPEND, O_NONBLOCK (Linux's values) */
 	uint32_t reserved2;
 	uint64_t object;               /* KLXFILE_OBJECT: the object, a pipe's end:
@@ -695,6 +742,7 @@ struct klxfile {
 KFORMAT_SIZE(klxfile, 544);
 KFORMAT_AT(klxfile, magic, 0);
 KFORMAT_AT(klxfile, kind, 4);
+KFORMAT_AT(klxfile, flock, 6);
 KFORMAT_AT(klxfile, flags, 8);
 KFORMAT_AT(klxfile, object, 16);
 KFORMAT_AT(klxfile, offset, 24);

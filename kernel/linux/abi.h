@@ -21,7 +21,7 @@ enum lx_nr {
 	LX_access = 21, LX_pipe = 22, LX_select = 23, LX_sched_yield = 24,
 	LX_mremap = 25, LX_msync = 26, LX_madvise = 28, LX_dup = 32,
 	LX_dup2 = 33, LX_nanosleep = 35, LX_getpid = 39, LX_exit = 60,
-	LX_kill = 62, LX_uname = 63, LX_fcntl = 72, LX_fsync = 74,
+	LX_kill = 62, LX_uname = 63, LX_fcntl = 72, LX_flock = 73, LX_fsync = 74,
 	LX_fdatasync = 75, LX_getcwd = 79, LX_chdir = 80, LX_getrlimit = 97, LX_sysinfo = 99,
 	LX_getuid = 102, LX_getgid = 104, LX_geteuid = 107, LX_getegid = 108,
 	LX_getppid = 110, LX_getpgrp = 111, LX_gettimeofday = 96,
@@ -46,7 +46,7 @@ enum lx_nr {
 	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
 	/* calls the kernel lacks, named for the trace (trace.c) */
 	LX_sendfile = 40, LX_fork = 57,
-	LX_vfork = 58, LX_execve = 59, LX_flock = 73,
+	LX_vfork = 58, LX_execve = 59,
 	LX_truncate = 76, LX_fchdir = 81, LX_creat = 85, LX_symlink = 88,
 	LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
 	LX_symlinkat = 266, LX_statx = 332,
@@ -103,6 +103,7 @@ enum lx_nr {
 #define LX_EPIPE 32
 #define LX_ERANGE 34
 #define LX_ENAMETOOLONG 36
+#define LX_ENOLCK 37
 #define LX_ENOSYS 38
 #define LX_ENOTEMPTY 39
 #define LX_ELOOP 40
@@ -161,6 +162,8 @@ enum lx_nr {
 #define LX_F_SETLK 6
 #define LX_F_SETLKW 7
 #define LX_F_DUPFD_CLOEXEC 1030
+#define LX_F_RDLCK 0
+#define LX_F_WRLCK 1
 #define LX_F_UNLCK 2
 
 /* struct flock (F_GETLK, F_SETLK) */
@@ -171,6 +174,12 @@ struct lx_flock {
 	int32_t pad;
 };
 #define LX_FD_CLOEXEC 1
+
+/* flock operations */
+#define LX_LOCK_SH 1
+#define LX_LOCK_EX 2
+#define LX_LOCK_NB 4
+#define LX_LOCK_UN 8
 
 /* lseek */
 #define LX_SEEK_SET 0

@@ -57,6 +57,7 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_uname] = lx_uname,
 	[LX_sysinfo] = lx_sysinfo,
 	[LX_fcntl] = lx_fcntl,
+	[LX_flock] = lx_flock,
 	[LX_fchown] = lx_fchown,
 	[LX_chown] = lx_chown,
 	[LX_lchown] = lx_chown,        /* no symbolic links: lchown is chown */

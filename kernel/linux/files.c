@@ -96,7 +96,10 @@ static int64_t install(struct klinux *lx, uint64_t file, uint32_t flags, int64_t
 static void drop(struct klinux *lx, int64_t fd)
 {
 	uint64_t file = lx->fd[fd].file;
+	const struct klxfile *f = kobj_data(file, OS_TYPE_KERNEL, KLXFILE_MAGIC);
 
+	if (f)
+		lx_locks_closed(lx, f);
 	KLOG(&lx->fd[fd]);
 	lx->fd[fd].file = 0;
 	lx->fd[fd].flags = 0;
@@ -181,6 +184,11 @@ void lx_state_deleted(uint64_t id, uint16_t type)
 			kobj_release(lx->threads);
 			KLOG(&lx->threads);
 			lx->threads = 0;
+		}
+		if (lx->version >= 2 && lx->locks) { /* nor locks */
+			kobj_release(lx->locks);
+			KLOG(&lx->locks);
+			lx->locks = 0;
 		}
 	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC))) {
 		if (f->object) {
@@ -1513,26 +1521,6 @@ int64_t lx_pipe2(struct lxcall *c)
 	return make_pipe(c, c->arg[0], c->arg[1]);
 }
 
-/* record_lock -- F_GETLK, F_SETLK, F_SETLKW. POSIX record locks keep
- * processes apart, never a process from itself, and no two Linux
- * processes share files yet (fork is the next step): so every lock is
- * granted and none is in the way. Locks between processes are to be kept
- * with fork (docs/linux.md, "Known gaps"). */
-static int64_t record_lock(struct lxcall *c, uint64_t cmd, uint64_t arg)
-{
-	struct lx_flock fl;
-	int err = uvm_copy_in(&c->p->mem, &fl, arg, sizeof(fl));
-
-	if (err)
-		return lx_errno(err);
-	if (fl.type < 0 || fl.type > LX_F_UNLCK || fl.whence < 0 || fl.whence > LX_SEEK_END)
-		return -LX_EINVAL;
-	if (cmd != LX_F_GETLK)
-		return 0;
-	fl.type = LX_F_UNLCK;
-	return lx_errno(uvm_copy_out(&c->p->mem, arg, &fl, sizeof(fl)));
-}
-
 /* fcntl (fd, cmd, arg) */
 int64_t lx_fcntl(struct lxcall *c)
 {
@@ -1559,10 +1547,10 @@ int64_t lx_fcntl(struct lxcall *c)
 		return 0;
 	case LX_F_GETFL:
 		return f->flags;
-	case LX_F_GETLK: /* no lock of another process is in the way */
+	case LX_F_GETLK:
 	case LX_F_SETLK:
 	case LX_F_SETLKW:
-		return record_lock(c, cmd, arg);
+		return lx_record_lock(c, f, cmd, arg);
 	case LX_F_SETFL:
 		KLOG(&f->flags);
 		f->flags = (f->flags & ~settable) | ((uint32_t)arg & settable);

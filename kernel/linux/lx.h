@@ -92,6 +92,18 @@ int64_t lx_dup(struct lxcall *c);
 int64_t lx_dup2(struct lxcall *c);
 int64_t lx_dup3(struct lxcall *c);
 int64_t lx_fcntl(struct lxcall *c);
+int64_t lx_flock(struct lxcall *c);
+
+/* locks.c: record locks and flock between Linux programs */
+
+/* lx_record_lock -- fcntl's F_GETLK, F_SETLK, F_SETLKW on open file f,
+ * with the struct flock at user address arg */
+int64_t lx_record_lock(struct lxcall *c, const struct klxfile *f, uint64_t cmd, uint64_t arg);
+
+/* lx_locks_closed -- a descriptor of lx's open file f closes: the
+ * program's record locks on its object go (POSIX), and its flock with
+ * its last descriptor */
+void lx_locks_closed(struct klinux *lx, const struct klxfile *f);
 int64_t lx_fchown(struct lxcall *c);
 int64_t lx_chown(struct lxcall *c);
 int64_t lx_fchownat(struct lxcall *c);

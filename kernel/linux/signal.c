@@ -197,13 +197,18 @@ static bool interrupted_always(uint64_t nr)
 }
 
 /* may_block -- whether call c can block, so that a signal cuts it short:
- * of futex only a wait (a wake cut short would be lost) */
+ * of futex only a wait (a wake cut short would be lost), of fcntl
+ * F_SETLKW, flock without LOCK_NB */
 static bool may_block(const struct lxcall *c)
 {
 	const uint64_t nr = c->nr, futex_op = c->arg[1] & LX_FUTEX_CMD_MASK;
 
 	if (nr == LX_futex)
 		return futex_op == LX_FUTEX_WAIT || futex_op == LX_FUTEX_WAIT_BITSET;
+	if (nr == LX_fcntl)
+		return c->arg[1] == LX_F_SETLKW;
+	if (nr == LX_flock)
+		return !(c->arg[1] & LX_LOCK_NB);
 	return interrupted_always(nr) || nr == LX_read || nr == LX_readv ||
 	       nr == LX_write || nr == LX_writev || nr == LX_wait4;
 }

@@ -14,6 +14,7 @@
 #   build/linux/lxcount      the power-cut campaign's Linux program (musl)
 #   build/linux/threads-glibc  threads-musl   POSIX threads
 #   build/linux/remap-glibc  remap-musl       mremap, and realloc through it
+#   build/linux/locks        record locks and flock between programs (glibc)
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -22,7 +23,7 @@
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
-		  remap-glibc remap-musl)
+		  remap-glibc remap-musl locks)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -66,6 +67,9 @@ $(LINUX_DIR)/remap-glibc: tests/linux/remap.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $<
 $(LINUX_DIR)/remap-musl: tests/linux/remap.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
+
+$(LINUX_DIR)/locks: tests/linux/locks.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/:
 	mkdir -p $@

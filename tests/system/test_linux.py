@@ -31,7 +31,7 @@ import time
 import pytest
 
 import heapimage as H
-from ferrite import PROMPT, ROOT
+from ferrite import BACKGROUND_LINE, PROMPT, ROOT
 
 STEP = 120
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
@@ -49,6 +49,8 @@ SIGNALS = ("signals-glibc", "signals-musl")
 THREADS = ("threads-glibc", "threads-musl")
 # mremap, and the C library's realloc through it (tests/linux/remap.c)
 REMAP = ("remap-glibc", "remap-musl")
+# record locks and flock between programs (tests/linux/locks.c)
+LOCKS = os.path.join(LINUX, "locks")
 KLXPIPE = H.F.layout("klxpipe")
 # tests/linux/pipes.c, by each C library
 PIPES = ("pipes-glibc", "pipes-musl")
@@ -232,7 +234,7 @@ def linux(module_machines, tmp_path_factory):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     imports = [("bin/busybox", BUSYBOX)] + [("bin/" + h, os.path.join(LINUX, h))
-                                            for h in HELLOS + SIGNALS + PIPES + THREADS + REMAP + ("lxfuzz",)]
+                                            for h in HELLOS + SIGNALS + PIPES + THREADS + REMAP + ("lxfuzz", "locks")]
     for name, text in FILES.items():
         path = files / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -302,6 +304,50 @@ def test_mremap_as_on_the_host(linux):
         want = host_run([program], files, os.path.join(LINUX, program))
         assert want[1] == 0 and "realloc to 2816 KiB: every byte kept\n" in want[0], want
         assert ferrite_run(m, [program]) == want, program
+
+
+def host_probe(files):
+    """What tests/linux/locks.c's probe says on the host while its holder
+    holds its locks."""
+    hold = subprocess.Popen([LOCKS, "hold", "lk.db"], cwd=files, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert hold.stdout.readline() == "hold: locked\n"
+        return host_run(["locks", "probe", "lk.db", str(hold.pid)], files, LOCKS)
+    finally:
+        hold.kill()
+        hold.wait()
+        os.unlink(os.path.join(files, "lk.db"))
+
+
+def start_in_background(m, line, says):
+    """Type `line &` into osh: the program's pid, once it said `says`."""
+    start = len(m.output)
+    m.send(line + " &\n")
+    pid = m.expect(r"\[(\d+)\] started", timeout=STEP, start=start).group(1)
+    m.expect(BACKGROUND_LINE % re.escape(says), timeout=STEP, start=start)
+    return pid
+
+
+def test_record_locks_and_flock_between_programs(linux):
+    """One program holds record locks and a flock: a second one meets
+    them as on the host (F_GETLK's answers, F_SETLK's refusals and grants,
+    its own locks cut and split, flock's EWOULDBLOCK, the mistakes); a
+    third waits in F_SETLKW, then in flock, and takes each lock once the
+    holder is ended -- its end drops them."""
+    m, files = linux
+    want = host_probe(files)
+    assert want[1] == 0 and "getlk write 0+100: a write lock on 0+100 by the holder\n" in want[0]
+    pid = start_in_background(m, "locks hold lk.db", "hold: locked")
+    assert ferrite_run(m, ["locks", "probe", "lk.db", pid]) == want
+    start = len(m.output)
+    start_in_background(m, "locks wait lk.db", "wait: waiting for the write lock")
+    assert ferrite_run(m, ["locks", "probe", "lk.db", pid]) == want  # still the holder's
+    assert "wait: got" not in m.output[start:]
+    reply(m, "kill %s" % pid)
+    m.expect(BACKGROUND_LINE % "wait: got the write lock", timeout=STEP, start=start)
+    m.expect(BACKGROUND_LINE % "wait: got the flock", timeout=STEP, start=start)
+    assert ferrite_run(m, ["busybox", "rm", "lk.db"]) == ("", 0)
 
 
 def test_a_signal_s_default_action_ends_the_program(linux):
@@ -784,6 +830,26 @@ def test_threads_waiting_on_a_futex_survive_a_power_cut(machines, tmp_path):
         assert m.wait_exit(timeout=STEP) == 0
         check_image(image)
         image.unlink()
+
+
+def test_a_held_lock_and_its_waiter_survive_a_power_cut(machines, tmp_path):
+    """A program holding a record lock and a flock, and one waiting for
+    them in F_SETLKW: after the power-on the lock is still held and the
+    waiter still waits, until the holder is ended."""
+    image, m = linux_image(machines, tmp_path, {"bin/locks": LOCKS})
+    pid = start_in_background(m, "locks hold lk.db", "hold: locked")
+    start_in_background(m, "locks wait lk.db", "wait: waiting for the write lock")
+    m = power_cycle(machines, m, image)
+    start = len(m.output)
+    out, status = ferrite_run(m, ["locks", "probe", "lk.db", pid])
+    assert status == 0 and "getlk write 0+100: a write lock on 0+100 by the holder\n" in out, out
+    assert "wait: got" not in m.output[start:]
+    reply(m, "kill %s" % pid)
+    m.expect(BACKGROUND_LINE % "wait: got the write lock", timeout=STEP, start=start)
+    m.expect(BACKGROUND_LINE % "wait: got the flock", timeout=STEP, start=start)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
 
 
 def test_a_vi_session_keeps_its_unsaved_text_across_a_power_cut(machines, tmp_path):

@@ -586,7 +586,7 @@ static void klxfile(void)
 	begin("klxfile", sizeof(struct klxfile));
 	FIELD(klxfile, magic);
 	FIELD(klxfile, kind);
-	FIELD(klxfile, reserved);
+	FIELD(klxfile, flock);
 	FIELD(klxfile, flags);
 	FIELD(klxfile, reserved2);
 	FIELD(klxfile, object);
