@@ -514,16 +514,22 @@ static void check_lxthreads(struct kcheck *k, uint64_t id, const char *owner)
 
 	if (!t)
 		return;
-	if (t->reserved || t->clear_child_tid[0] || t->sig_mask[0])
-		problem(k, "%s: threads #%llu: reserved %#x, first thread's entries %#llx %#llx",
-			owner, ULL(id), t->reserved, ULL(t->clear_child_tid[0]),
-			ULL(t->sig_mask[0]));
-	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
+	if (t->suspended & 1u || t->clear_child_tid[0] || t->sig_mask[0] ||
+	    t->sig_suspend_mask[0] || t->altstack_sp[0] || t->altstack_size[0])
+		problem(k, "%s: threads #%llu: the first thread's entries are not 0 (klinux keeps them)",
+			owner, ULL(id));
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		const uint64_t sp = t->altstack_sp[tid], size = t->altstack_size[tid];
+
 		if (t->clear_child_tid[tid] >= FE_USER_TOP ||
-		    t->sig_mask[tid] & KLINUX_SIG_UNBLOCKABLE)
-			problem(k, "%s: threads #%llu: thread %u clears %#llx, mask %#llx: out of range",
-				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]),
-				ULL(t->sig_mask[tid]));
+		    (t->sig_mask[tid] | t->sig_suspend_mask[tid]) & KLINUX_SIG_UNBLOCKABLE ||
+		    t->sig_tsent[tid] & ~t->sig_pending[tid] ||
+		    ((sp || size) && (sp >= FE_USER_TOP || size > FE_USER_TOP - sp)))
+			problem(k, "%s: threads #%llu: thread %u clears %#llx, mask %#llx, "
+				"pending %#llx (tgkill %#llx), alternate stack [%#llx, +%#llx): out of range",
+				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]), ULL(t->sig_mask[tid]),
+				ULL(t->sig_pending[tid]), ULL(t->sig_tsent[tid]), ULL(sp), ULL(size));
+	}
 }
 
 /* shown_by_a_descriptor -- whether one of lx's descriptors shows object `object` */

@@ -498,10 +498,12 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  *
  * Signals: a raised signal is pending until the thread returns to user
  * mode unblocked, where it is delivered (its handler's frame pushed on the
- * stack) or acts by default (ignored, or the end of the program). The
- * mask is each thread's (tid 0's here, the others' in klxthreads); the
- * alternate stack and the pending set are the program's, shared by its
- * threads (docs/linux.md, "Threads").
+ * stack) or acts by default (ignored, or the end of the program).
+ * sig_pending holds the signals sent to the program (kill, the timer,
+ * Ctrl-C), which any of its threads may take; those sent to one thread
+ * wait in klxthreads. The mask, the mask rt_sigsuspend replaced and the
+ * alternate stack here are the first thread's (tid 0); the others' are in
+ * klxthreads (docs/linux.md, "Threads").
  */
 #define KLINUX_VERSION 2
 /* A klinux of version 1 is this many bytes: it has no `threads` and no
@@ -609,25 +611,40 @@ _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
 /*
  * The Linux state of the threads of a Linux program (kernel/linux/thread.c),
  * by tid (kthread.tid): the address clone's CLONE_CHILD_CLEARTID or
- * set_tid_address gave, cleared and woken (futex) when the thread exits,
- * and the thread's signal mask. The first thread's (tid 0) are
- * klinux.tid_address and klinux.sig_mask, as before threads, so entry 0
- * of each stays 0. Held by its klinux (klinux.threads).
+ * set_tid_address gave, cleared and woken (futex) when the thread exits;
+ * and each thread's own signal state (kernel/linux/signal.c): its mask,
+ * the signals sent to it alone (tgkill, tkill, SIGPIPE) and which of
+ * those tgkill or tkill sent, the mask rt_sigsuspend replaced while it
+ * waits there (bit tid of `suspended`), and its alternate signal stack.
+ * The first thread's (tid 0) clear_child_tid, mask, suspended mask and
+ * alternate stack are klinux's, as before threads, so entry 0 of those
+ * stays 0 here; its own pending signals are here. Held by its klinux
+ * (klinux.threads), made by its first clone.
  *
- * Invariants (kcheck.c): clear_child_tid[0] and sig_mask[0] are 0; every
- * clear_child_tid 0 or an address in the user half; no sig_mask holds
- * KLINUX_SIG_UNBLOCKABLE; reserved 0.
+ * Invariants (kcheck.c): entry 0 of clear_child_tid, sig_mask,
+ * sig_suspend_mask, altstack_sp and altstack_size is 0, and bit 0 of
+ * suspended; every clear_child_tid 0 or an address in the user half; no
+ * mask holds KLINUX_SIG_UNBLOCKABLE; sig_tsent within sig_pending; each
+ * alternate stack none (0, 0) or within the user half.
  */
 struct klxthreads {
 	uint32_t magic;                /* KLXTHREADS_MAGIC */
-	uint32_t reserved;
+	uint32_t suspended;            /* bit tid: thread tid waits in rt_sigsuspend */
 	uint64_t clear_child_tid[KPROC_MAX_THREADS];
-	uint64_t sig_mask[KPROC_MAX_THREADS]; /* each thread's blocked signals */
+	uint64_t sig_mask[KPROC_MAX_THREADS];     /* each thread's blocked signals */
+	uint64_t sig_pending[KPROC_MAX_THREADS];  /* sent to the thread alone, not yet taken */
+	uint64_t sig_tsent[KPROC_MAX_THREADS];    /* of those, the ones tgkill or tkill sent */
+	uint64_t sig_suspend_mask[KPROC_MAX_THREADS]; /* the mask rt_sigsuspend replaced */
+	uint64_t altstack_sp[KPROC_MAX_THREADS];  /* sigaltstack */
+	uint64_t altstack_size[KPROC_MAX_THREADS]; /* 0: none */
 };
-KFORMAT_SIZE(klxthreads, 8 + 16 * KPROC_MAX_THREADS);
+KFORMAT_SIZE(klxthreads, 8 + 56 * KPROC_MAX_THREADS);
 KFORMAT_AT(klxthreads, magic, 0);
+KFORMAT_AT(klxthreads, suspended, 4);
 KFORMAT_AT(klxthreads, clear_child_tid, 8);
 KFORMAT_AT(klxthreads, sig_mask, 8 + 8 * KPROC_MAX_THREADS);
+KFORMAT_AT(klxthreads, sig_pending, 8 + 16 * KPROC_MAX_THREADS);
+KFORMAT_AT(klxthreads, altstack_size, 8 + 48 * KPROC_MAX_THREADS);
 _Static_assert(sizeof(struct klxthreads) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
