@@ -764,7 +764,7 @@ unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *rep
 			ULL(id), r->version, KROOT_VERSION);
 		return k.problems;
 	}
-	if (r->line_len > KCONSOLE_LINE_MAX || r->line_ready > 1 ||
+	if (r->line_len > KCONSOLE_LINE_MAX || r->line_ready > KCONSOLE_LINE_EOF ||
 	    r->running_slot >= KROOT_MAX_PROCS)
 		problem(&k, "kernel root #%llu: line length %u, line ready %u or running slot %u out of range",
 			ULL(id), r->line_len, r->line_ready, r->running_slot);

@@ -102,6 +102,11 @@
 #define KROOT_MAX_PROCS 192
 #define KCONSOLE_LINE_MAX 253
 
+/* kroot.line_ready: how the line being edited was ended */
+#define KCONSOLE_LINE_EDITING 0        /* not yet */
+#define KCONSOLE_LINE_ENTER 1          /* by Enter (or Ctrl-C: empty): the reads end it with '\n' */
+#define KCONSOLE_LINE_EOF 2            /* by Ctrl-D: as it is, no '\n'; empty, an end of input */
+
 struct kroot {
 	uint32_t magic;
 	uint32_t version;              /* KROOT_VERSION */
@@ -111,7 +116,7 @@ struct kroot {
 	uint64_t mono_ns;              /* FE_CLOCK_MONOTONIC at the last commit */
 	uint64_t console_fg_pid;       /* Ctrl-C kills this process; 0: none */
 	uint16_t line_len;             /* console line being edited (FE_CONSOLE_LINE) */
-	uint8_t line_ready;            /* the line is complete, not yet returned */
+	uint8_t line_ready;            /* the line is complete, not yet returned: KCONSOLE_LINE_* */
 	char line[KCONSOLE_LINE_MAX];
 	uint64_t reap_queue;           /* anonymous object: ring of KREAP_CAPACITY ids */
 	uint64_t reap_head;            /* ring index of the oldest id */

@@ -437,6 +437,25 @@ def drive_vi(term, steps, start):
         start = term.expect(shown, timeout=STEP, start=start).end()
 
 
+def test_ctrl_d_ends_the_input_of_a_line_read(linux):
+    """In canonical mode Ctrl-D hands over the line typed so far, without
+    a newline, and on an empty line it is the end of input: busybox sh's
+    `read` takes two lines, then the third, unended, and stops."""
+    m, _ = linux
+    line = ("busybox sh -c 'echo ready; n=0; while read -r l; do n=$((n+1)); "
+            "echo \"got [$l]\"; done; echo \"[$l] after $n lines\"'")
+    start = len(m.output)
+    m.send(line + "\n")
+    echo = m.expect(re.escape(line) + r"\nready\n", timeout=STEP, start=start)
+    m.send("one\ntwo\nthree\x04")  # "three" goes to read without a newline
+    m.expect(r"three", timeout=STEP, start=echo.end())
+    m.send("\x04")                     # the end of input
+    end = m.expect(PROMPT, timeout=STEP, start=echo.end())
+    out = KERNEL_LINE.sub("", m.output[echo.end():end.start()])
+    assert out == "one\ngot [one]\ntwo\ngot [two]\nthree[three] after 2 lines\n", out
+    assert reply(m, "echo $?") == "0\n"
+
+
 def test_a_line_read_without_echo_is_not_shown(linux):
     """Canonical mode without ECHO (busybox sh's `read -s`, a password):
     the kernel edits the line and shows none of it, not even its Enter;
