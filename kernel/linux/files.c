@@ -25,6 +25,7 @@
 #include "arch/arch.h"
 #include "console/console.h"
 #include "core/heap.h"
+#include "core/time.h"
 #include "ferrite/errors.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
@@ -36,6 +37,7 @@
 
 #define CHUNK 4096u
 #define USER_PATH_MAX 4096u            /* Linux's PATH_MAX */
+#define NS 1000000000ll
 
 /* Volatile: a bounce buffer; the kernel runs one call at a time. */
 static uint8_t chunk[CHUNK];
@@ -329,7 +331,6 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 	int64_t err = resolve(c, dirfd, upath, name, &special);
 	int e;
 
-	(void)mode;
 	if (err)
 		return err;
 	if (acc == 3)
@@ -352,6 +353,8 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 			return -LX_EACCES; /* code objects are read-only to programs */
 		if ((flags & LX_O_TRUNC) && acc != LX_O_RDONLY) {
 			e = os_obj_resize(&kheap, object, 0);
+			if (!e)
+				e = os_obj_touch(&kheap, object); /* even if it was empty */
 			if (e)
 				return lx_errno(e);
 			pagecache_resized(object, 0);
@@ -384,6 +387,8 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 				return -LX_ENOENT;
 		}
 		e = os_obj_create(&kheap, OS_TYPE_BLOB, 0, &object);
+		if (!e)
+			e = os_obj_set_mode(&kheap, object, (uint16_t)(mode & 07777 & ~c->lx->umask));
 		if (!e)
 			e = os_cat_insert(&kheap, name, strlen(name), object);
 		if (e) {
@@ -522,6 +527,9 @@ static int64_t write_object(struct lxcall *c, struct klxfile *f, uint64_t buf,
 		*offset = info.size;
 	if (*offset > FE_USER_TOP)
 		return -LX_EINVAL; /* far beyond any object this heap could hold */
+	err = len ? os_obj_touch(&kheap, f->object) : 0; /* its mtime: the DRAM cache passes objstore by */
+	if (err)
+		return lx_errno(err);
 	if (*offset + len > info.size) {
 		err = os_obj_resize(&kheap, f->object, *offset + len);
 		if (err)
@@ -741,8 +749,29 @@ static uint64_t file_ino(struct klinux *lx, const struct klxfile *f)
 	return dir_ino(name, (size_t)snprintf(name, sizeof(name), "%s%s", lx->root, f->path));
 }
 
+/* object_mode -- the permission bits of an object: the mode a chmod or
+ * its creation stored, else 0644 (0755 for code) */
+static uint32_t object_mode(const struct os_obj_info *info)
+{
+	if (info->mode & OS_MODE_SET)
+		return info->mode & OS_MODE_BITS;
+	return info->type == OS_TYPE_CODE ? 0755 : 0644;
+}
+
+/* split_ns -- wall-clock ns into seconds and ns, rounding down */
+static void split_ns(int64_t ns, int64_t *sec, int64_t *nsec)
+{
+	*sec = ns / NS;
+	*nsec = ns % NS;
+	if (*nsec < 0) {
+		*nsec += NS;
+		(*sec)--;
+	}
+}
+
 /* fill_stat -- struct stat of an open file's kind: of object `id`, or the
- * directory whose inode number is `id` */
+ * directory whose inode number is `id`. An object's three times are its
+ * mtime (Ferrite keeps one); everything else shows 1970-01-01. */
 static int64_t fill_stat(uint16_t kind, uint64_t id, struct lx_stat *st)
 {
 	struct os_obj_info info;
@@ -755,7 +784,10 @@ static int64_t fill_stat(uint16_t kind, uint64_t id, struct lx_stat *st)
 	case KLXFILE_OBJECT:
 		if (os_obj_stat(&kheap, id, &info))
 			return -LX_EIO;
-		st->mode = LX_S_IFREG | (info.type == OS_TYPE_CODE ? 0755 : 0644);
+		st->mode = LX_S_IFREG | object_mode(&info);
+		split_ns(info.mtime_ns, &st->mtime, &st->mtime_ns);
+		st->atime = st->ctime = st->mtime;
+		st->atime_ns = st->ctime_ns = st->mtime_ns;
 		st->size = (int64_t)info.size;
 		st->blocks = (int64_t)(info.pages * (FE_PAGE_SIZE / 512));
 		break;
@@ -875,6 +907,51 @@ int64_t lx_newfstatat(struct lxcall *c)
 			&st, c->arg[2]);
 }
 
+/* statx_time -- a statx timestamp of a struct stat's time */
+static struct lx_statx_time statx_time(int64_t sec, int64_t nsec)
+{
+	struct lx_statx_time t = { sec, (uint32_t)nsec, 0 };
+
+	return t;
+}
+
+/* statx (dirfd, path, flags, mask, buf) -> 0: what newfstatat gives, in
+ * struct statx; every basic field is filled whatever `mask` asks (Linux
+ * may give more than asked), the birth time never */
+int64_t lx_statx(struct lxcall *c)
+{
+	const uint64_t flags = c->arg[2], mask = c->arg[3];
+	struct lx_statx sx;
+	struct lx_stat st;
+	int64_t err;
+
+	if ((flags & LX_AT_STATX_SYNC_TYPE) == LX_AT_STATX_SYNC_TYPE ||
+	    (mask & LX_STATX_RESERVED))
+		return -LX_EINVAL;
+	if (flags & ~(uint64_t)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_NO_AUTOMOUNT | LX_AT_EMPTY_PATH |
+				LX_AT_STATX_SYNC_TYPE))
+		return -LX_EINVAL;
+	err = stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], flags & ~(uint64_t)LX_AT_STATX_SYNC_TYPE,
+		      &st);
+	if (err)
+		return err;
+	memset(&sx, 0, sizeof(sx));
+	sx.mask = LX_STATX_BASIC_STATS;
+	sx.blksize = (uint32_t)st.blksize;
+	sx.nlink = (uint32_t)st.nlink;
+	sx.mode = (uint16_t)st.mode;
+	sx.ino = st.ino;
+	sx.size = (uint64_t)st.size;
+	sx.blocks = (uint64_t)st.blocks;
+	sx.atime = statx_time(st.atime, st.atime_ns);
+	sx.ctime = statx_time(st.ctime, st.ctime_ns);
+	sx.mtime = statx_time(st.mtime, st.mtime_ns);
+	sx.rdev_major = (uint32_t)(st.rdev >> 8);
+	sx.rdev_minor = (uint32_t)(st.rdev & 0xff);
+	sx.dev_minor = (uint32_t)st.dev;
+	return lx_errno(uvm_copy_out(&c->p->mem, c->arg[4], &sx, sizeof(sx)));
+}
+
 /* --- owners and modes ----------------------------------------------------- */
 
 /* to_root -- chown's answer: every file is root's, and stays so; giving
@@ -913,13 +990,17 @@ int64_t lx_fchownat(struct lxcall *c)
 		       c->arg[2], c->arg[3]);
 }
 
-/* keeps_mode -- chmod's answer: modes are not stored yet, so a file keeps
- * the mode stat shows it with (st); asking for that one succeeds (cp -a
- * does), any other is EPERM */
-static int64_t keeps_mode(int64_t err, const struct lx_stat *st, uint64_t mode)
+/* set_mode -- chmod's answer for the file stat showed as st: a file of
+ * the catalogue (its inode is its object) keeps the permission bits of
+ * `mode`; anything else (a directory, a special file, a pipe) keeps the
+ * mode it shows, so asking for that one succeeds (cp -a, tar -x do) and
+ * any other is EPERM */
+static int64_t set_mode(int64_t err, const struct lx_stat *st, uint64_t mode)
 {
 	if (err)
 		return err;
+	if ((st->mode & LX_S_IFMT) == LX_S_IFREG)
+		return lx_errno(os_obj_set_mode(&kheap, st->ino, (uint16_t)(mode & 07777)));
 	return (mode & 07777) == (st->mode & 07777) ? 0 : -LX_EPERM;
 }
 
@@ -928,7 +1009,7 @@ int64_t lx_chmod(struct lxcall *c)
 {
 	struct lx_stat st;
 
-	return keeps_mode(stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
+	return set_mode(stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
 }
 
 /* fchmod (fd, mode) */
@@ -937,7 +1018,7 @@ int64_t lx_fchmod(struct lxcall *c)
 	const int64_t fd = (int64_t)(int32_t)c->arg[0];
 	struct lx_stat st;
 
-	return keeps_mode(fd == LX_AT_FDCWD ? -LX_EBADF : stat_fd(c, fd, &st), &st, c->arg[1]);
+	return set_mode(fd == LX_AT_FDCWD ? -LX_EBADF : stat_fd(c, fd, &st), &st, c->arg[1]);
 }
 
 /* fchmodat (dirfd, path, mode) */
@@ -945,7 +1026,7 @@ int64_t lx_fchmodat(struct lxcall *c)
 {
 	struct lx_stat st;
 
-	return keeps_mode(stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], 0, &st), &st,
+	return set_mode(stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], 0, &st), &st,
 			  c->arg[2]);
 }
 
@@ -969,28 +1050,65 @@ int64_t lx_faccessat(struct lxcall *c)
 	return stat_path(c, (int64_t)(int32_t)c->arg[0], c->arg[1], &st);
 }
 
-/* utimensat (dirfd, path, times, flags) -> 0 for a file that exists and
- * times that are valid (NULL: now); a NULL path is dirfd's own file. The
- * times are not kept: no object has an mtime yet (docs/linux.md, "Known
- * gaps"), so `touch` makes a file, and finds one, as on Linux */
+/* mtime_of -- the mtime utimensat's second time asks for, in ns since
+ * 1970 (clamped to what the header holds, as Linux clamps to what a file
+ * system holds); false for UTIME_OMIT */
+static bool mtime_of(const struct lx_timespec *t, int64_t *ns)
+{
+	const int64_t max_sec = INT64_MAX / NS - 1;
+
+	if (t->nsec == LX_UTIME_OMIT)
+		return false;
+	if (t->nsec == LX_UTIME_NOW)
+		*ns = (int64_t)time_wall_ns();
+	else if (t->sec > max_sec || t->sec < -max_sec)
+		*ns = t->sec > 0 ? max_sec * NS : -max_sec * NS;
+	else
+		*ns = t->sec * NS + t->nsec;
+	return true;
+}
+
+/* utimensat (dirfd, path, times, flags) -> 0: a file's mtime set (NULL
+ * times: now; UTIME_NOW, UTIME_OMIT). Ferrite keeps one time, the mtime:
+ * the access time asked for is checked, then left (stat shows the mtime
+ * for all three). A NULL path is dirfd's own file (futimens). A
+ * directory or a special file has no time to keep: it is checked and
+ * left. Linux's order: two UTIME_OMITs return 0 before the path is looked
+ * at; the flags, then the file, then the times are checked. */
 int64_t lx_utimensat(struct lxcall *c)
 {
 	const int64_t dirfd = (int64_t)(int32_t)c->arg[0];
 	const uint64_t path = c->arg[1], times = c->arg[2], flags = c->arg[3];
 	struct lx_timespec ts[2];
 	struct lx_stat st;
+	int64_t err, ns;
 
-	if (flags & ~(uint64_t)LX_AT_SYMLINK_NOFOLLOW)
-		return -LX_EINVAL;
 	if (times && uvm_copy_in(&c->p->mem, ts, times, sizeof(ts)))
 		return -LX_EFAULT;
+	if (times && ts[0].nsec == LX_UTIME_OMIT && ts[1].nsec == LX_UTIME_OMIT)
+		return 0;
+	if (flags & ~(uint64_t)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	if (!path && dirfd != LX_AT_FDCWD)
+		err = flags ? -LX_EINVAL : stat_fd(c, dirfd, &st);
+	else if (!path)
+		err = -LX_EFAULT;
+	else
+		err = stat_at(c, dirfd, path, flags, &st);
+	if (err)
+		return err;
 	for (unsigned i = 0; times && i < 2; i++)
 		if (ts[i].nsec != LX_UTIME_NOW && ts[i].nsec != LX_UTIME_OMIT &&
-		    (ts[i].nsec < 0 || ts[i].nsec >= 1000000000))
+		    (ts[i].nsec < 0 || ts[i].nsec >= NS))
 			return -LX_EINVAL;
-	if (!path)
-		return file_of(c->lx, dirfd, NULL) ? 0 : -LX_EBADF;
-	return stat_path(c, dirfd, path, &st);
+	if (!times) {
+		ns = (int64_t)time_wall_ns();
+	} else if (!mtime_of(&ts[1], &ns)) {
+		return 0;
+	}
+	if ((st.mode & LX_S_IFMT) != LX_S_IFREG)
+		return 0;
+	return lx_errno(os_obj_set_mtime(&kheap, st.ino, ns));
 }
 
 /* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the

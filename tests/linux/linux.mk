@@ -13,6 +13,7 @@
 #   build/linux/signals-glibc  signals-musl   signals within a program
 #   build/linux/lxcount      the power-cut campaign's Linux program (musl)
 #   build/linux/threads-glibc  threads-musl   POSIX threads
+#   build/linux/meta-glibc  meta-musl   a file's mode and times
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -20,7 +21,8 @@
 
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
-		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl)
+		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
+		  meta-glibc meta-musl)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -59,6 +61,11 @@ $(LINUX_DIR)/threads-glibc: tests/linux/threads.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
 $(LINUX_DIR)/threads-musl: tests/linux/threads.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
+
+$(LINUX_DIR)/meta-glibc: tests/linux/meta.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/meta-musl: tests/linux/meta.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/:
 	mkdir -p $@
