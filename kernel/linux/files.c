@@ -26,6 +26,7 @@
 #include "console/console.h"
 #include "core/heap.h"
 #include "core/time.h"
+#include "epoch/epoch.h"
 #include "ferrite/errors.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
@@ -1478,9 +1479,91 @@ int64_t lx_linkat(struct lxcall *c)
 			 (int64_t)(int32_t)c->arg[2], c->arg[3]);
 }
 
+/* first_under -- the first name below directory `dir` (its marker
+ * included, if `marker`) into cur; false if none */
+static bool first_under(const char *dir, bool marker, struct os_cat_cursor *cur)
+{
+	size_t len = strlen(dir);
+	char prefix[FE_NAME_MAX + 1];
+	uint64_t id;
+
+	memcpy(prefix, dir, len);
+	prefix[len] = '/';
+	os_cat_cursor_init(cur, prefix, len + 1);
+	if (os_cat_next(&kheap, cur, prefix, len + 1, &id))
+		return false;
+	return marker || cur->len != len + 1 || os_cat_next(&kheap, cur, prefix, len + 1, &id) == 0;
+}
+
+/* dir_move_fits -- whether the n names below `from` can all move to `to`
+ * in this call: each new name short enough (else ENAMETOOLONG), and room
+ * in the log and the heap for n renames at their worst (else ENOSPC: a
+ * call never commits half way, so it must not run out half way either) */
+static int64_t dir_move_fits(const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to);
+	uint64_t n = 1, log, pages, id, avail = heap_log_free(), keep = epoch_log_keep();
+	char prefix[FE_NAME_MAX + 1];
+	struct os_cat_cursor cur;
+	struct os_stats st;
+
+	if (!first_under(from, true, &cur))
+		return -LX_ENOENT;
+	memcpy(prefix, from, flen);
+	prefix[flen] = '/';
+	do {
+		if (tlen + cur.len - flen > FE_NAME_MAX)
+			return -LX_ENAMETOOLONG;
+		n++; /* one more than the names: the target's marker's removal */
+	} while (os_cat_next(&kheap, &cur, prefix, flen + 1, &id) == 0);
+	os_cat_rename_bounds(&kheap, 1, &log, &pages);
+	os_stats(&kheap, &st);
+	if (avail < keep || (avail - keep) / log < n || st.pages_free / pages < n)
+		return -LX_ENOSPC;
+	return 0;
+}
+
+/* move_dir -- rename directory `from` (every name below it, its marker
+ * too) to `to`, which is free or an empty directory (whose marker goes).
+ * The names move one by one, but within one call, hence one epoch: a
+ * power cut finds all of them moved or none (docs/linux.md) */
+static int64_t move_dir(struct klinux *lx, const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to);
+	char target[FE_NAME_MAX + 1];
+	struct os_cat_cursor cur;
+	uint64_t object;
+	int64_t err;
+	int e;
+
+	if (tlen > flen && !memcmp(to, from, flen) && to[flen] == '/')
+		return -LX_EINVAL; /* into itself */
+	if (!strcmp(from, to))
+		return 0;
+	if (os_cat_lookup(&kheap, to, tlen, &object) == 0)
+		return -LX_ENOTDIR;
+	if (is_dir(lx, to) && first_under(to, false, &cur))
+		return -LX_ENOTEMPTY;
+	if (!is_dir(lx, to) && !parent_exists(lx, to))
+		return -LX_ENOENT;
+	err = dir_move_fits(from, to);
+	if (err)
+		return err;
+	memcpy(target, to, tlen);
+	target[tlen] = '/';
+	if (os_cat_remove(&kheap, target, tlen + 1, &object) == 0)
+		kobj_release(object); /* the empty target's marker */
+	while (first_under(from, true, &cur)) {
+		memcpy(target + tlen, cur.name + flen, cur.len - flen);
+		e = os_cat_rename(&kheap, cur.name, cur.len, target, tlen + cur.len - flen);
+		if (e) /* dir_move_fits made room: a broken catalogue */
+			return lx_errno(e);
+	}
+	return 0;
+}
+
 /* rename_at -- rename a file's name, replacing the name it moves to in
- * the same change of the catalogue. A directory is many names: not yet
- * (EXDEV, which makes mv copy and remove instead) */
+ * the same change of the catalogue; or a directory's names (move_dir) */
 static int64_t rename_at(struct lxcall *c, int64_t olddir, uint64_t oldpath,
 			 int64_t newdir, uint64_t newpath)
 {
@@ -1490,6 +1573,8 @@ static int64_t rename_at(struct lxcall *c, int64_t olddir, uint64_t oldpath,
 				    LX_EXDEV, &object);
 	int e;
 
+	if (err == -LX_EXDEV)
+		return move_dir(c->lx, from, to);
 	if (err)
 		return err;
 	if (!strcmp(from, to))

@@ -565,6 +565,39 @@ def test_busybox_modes_and_times_as_on_the_host(linux):
     busybox_as_on_the_host(linux, META_STEPS)
 
 
+# Directories renamed, run in order on both sides: to a free name, into a
+# directory, over an empty one (-T), and Linux's refusals.
+DIR_STEPS = [
+    ["mkdir", "-p", "r/a/b"],
+    ["cp", "t/fruit.txt", "r/a/f"],
+    ["cp", "t/nums.txt", "r/a/b/n"],
+    ["mv", "r/a", "r/c"],
+    ["find", "r"],
+    ["cat", "r/c/b/n"],
+    ["mkdir", "r/e"],
+    ["mv", "r/c", "r/e"],
+    ["find", "r"],
+    ["mkdir", "r/empty"],
+    ["mv", "-T", "r/e", "r/empty"],
+    ["find", "r"],
+    ["mkdir", "-p", "r/full/x"],
+    ["mv", "-T", "r/empty", "r/full"],             # not empty
+    ["mv", "r/full", "r/full/x/y"],                # into itself
+    ["cp", "t/fruit.txt", "r/file"],
+    ["mv", "-T", "r/full", "r/file"],              # a directory over a file
+    ["mv", "-T", "r/file", "r/full"],              # a file over a directory
+    ["mv", "r/nosuch", "r/z"],
+    ["mv", "r/full", "r/nodir/z"],                 # no parent
+    ["mv", "r/empty/c", "r/cc"],
+    ["find", "r"],
+    ["rm", "-r", "r"],
+]
+
+
+def test_busybox_renames_directories_as_on_the_host(linux):
+    busybox_as_on_the_host(linux, DIR_STEPS)
+
+
 def test_file_modes_and_times_as_on_the_host(linux):
     """tests/linux/meta.c, by glibc and by musl: umask at creation,
     chmod, fchmod and fchmodat kept, utimensat and futimens (UTIME_NOW,
@@ -1003,6 +1036,49 @@ def test_an_mtime_moves_with_a_write_and_survives_a_power_cut(machines, tmp_path
     m = machines(image=image, append="panic=exit logcheck")
     m.expect(r"ferrite: resumed", timeout=STEP)
     assert reply(m, "busybox stat -c '%a %Y %s' f") == "640 %s 2\n" % mtime
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
+
+
+def names_under(image, prefix):
+    """The catalogue's names starting with prefix, by objtool."""
+    rows = json.loads(subprocess.run([OBJTOOL, str(image), "ls", "--json"], capture_output=True,
+                                     text=True, check=True).stdout)
+    return sorted(r["name"] for r in rows if r["name"].startswith(prefix))
+
+
+def test_a_directory_moves_whole_or_not_at_all(machines, tmp_path):
+    """rename of a directory moves every name below it in one call, so in
+    one epoch: power cut while `mv d e` runs, at three moments, the image
+    holds all of d's names or all of e's, never some of each. A directory
+    whose names need more log than the call may take is refused with
+    ENOSPC, and nothing moves."""
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="128M")
+    make = "i=0; while [ $i -lt %d ]; do echo $i > %s/f$i; i=$((i+1)); done"
+    assert reply(m, "busybox mkdir d") == ""
+    assert reply(m, "busybox sh -c '%s'" % (make % (20, "d"))) == ""
+    def inside(d):
+        return sorted([d + "/"] + ["%s/f%d" % (d, i) for i in range(20)])
+    where = "d"
+    for delay in (0.0, 0.1, 0.4):
+        other = "e" if where == "d" else "d"
+        m.send("busybox mv %s %s\n" % (where, other))
+        time.sleep(delay)
+        m.power_cut()
+        check_image(image)
+        got = (names_under(image, where + "/"), names_under(image, other + "/"))
+        assert got in ((inside(where), []), ([], inside(other))), got
+        if got[1]:
+            where = other
+        m = machines(image=image, append="panic=exit logcheck")
+        m.expect(r"ferrite: resumed", timeout=STEP)
+    assert reply(m, "busybox ls -1 " + where) == "".join("f%d\n" % i for i in sorted(range(20), key=str))
+    assert reply(m, "busybox mkdir h") == ""
+    assert reply(m, "busybox sh -c '%s'" % (make % (400, "h"))) == ""
+    assert reply(m, "busybox mv h h2") == "mv: can't rename 'h': No space left on device\n"
+    assert len(reply(m, "busybox ls h").split()) == 400
+    assert reply(m, "busybox ls h2") == "ls: h2: No such file or directory\n"
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)
