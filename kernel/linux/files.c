@@ -1112,24 +1112,59 @@ int64_t lx_utimensat(struct lxcall *c)
 	return lx_errno(os_obj_set_mtime(&kheap, st.ino, ns));
 }
 
-/* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the
- * catalogue has no symbolic links, so an existing file is not one */
-static int64_t read_link(struct lxcall *c, int64_t dirfd, uint64_t path)
+/* exe_path -- /proc/self/exe: the program's path as it sees it, "/bin/"
+ * and its argv[0], when that name below its root holds the code object it
+ * runs (as osh starts programs: bin/NAME); into out, its length; 0 if not */
+static size_t exe_path(struct lxcall *c, char out[KLINUX_PATH_MAX])
 {
-	struct lx_stat st;
-	int64_t err = stat_path(c, dirfd, path, &st);
+	const struct kproc *k = c->p->proc;
+	const char *root = c->lx->root;
+	uint64_t code;
+	int n = snprintf(out, KLINUX_PATH_MAX, "%sbin/%s", root, k->name);
 
+	if (n <= 0 || n >= KLINUX_PATH_MAX || strchr(k->name, '/') ||
+	    os_cat_lookup(&kheap, out, (uint64_t)n, &code) || code != k->code)
+		return 0;
+	return (size_t)snprintf(out, KLINUX_PATH_MAX, "/bin/%s", k->name);
+}
+
+/* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the
+ * catalogue has no symbolic links, so an existing file is not one
+ * (EINVAL); /proc/self/exe is the one link there is (exe_path), its path
+ * copied without a NUL and cut to `size`, as Linux does */
+static int64_t read_link(struct lxcall *c, int64_t dirfd, uint64_t path, uint64_t buf,
+			 uint64_t size)
+{
+	char name[KLINUX_PATH_MAX], exe[KLINUX_PATH_MAX];
+	size_t root = strlen(c->lx->root), len;
+	struct lx_stat st;
+	uint16_t special;
+	int64_t err;
+
+	if ((int64_t)(int32_t)size <= 0)
+		return -LX_EINVAL;
+	err = resolve(c, dirfd, path, name, &special);
+	if (!err && !special && !strcmp(name + root, "proc/self/exe") &&
+	    os_cat_lookup(&kheap, name, strlen(name), &st.ino)) {
+		len = exe_path(c, exe);
+		if (!len)
+			return -LX_ENOENT;
+		len = len < size ? len : size;
+		err = uvm_copy_out(&c->p->mem, buf, exe, len);
+		return err ? lx_errno(err) : (int64_t)len;
+	}
+	err = stat_path(c, dirfd, path, &st);
 	return err ? err : -LX_EINVAL;
 }
 
 int64_t lx_readlink(struct lxcall *c)
 {
-	return read_link(c, LX_AT_FDCWD, c->arg[0]);
+	return read_link(c, LX_AT_FDCWD, c->arg[0], c->arg[1], c->arg[2]);
 }
 
 int64_t lx_readlinkat(struct lxcall *c)
 {
-	return read_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1]);
+	return read_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], c->arg[3]);
 }
 
 /* --- terminals ------------------------------------------------------------ */

@@ -451,6 +451,21 @@ def test_an_applet_runs_by_a_name_of_its_own(linux):
     assert ferrite_run(m, argv) == host_run(argv, files, BUSYBOX) == ("apple 12\ncherry 7\n", 0)
 
 
+def test_proc_self_exe_is_the_program_s_path(linux):
+    """readlink of /proc/self/exe: the program's path as the program sees
+    it, bin/ and its argv[0] when that name holds the code it runs (as
+    strace shows it too); nothing else under /proc."""
+    m, files = linux
+    assert reply(m, "busybox readlink /proc/self/exe") == "/bin/busybox\n"
+    assert reply(m, "ln bin/busybox bin/readlink") == ""
+    assert reply(m, "readlink /proc/self/exe") == "/bin/readlink\n"
+    assert reply(m, "rm bin/readlink") == ""
+    argv = ["busybox", "readlink", "/proc/self/nosuch"]
+    assert ferrite_run(m, argv) == host_run(argv, files, BUSYBOX) == ("", 1)
+    traced = reply(m, "trace busybox readlink /proc/self/exe")
+    assert 'readlink("/proc/self/exe", "/bin/busybox", 4096) = 12\n' in traced, traced
+
+
 # Steps that change names, run in order on both sides (each one's output
 # and status compared): directories, copies, moves, links, removals.
 NAME_STEPS = [
