@@ -327,6 +327,32 @@ struct lx_stat {
 };
 _Static_assert(sizeof(struct lx_stat) == 144, "struct stat of x86-64 Linux");
 
+/* struct statx (statx); its timestamps */
+struct lx_statx_time {
+	int64_t sec;
+	uint32_t nsec;
+	int32_t reserved;
+};
+
+struct lx_statx {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, spare0;
+	uint64_t ino, size, blocks, attributes_mask;
+	struct lx_statx_time atime, btime, ctime, mtime;
+	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+	uint64_t mnt_id;
+	uint32_t dio_mem_align, dio_offset_align;
+	uint64_t spare[12];
+};
+_Static_assert(sizeof(struct lx_statx) == 256, "struct statx of Linux");
+_Static_assert(__builtin_offsetof(struct lx_statx, mtime) == 112, "statx's mtime");
+_Static_assert(__builtin_offsetof(struct lx_statx, rdev_major) == 128, "statx's rdev");
+#define LX_STATX_BASIC_STATS 0x7ffu     /* type, mode, nlink, uid, gid, times, ino, size, blocks */
+#define LX_STATX_RESERVED 0x80000000u
+#define LX_AT_STATX_SYNC_TYPE 0x6000
+
 /* poll, select */
 #define LX_POLLIN 0x001
 #define LX_POLLPRI 0x002

@@ -84,6 +84,7 @@ static const lx_fn calls[LX_NR_LIMIT] = {
 	[LX_exit_group] = lx_exit_group,
 	[LX_openat] = lx_openat,
 	[LX_newfstatat] = lx_newfstatat,
+	[LX_statx] = lx_statx,
 	[LX_faccessat] = lx_faccessat,
 	[LX_faccessat2] = lx_faccessat,
 	[LX_pselect6] = lx_pselect6,

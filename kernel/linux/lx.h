@@ -83,6 +83,7 @@ int64_t lx_lseek(struct lxcall *c);
 int64_t lx_fstat(struct lxcall *c);
 int64_t lx_stat(struct lxcall *c);
 int64_t lx_newfstatat(struct lxcall *c);
+int64_t lx_statx(struct lxcall *c);
 int64_t lx_access(struct lxcall *c);
 int64_t lx_faccessat(struct lxcall *c);
 int64_t lx_readlink(struct lxcall *c);

@@ -15,6 +15,7 @@
 #   build/linux/threads-glibc  threads-musl   POSIX threads
 #   build/linux/remap-glibc  remap-musl       mremap, and realloc through it
 #   build/linux/locks        record locks and flock between programs (glibc)
+#   build/linux/meta-glibc  meta-musl   a file's mode and times
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -23,7 +24,7 @@
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
-		  remap-glibc remap-musl locks)
+		  remap-glibc remap-musl locks meta-glibc meta-musl)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -70,6 +71,11 @@ $(LINUX_DIR)/remap-musl: tests/linux/remap.c | $(LINUX_DIR)/
 
 $(LINUX_DIR)/locks: tests/linux/locks.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $<
+
+$(LINUX_DIR)/meta-glibc: tests/linux/meta.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/meta-musl: tests/linux/meta.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/:
 	mkdir -p $@
