@@ -354,6 +354,16 @@ int64_t console_write(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	return queue_out(p, NULL, buf, len < program_room() ? len : program_room());
 }
 
+/* console_writable -- whether console_write would take a byte now */
+bool console_writable(struct pctx *p)
+{
+	struct khandle *end;
+
+	if (sink_of(p, &end))
+		return channel_room(end->object, end->end) > 0;
+	return program_room() > 0;
+}
+
 /* console_keep -- room on p's console for `len` bytes of the kernel's line
  * on p's call, kept from its writes and echo until console_say; 0, or
  * SYSCALL_BLOCKED with the call blocked until there is room (a release of

@@ -65,6 +65,10 @@ bool console_has_sink(struct pctx *p);
  * typed bytes wait, or its console is a sink (whose input is at its end) */
 bool console_readable(struct pctx *p);
 
+/* console_writable -- whether a write to p's console would take a byte
+ * now rather than block (its output queue, or its sink, has room) */
+bool console_writable(struct pctx *p);
+
 /* console_ready_bytes -- how many bytes p's next read of the console
  * would find: in line mode (`line`) the line once its Enter is typed
  * (the bytes typed counted before editing), 0 until then; in raw mode the

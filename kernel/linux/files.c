@@ -581,7 +581,11 @@ static int64_t write_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
 	if (len && uvm_check(&c->p->mem, buf, len, UVM_READ))
 		return -LX_EFAULT;
 	switch (f->kind) {
-	case KLXFILE_CONSOLE:
+	case KLXFILE_CONSOLE: /* a later piece of writev never waits: the
+			       * earlier ones are queued, and the call's
+			       * count says so */
+		if ((nonblock || (f->flags & LX_O_NONBLOCK)) && !console_writable(c->p))
+			return -LX_EAGAIN;
 		return lx_errno(console_write(c->tf, c->p, buf, len));
 	case KLXFILE_DIR:
 		return -LX_EISDIR;
