@@ -737,8 +737,9 @@ enum klxfile_kind {
 	KLXFILE_DIR = 6,               /* a directory: a name prefix */
 	KLXFILE_PIPE_READ = 7,         /* the read end of a pipe (object: the klxpipe) */
 	KLXFILE_PIPE_WRITE = 8,        /* the write end of a pipe (object: the klxpipe) */
+	KLXFILE_MEMINFO = 9,           /* /proc/meminfo: the heap's figures, read-only */
 };
-#define KLXFILE_KIND_LAST KLXFILE_PIPE_WRITE
+#define KLXFILE_KIND_LAST KLXFILE_MEMINFO
 /* klxfile.flock: the whole-file lock flock took through this open file
  * (kernel/linux/locks.c); it goes with the open file's last descriptor */
 #define KLXFILE_FLOCK_NONE 0u

@@ -16,7 +16,8 @@
  * reaches no name outside its root. A directory is a name prefix: "a/b" is
  * a directory when some name starts with "a/b/" (or it is the root).
  * Special files: /dev/null, /dev/zero, /dev/urandom (and /dev/random),
- * /dev/tty (the console).
+ * /dev/tty (the console), /proc/meminfo (the heap's figures, written as
+ * its text when read).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -304,6 +305,8 @@ static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
 		*special = KLXFILE_RANDOM;
 	else if (!strcmp(name + floor, "dev/tty"))
 		*special = KLXFILE_CONSOLE;
+	else if (!strcmp(name + floor, "proc/meminfo"))
+		*special = KLXFILE_MEMINFO;
 	return 0;
 }
 
@@ -345,6 +348,8 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 	if (acc == 3)
 		return -LX_EINVAL;
 	keep = (uint32_t)(flags & (LX_O_ACCMODE | LX_O_APPEND | LX_O_NONBLOCK));
+	if (special == KLXFILE_MEMINFO && acc != LX_O_RDONLY)
+		return -LX_EACCES;
 	if (special) {
 		f = new_file(special, keep, &file, &e);
 		if (!f)
@@ -451,6 +456,26 @@ static uint64_t console_mode(uint32_t lflag)
 	return FE_CONSOLE_LINE | (lflag & LX_ECHO ? 0 : FE_CONSOLE_NOECHO);
 }
 
+/* meminfo -- /proc/meminfo's text now, in `text`; its length. The heap is
+ * the memory (sysinfo says the same): its pages in all, its free pages;
+ * no buffers, page cache or swap of Linux's kind. */
+static size_t meminfo(char *text, size_t cap)
+{
+	struct os_stats s;
+	const uint64_t kib = FE_PAGE_SIZE / 1024;
+
+	os_stats(&kheap, &s);
+	return (size_t)snprintf(text, cap,
+				"MemTotal:       %8llu kB\nMemFree:        %8llu kB\n"
+				"MemAvailable:   %8llu kB\nBuffers:               0 kB\n"
+				"Cached:                0 kB\nSwapCached:            0 kB\n"
+				"SwapTotal:             0 kB\nSwapFree:              0 kB\n"
+				"Shmem:                 0 kB\nSReclaimable:          0 kB\n",
+				(unsigned long long)(s.page_count * kib),
+				(unsigned long long)(s.pages_free * kib),
+				(unsigned long long)(s.pages_free * kib));
+}
+
 /* read_file -- up to len bytes of open file f into the caller's buf;
  * -EAGAIN rather than waiting if `nonblock` or the file is O_NONBLOCK */
 static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
@@ -475,6 +500,18 @@ static int64_t read_file(struct lxcall *c, struct klxfile *f, uint64_t buf,
 					     (nonblock ? FE_CONSOLE_NONBLOCK : 0)));
 	case KLXFILE_NULL:
 		return 0;
+	case KLXFILE_MEMINFO: { /* the text as it is at each read, from the offset */
+		const size_t n = meminfo((char *)chunk, CHUNK);
+
+		if (*offset >= n)
+			return 0;
+		done = n - *offset < len ? n - *offset : len;
+		err = uvm_copy_out(&c->p->mem, buf, chunk + *offset, done);
+		if (err)
+			return lx_errno(err);
+		*offset += done;
+		return (int64_t)done;
+	}
 	case KLXFILE_DIR:
 		return -LX_EISDIR;
 	case KLXFILE_PIPE_READ:
@@ -711,7 +748,7 @@ int64_t lx_lseek(struct lxcall *c)
 		f->cursor[0] = 0;
 		return 0;
 	}
-	if (f->kind != KLXFILE_OBJECT)
+	if (f->kind != KLXFILE_OBJECT && f->kind != KLXFILE_MEMINFO)
 		return f->kind == KLXFILE_CONSOLE || is_pipe(f) ? -LX_ESPIPE : 0;
 	switch (whence) {
 	case LX_SEEK_SET:
@@ -720,10 +757,13 @@ int64_t lx_lseek(struct lxcall *c)
 	case LX_SEEK_CUR:
 		base = (int64_t)f->offset;
 		break;
-	case LX_SEEK_END:
-		if (os_obj_stat(&kheap, f->object, &info))
+	case LX_SEEK_END: /* /proc/meminfo's size is 0, as /proc's files show it */
+		if (f->kind == KLXFILE_MEMINFO)
+			base = 0;
+		else if (os_obj_stat(&kheap, f->object, &info))
 			return -LX_EIO;
-		base = (int64_t)info.size;
+		else
+			base = (int64_t)info.size;
 		break;
 	default:
 		return -LX_EINVAL;
@@ -825,6 +865,9 @@ static int64_t fill_stat(uint16_t kind, uint64_t id, struct lx_stat *st)
 	case KLXFILE_PIPE_READ:
 	case KLXFILE_PIPE_WRITE: /* both ends one inode, as on Linux: the pipe (id) */
 		st->mode = LX_S_IFIFO | 0600;
+		break;
+	case KLXFILE_MEMINFO: /* its size unknown until read, as /proc's files */
+		st->mode = LX_S_IFREG | 0444;
 		break;
 	default: /* KLXFILE_RANDOM */
 		st->mode = LX_S_IFCHR | 0666;

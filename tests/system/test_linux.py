@@ -549,6 +549,31 @@ def test_uptime_is_the_running_time_since_genesis(linux):
     assert re.search(r"^sysinfo\(0x[0-9a-f]+\) += 0$", traced, re.M), traced
 
 
+def test_free_sees_the_heap_as_memory(linux):
+    """/proc/meminfo and sysinfo both say the heap's pages are the memory
+    and its free pages the free memory: busybox free (which reads both, at
+    two moments) shows the heap's size as osh's mem does, free memory as
+    /proc/meminfo says it within what changed between the reads, and no
+    swap; the file is read-only."""
+    m, _ = linux
+    out, status = ferrite_run(m, ["busybox", "free"])
+    mem = re.search(r"^Mem:\s+(\d+)\s+(\d+)\s+(\d+)\s+0\s+0\s+(\d+)$", out, re.M)
+    assert status == 0 and mem, out
+    total, used, free, available = map(int, mem.groups())
+    assert used + free == total and abs(available - free) < total // 50, out
+    assert re.search(r"^Swap:\s+0\s+0\s+0$", out, re.M), out
+    info = reply(m, "busybox cat /proc/meminfo")
+    fields = dict((k, int(v)) for k, v in re.findall(r"^(\w+):\s+(\d+) kB$", info, re.M))
+    assert fields["MemTotal"] == total and fields["SwapTotal"] == 0, info
+    assert abs(fields["MemFree"] - free) < total // 50, (info, out)
+    said = reply(m, "mem")        # heap SIZE: USED used, FREE free: its pages, as ours
+    kib = [float(n) * {"KiB": 1, "MiB": 1024, "GiB": 1024 * 1024}[unit] for n, unit in
+           re.findall(r"([\d.]+) (KiB|MiB|GiB) (?:used|free)", said)]
+    assert len(kib) == 2 and abs(sum(kib) - total) < total // 50, (said, out)
+    out, status = ferrite_run(m, ["busybox", "sh", "-c", "echo x > /proc/meminfo"])
+    assert status != 0 and "Permission denied" in out, out
+
+
 def test_proc_self_exe_is_the_program_s_path(linux):
     """readlink of /proc/self/exe: the program's path as the program sees
     it, bin/ and its argv[0] when that name holds the code it runs (as
