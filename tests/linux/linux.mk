@@ -13,6 +13,10 @@
 #   build/linux/signals-glibc  signals-musl   signals within a program
 #   build/linux/lxcount      the power-cut campaign's Linux program (musl)
 #   build/linux/threads-glibc  threads-musl   POSIX threads
+#   build/linux/lxbench      system calls timed in-process, against Linux
+#                            (tests/bench/run-lxprog-bench; glibc, -pthread)
+#   build/linux/sqlbench     SQLite inserts, a transaction each, timed
+#                            in-process (Debian's libsqlite3.a; the same)
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -20,7 +24,8 @@
 
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
-		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl)
+		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
+		  lxbench sqlbench)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -59,6 +64,11 @@ $(LINUX_DIR)/threads-glibc: tests/linux/threads.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
 $(LINUX_DIR)/threads-musl: tests/linux/threads.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
+
+$(LINUX_DIR)/lxbench: tests/linux/lxbench.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
+$(LINUX_DIR)/sqlbench: tests/linux/sqlbench.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $< $(LINUX_LIBS)/libsqlite3.a -lm
 
 $(LINUX_DIR)/:
 	mkdir -p $@
