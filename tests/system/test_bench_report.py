@@ -201,7 +201,7 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
             in text)
     assert "| getpid | 5000.0 ns | 2000.0 ns | 2.50x | 2.00x – 3.00x | <= 1x | **MISSED** |" in text
-    assert "| md5sum of 16 MiB | 0.550 s | 0.500 s | 1.10x | 1.00x – 1.15x | <= 1.2x | met |" in text
+    assert "| md5sum of 16 MiB | 550.0 ms | 500.0 ms | 1.10x | 1.00x – 1.15x | <= 1.2x | met |" in text
     assert "Missed: getpid." in text
     assert "| getpid | 5000.0 ns | 4000.0 ns – 6000.0 ns | 2000.0 ns | 1900.0 ns – 2100.0 ns |" in text
     assert "Not run" not in text
