@@ -204,6 +204,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 		import_modules();
 	stamp("heap");
 	time_init(entry_tick);
+	heap_set_wall_clock(time_wall_ns);
 	stamp("timer");
 	smp_start();
 	stamp("cpus");

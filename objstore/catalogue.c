@@ -60,6 +60,9 @@
  * reserves its removal's plan plus the worst an insert can need in a tree
  * of that height (every level split, a new root), and checks that the
  * free-page stack holds the 2 * height + 1 pages that worst case takes.
+ * os_cat_rename_bounds gives the worst of one rename (both halves at every
+ * level), for a caller that checks many before making the first (the
+ * kernel's rename of a directory: every name below it, in one call).
  *
  * Invariant: every node holds count >= 1 entries in strictly increasing
  * key order, each key sharing the node's prefix_len first bytes and each
@@ -1666,6 +1669,27 @@ static int rename_insert(struct cat_op *op, const uint8_t *to, unsigned tlen,
 		return err;
 	op->exec = true;
 	return apply(op, &ch);
+}
+
+/* os_cat_rename_bounds -- what os_cat_rename may need at most in a tree
+ * up to `grow` levels taller than now: log bytes (a removal rebuilding
+ * every level, two nodes taken and two freed at each, plus an insert's
+ * worst, plus the root block) and free pages (the removal's two a level
+ * and the insert's 2 * height + 1) */
+void os_cat_rename_bounds(const struct objstore *os, unsigned grow, uint64_t *log,
+			  uint64_t *pages)
+{
+	uint64_t top = os->root->catalogue_root;
+	const struct os_cat_node *n = top ? os_ptr(os, top) : NULL;
+	unsigned h = (n ? n->level + 1u : 0u) + grow;
+	uint64_t in_place = os_log_record_size(OS_LOG_UNDO, HDR_SIZE + MAX_SLOTS * OS_CAT_SLOT_SIZE) +
+			    os_log_record_size(OS_LOG_UNDO, ENTRY_HDR + OS_NAME_MAX);
+
+	if (h > OS_CAT_MAX_HEIGHT + 1u)
+		h = OS_CAT_MAX_HEIGHT + 1u;
+	*log = (h + 1ull) * (2ull * OS_ALLOC_LOG_RESERVE + 2ull * OS_FREE_LOG_RESERVE) + in_place +
+	       insert_log_max(h) + root_log();
+	*pages = 4ull * h + 3;
 }
 
 /* os_cat_rename -- move the binding of `from` to `to` */

@@ -170,8 +170,13 @@ static bool ck_fields(struct os_checker *ck, const struct os_obj_header *h,
 	if (h->flags)
 		os_check_problem(ck, "object #%llu: flags %#x set (none are defined)",
 				 ULL(id), h->flags);
-	if (h->reserved0 || h->reserved1 || h->reserved2 || h->reserved3)
+	if (h->reserved1 || h->reserved3)
 		os_check_problem(ck, "object #%llu: header reserved fields are not zero", ULL(id));
+	if (h->mode && (h->mode & ~(OS_MODE_SET | OS_MODE_BITS) || !(h->mode & OS_MODE_SET)))
+		os_check_problem(ck, "object #%llu: mode %#x is neither 0 nor %#x with permission bits",
+				 ULL(id), h->mode, OS_MODE_SET);
+	if (h->placement == OS_PLACE_SMALL && (h->mode || h->mtime_ns))
+		os_check_problem(ck, "object #%llu: a small object with a mode or an mtime", ULL(id));
 	if (h->modified_epoch > ck->sb->committed_epoch)
 		os_check_problem(ck, "object #%llu: modified in epoch %llu, after the committed epoch %llu",
 				 ULL(id), ULL(h->modified_epoch), ULL(ck->sb->committed_epoch));

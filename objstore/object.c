@@ -242,9 +242,12 @@ static int hdr_check(const struct view *v, const struct os_obj_header *h,
 	if (h->crc != os_obj_hdr_crc(h) || h->id != id ||
 	    h->placement != os_obj_placement(h->type))
 		return -ERR_CORRUPT;
+	/* Invariant: a mode is 0 or OS_MODE_SET with permission bits alone. */
+	if (h->mode && (h->mode & ~(OS_MODE_SET | OS_MODE_BITS) || !(h->mode & OS_MODE_SET)))
+		return -ERR_CORRUPT;
 	if (h->placement == OS_PLACE_SMALL)
-		return h->size && h->size <= OS_LARGEST_SMALL && !h->depth &&
-		       block_ok(v, h->data, block_size(h->size)) ? 0 : -ERR_CORRUPT;
+		return h->size && h->size <= OS_LARGEST_SMALL && !h->depth && !h->mode &&
+		       !h->mtime_ns && block_ok(v, h->data, block_size(h->size)) ? 0 : -ERR_CORRUPT;
 	if (h->depth != os_obj_depth(h->size) || (h->data && !page_ok(v, h->data)) ||
 	    (!h->size && h->data))
 		return -ERR_CORRUPT;
@@ -550,6 +553,15 @@ static int hdr_get(struct objstore *os, uint64_t id, struct os_obj_header **h)
 	return err;
 }
 
+/* stamp -- h's size or contents change in this transaction: its epoch,
+ * and a paged object's mtime (format.h) */
+static void stamp(struct objstore *os, struct os_obj_header *h)
+{
+	h->modified_epoch = os->tx_epoch;
+	if (h->placement == OS_PLACE_PAGED)
+		h->mtime_ns = os_tx_wall_ns(os);
+}
+
 /* hdr_init -- fill the fresh header block h of a new object */
 static void hdr_init(struct objstore *os, struct os_obj_header *h, uint64_t id,
 		     uint16_t type, uint64_t size, uint64_t data)
@@ -562,7 +574,7 @@ static void hdr_init(struct objstore *os, struct os_obj_header *h, uint64_t id,
 	h->data = data;
 	h->placement = os_obj_placement(type);
 	h->depth = (uint8_t)(h->placement == OS_PLACE_PAGED ? os_obj_depth(size) : 0);
-	h->modified_epoch = os->tx_epoch;
+	stamp(os, h);
 	hdr_seal(h);
 }
 
@@ -654,7 +666,7 @@ static int64_t write_paged(struct objstore *os, struct os_obj_header *h,
 			done += n;
 	}
 	if (done) {
-		h->modified_epoch = os->tx_epoch;
+		stamp(os, h);
 		hdr_seal(h);
 	}
 	return done && err != -ERR_CORRUPT ? (int64_t)done : err;
@@ -674,7 +686,7 @@ static int64_t write_small(struct objstore *os, struct os_obj_header *h,
 	if (err)
 		return err;
 	memcpy(data, buf, len);
-	h->modified_epoch = os->tx_epoch;
+	stamp(os, h);
 	hdr_seal(h);
 	return (int64_t)len;
 }
@@ -724,7 +736,7 @@ static int grow(struct objstore *os, struct os_obj_header *h, uint64_t size)
 	if (!err) {
 		h->size = size;
 		h->depth = (uint8_t)depth;
-		h->modified_epoch = os->tx_epoch;
+		stamp(os, h);
 	}
 	hdr_seal(h);
 	return err;
@@ -844,7 +856,7 @@ static int settle(struct objstore *os, struct os_obj_header *h, uint64_t size)
 		err = tail_zero(os, h, size);
 	if (!err) {
 		h->size = size;
-		h->modified_epoch = os->tx_epoch;
+		stamp(os, h);
 	}
 	hdr_seal(h);
 	return err;
@@ -965,6 +977,8 @@ static int obj_stat(const struct objstore *os, uint64_t id, bool count,
 	out->refcount = h->refcount;
 	out->size = h->size;
 	out->modified_epoch = h->modified_epoch;
+	out->mode = h->mode;
+	out->mtime_ns = h->mtime_ns;
 	out->pages = pages;
 	return 0;
 }
@@ -1042,6 +1056,70 @@ int os_obj_resize(struct objstore *os, uint64_t id, uint64_t size)
 	if (size == h->size)
 		return 0;
 	return size > h->size ? grow(os, h, size) : shrink(os, h, size, 0);
+}
+
+/* paged_hdr -- paged object `id`'s header, logged to change (COST_HDR) */
+static int paged_hdr(struct objstore *os, uint64_t id, struct os_obj_header **h)
+{
+	int err = hdr_get(os, id, h);
+
+	if (err)
+		return err;
+	if ((*h)->placement != OS_PLACE_PAGED)
+		return -ERR_NOTSUP;
+	err = os_log_room(os, COST_HDR);
+	return err ? err : os_tx_log(os, *h, sizeof(**h));
+}
+
+/* os_obj_set_mode -- give paged object `id` the permission bits `mode` */
+int os_obj_set_mode(struct objstore *os, uint64_t id, uint16_t mode)
+{
+	struct os_obj_header *h;
+	int err;
+
+	if (mode & ~OS_MODE_BITS)
+		return -ERR_INVAL;
+	err = paged_hdr(os, id, &h);
+	if (err)
+		return err;
+	h->mode = (uint16_t)(OS_MODE_SET | mode);
+	hdr_seal(h);
+	return 0;
+}
+
+/* os_obj_set_mtime -- give paged object `id` the mtime `ns` */
+int os_obj_set_mtime(struct objstore *os, uint64_t id, int64_t ns)
+{
+	struct os_obj_header *h;
+	int err = paged_hdr(os, id, &h);
+
+	if (err)
+		return err;
+	h->mtime_ns = ns;
+	hdr_seal(h);
+	return 0;
+}
+
+/* os_obj_touch -- paged object `id` changed by a way that passed objstore
+ * by (a mapping, the kernel's DRAM cache): stamp it as its own changes do;
+ * nothing to log when this transaction stamped it already */
+int os_obj_touch(struct objstore *os, uint64_t id)
+{
+	struct os_obj_header *h;
+	int err = hdr_get(os, id, &h);
+
+	if (err)
+		return err;
+	if (h->placement != OS_PLACE_PAGED)
+		return -ERR_NOTSUP;
+	if (h->modified_epoch == os->tx_epoch && h->mtime_ns == os_tx_wall_ns(os))
+		return 0;
+	err = paged_hdr(os, id, &h);
+	if (err)
+		return err;
+	stamp(os, h);
+	hdr_seal(h);
+	return 0;
 }
 
 /* os_obj_read -- copy up to len bytes from offset `off`; bytes read */
@@ -1210,7 +1288,7 @@ int os_obj_page_move(struct objstore *os, uint64_t id, uint64_t index,
 		return err;
 	if (!h->depth)
 		h->data = to;
-	h->modified_epoch = os->tx_epoch;
+	stamp(os, h);
 	hdr_seal(h);
 	return os_free(os, p.leaf);
 }

@@ -93,8 +93,19 @@ int os_tx_begin(struct objstore *os)
 	os->chain_start = os->log_tail;
 	os->last_record_size = 0;
 	os->root_logged = false;
+	os->tx_wall_read = false;
 	os_snap_tx_begin(os);
 	return 0;
+}
+
+/* os_tx_wall_ns -- the wall time this transaction stamps, read once */
+int64_t os_tx_wall_ns(struct objstore *os)
+{
+	if (!os->tx_wall_read) {
+		os->tx_wall_ns = os->pf->now_ns ? (int64_t)os->pf->now_ns() : 0;
+		os->tx_wall_read = true;
+	}
+	return os->tx_wall_ns;
 }
 
 /* os_tx_log -- save [p, p+len) before changing it: the newest snapshot's

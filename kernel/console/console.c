@@ -67,6 +67,7 @@
 
 #define CTRL_C 0x03
 #define CTRL_U 0x15
+#define CTRL_D 0x04                    /* the end of input (Linux's VEOF) */
 #define PAGE FE_PAGE_SIZE
 #define ECHO_MAX 3                     /* the most bytes one typed byte echoes */
 #define POLL_BATCH 256                 /* typed bytes queued at once */
@@ -441,11 +442,11 @@ uint64_t console_ready_bytes(struct pctx *p, bool line)
 	if (!line)
 		return n;
 	if (kroot->line_ready)
-		return kroot->line_len + 1u;
+		return kroot->line_len + (kroot->line_ready == KCONSOLE_LINE_ENTER);
 	copy_in_queue(bytes, n);
 	for (uint64_t i = 0; i < n; i++)
-		if (bytes[i] == '\r' || bytes[i] == '\n')
-			return kroot->line_len + i + 1;
+		if (bytes[i] == '\r' || bytes[i] == '\n' || bytes[i] == CTRL_D)
+			return kroot->line_len + i + (bytes[i] != CTRL_D);
 	return 0;
 }
 
@@ -578,13 +579,16 @@ static bool edit_line(bool echo)
 			if (echo)
 				console_emit("\n", 1);
 			KLOG(&kroot->line_ready);
-			kroot->line_ready = 1;
+			kroot->line_ready = KCONSOLE_LINE_ENTER;
+		} else if (c == CTRL_D) { /* echoes nothing, as a terminal */
+			KLOG(&kroot->line_ready);
+			kroot->line_ready = KCONSOLE_LINE_EOF;
 		} else if (c == CTRL_C) {
 			console_emit("^C\n", 3);
 			KLOG(&kroot->line_len);
 			kroot->line_len = 0;
 			KLOG(&kroot->line_ready);
-			kroot->line_ready = 1;
+			kroot->line_ready = KCONSOLE_LINE_ENTER;
 		} else if ((c == 0x7f || c == '\b') && kroot->line_len) {
 			erase(echo);
 		} else if (c == CTRL_U) {
@@ -621,13 +625,16 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	}
 	len = kroot->line_len;
 	memcpy(line, kroot->line, len);
-	line[len++] = '\n';
+	if (kroot->line_ready == KCONSOLE_LINE_ENTER)
+		line[len++] = '\n';
 	if (len > cap)
 		len = cap;
-	err = uvm_copy_out(&p->mem, buf, line, len);
+	err = len ? uvm_copy_out(&p->mem, buf, line, len) : 0;
 	if (err)
 		return err; /* the line stays for the next read */
-	if (len <= kroot->line_len) { /* the rest, '\n' last, for the next reads */
+	if (len < kroot->line_len ||
+	    (len == kroot->line_len && kroot->line_ready == KCONSOLE_LINE_ENTER)) {
+		/* the rest ('\n' last) for the next reads */
 		heap_log(kroot->line, kroot->line_len);
 		memmove(kroot->line, kroot->line + len, kroot->line_len - len);
 		KLOG(&kroot->line_len);
@@ -637,7 +644,7 @@ static int64_t read_line(struct trap_frame *tf, struct pctx *p, uint64_t buf,
 	KLOG(&kroot->line_len);
 	kroot->line_len = 0;
 	KLOG(&kroot->line_ready);
-	kroot->line_ready = 0;
+	kroot->line_ready = KCONSOLE_LINE_EDITING;
 	return (int64_t)len;
 }
 

@@ -78,12 +78,29 @@ static __attribute__((noreturn)) void heap_fatal(const char *message)
 	panic("%s", message);
 }
 
+/* Volatile: the wall clock, the RTC's until heap_set_wall_clock. */
+static uint64_t (*wall_clock)(void) = rtc_wall_ns;
+
+/* heap_now_ns -- the wall time objstore stamps: the heap's creation, and
+ * the mtime of objects a transaction changes (format.h) */
+static uint64_t heap_now_ns(void)
+{
+	return wall_clock();
+}
+
 static struct os_platform platform = {
 	.flush = arch_flush_range,
 	.fence = arch_fence,
 	.fatal = heap_fatal,
-	.now_ns = rtc_wall_ns,
+	.now_ns = heap_now_ns,
 };
+
+/* heap_set_wall_clock -- the clock heap_now_ns reads from now on (the
+ * TSC's, once time runs: the RTC counts only seconds, slowly) */
+void heap_set_wall_clock(uint64_t (*clock)(void))
+{
+	wall_clock = clock;
+}
 
 /* --- finding the heap --------------------------------------------------- */
 

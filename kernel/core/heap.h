@@ -36,6 +36,10 @@ extern struct objstore kheap;
  * anything but a blank or a valid heap of this layout major version. */
 int heap_init(const struct nvm *nvm);
 
+/* heap_set_wall_clock -- the clock objstore's wall-time stamps read (the
+ * RTC's until then) */
+void heap_set_wall_clock(uint64_t (*clock)(void));
+
 /* heap_ready -- whether heap_init succeeded: the heap is open, an epoch runs */
 bool heap_ready(void);
 

@@ -445,10 +445,11 @@ static void check_lxfile(struct kcheck *k, uint64_t id, const char *owner,
 
 	if (!f)
 		return;
-	if (f->kind < KLXFILE_CONSOLE || f->kind > KLXFILE_KIND_LAST || f->reserved ||
+	if (f->kind < KLXFILE_CONSOLE || f->kind > KLXFILE_KIND_LAST ||
+	    f->flock > KLXFILE_FLOCK_EXCLUSIVE || (f->flock && f->kind != KLXFILE_OBJECT) ||
 	    f->reserved2 || !path_ok(f->path) || !memchr(f->cursor, 0, sizeof(f->cursor)))
-		problem(k, "%s: open file #%llu: kind %u, reserved fields or paths out of range",
-			owner, ULL(id), f->kind);
+		problem(k, "%s: open file #%llu: kind %u, flock %u, reserved fields or paths out of range",
+			owner, ULL(id), f->kind, f->flock);
 	else if (f->kind == KLXFILE_OBJECT) {
 		if (head(k, f->object, 0, owner, &info) &&
 		    info.type != OS_TYPE_BLOB && info.type != OS_TYPE_CODE)
@@ -513,16 +514,73 @@ static void check_lxthreads(struct kcheck *k, uint64_t id, const char *owner)
 
 	if (!t)
 		return;
-	if (t->reserved || t->clear_child_tid[0] || t->sig_mask[0])
-		problem(k, "%s: threads #%llu: reserved %#x, first thread's entries %#llx %#llx",
-			owner, ULL(id), t->reserved, ULL(t->clear_child_tid[0]),
-			ULL(t->sig_mask[0]));
-	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
+	if (t->suspended & 1u || t->clear_child_tid[0] || t->sig_mask[0] ||
+	    t->sig_suspend_mask[0] || t->altstack_sp[0] || t->altstack_size[0])
+		problem(k, "%s: threads #%llu: the first thread's entries are not 0 (klinux keeps them)",
+			owner, ULL(id));
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		const uint64_t sp = t->altstack_sp[tid], size = t->altstack_size[tid];
+
 		if (t->clear_child_tid[tid] >= FE_USER_TOP ||
-		    t->sig_mask[tid] & KLINUX_SIG_UNBLOCKABLE)
-			problem(k, "%s: threads #%llu: thread %u clears %#llx, mask %#llx: out of range",
-				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]),
-				ULL(t->sig_mask[tid]));
+		    (t->sig_mask[tid] | t->sig_suspend_mask[tid]) & KLINUX_SIG_UNBLOCKABLE ||
+		    t->sig_tsent[tid] & ~t->sig_pending[tid] ||
+		    ((sp || size) && (sp >= FE_USER_TOP || size > FE_USER_TOP - sp)))
+			problem(k, "%s: threads #%llu: thread %u clears %#llx, mask %#llx, "
+				"pending %#llx (tgkill %#llx), alternate stack [%#llx, +%#llx): out of range",
+				owner, ULL(id), tid, ULL(t->clear_child_tid[tid]), ULL(t->sig_mask[tid]),
+				ULL(t->sig_pending[tid]), ULL(t->sig_tsent[tid]), ULL(sp), ULL(size));
+	}
+}
+
+/* shown_by_a_descriptor -- whether one of lx's descriptors shows object `object` */
+static bool shown_by_a_descriptor(struct kcheck *k, const struct klinux *lx, uint64_t object)
+{
+	for (unsigned fd = 0; fd < KLINUX_FDS; fd++) {
+		const struct klxfile *f = lx->fd[fd].file ?
+			kobj_bytes(k, lx->fd[fd].file, OS_TYPE_KERNEL, sizeof(*f), KLXFILE_MAGIC,
+				   "a descriptor") : NULL;
+
+		if (f && f->kind == KLXFILE_OBJECT && f->object == object)
+			return true;
+	}
+	return false;
+}
+
+/* check_lxlocks -- the record locks a Linux program holds */
+static void check_lxlocks(struct kcheck *k, uint64_t id, const struct klinux *lx,
+			  const char *owner)
+{
+	const struct klxlocks *l = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*l),
+					      KLXLOCKS_MAGIC, owner);
+	static const struct klxlock zero;
+
+	if (!l)
+		return;
+	if (l->count > KLXLOCKS_MAX) {
+		problem(k, "%s: locks #%llu: %u in use, of %u", owner, ULL(id), l->count,
+			KLXLOCKS_MAX);
+		return;
+	}
+	for (unsigned i = 0; i < KLXLOCKS_MAX; i++) {
+		const struct klxlock *a = &l->lock[i];
+
+		if (i >= l->count) {
+			if (memcmp(a, &zero, sizeof(zero)))
+				problem(k, "%s: locks #%llu: entry %u past the count is not zero",
+					owner, ULL(id), i);
+			continue;
+		}
+		if (a->start >= a->end || (a->type != KLXLOCK_READ && a->type != KLXLOCK_WRITE) ||
+		    a->reserved || !shown_by_a_descriptor(k, lx, a->object))
+			problem(k, "%s: locks #%llu: entry %u (object #%llu, [%llu, %llu), type %u) "
+				"out of range or of an object no descriptor shows", owner, ULL(id), i,
+				ULL(a->object), ULL(a->start), ULL(a->end), a->type);
+		for (unsigned j = 0; j < i; j++)
+			if (l->lock[j].object == a->object && l->lock[j].start < a->end &&
+			    a->start < l->lock[j].end)
+				problem(k, "%s: locks #%llu: entries %u and %u overlap", owner,
+					ULL(id), j, i);
+	}
 }
 
 /* check_linux -- a Linux program's state (kformat.h lists the invariants) */
@@ -572,6 +630,8 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 	check_pipe_counts(k, &pipes, what);
 	if (lx->version >= 2 && lx->threads)
 		check_lxthreads(k, lx->threads, what);
+	if (lx->version >= 2 && lx->locks)
+		check_lxlocks(k, lx->locks, lx, what);
 }
 
 /* check_process -- a live process in table slot `slot`, and what it holds */
@@ -704,7 +764,7 @@ unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *rep
 			ULL(id), r->version, KROOT_VERSION);
 		return k.problems;
 	}
-	if (r->line_len > KCONSOLE_LINE_MAX || r->line_ready > 1 ||
+	if (r->line_len > KCONSOLE_LINE_MAX || r->line_ready > KCONSOLE_LINE_EOF ||
 	    r->running_slot >= KROOT_MAX_PROCS)
 		problem(&k, "kernel root #%llu: line length %u, line ready %u or running slot %u out of range",
 			ULL(id), r->line_len, r->line_ready, r->running_slot);

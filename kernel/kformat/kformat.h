@@ -95,11 +95,17 @@
 #define KLXSIG_MAGIC 0x4749534cu   /* "LSIG" */
 #define KLXPIPE_MAGIC 0x5050584cu  /* "LXPP" */
 #define KLXTHREADS_MAGIC 0x4854584cu /* "LXTH" */
+#define KLXLOCKS_MAGIC 0x4b434c4cu   /* "LLCK" */
 
 #define KROOT_VERSION 2
 
 #define KROOT_MAX_PROCS 192
 #define KCONSOLE_LINE_MAX 253
+
+/* kroot.line_ready: how the line being edited was ended */
+#define KCONSOLE_LINE_EDITING 0        /* not yet */
+#define KCONSOLE_LINE_ENTER 1          /* by Enter (or Ctrl-C: empty): the reads end it with '\n' */
+#define KCONSOLE_LINE_EOF 2            /* by Ctrl-D: as it is, no '\n'; empty, an end of input */
 
 struct kroot {
 	uint32_t magic;
@@ -110,7 +116,7 @@ struct kroot {
 	uint64_t mono_ns;              /* FE_CLOCK_MONOTONIC at the last commit */
 	uint64_t console_fg_pid;       /* Ctrl-C kills this process; 0: none */
 	uint16_t line_len;             /* console line being edited (FE_CONSOLE_LINE) */
-	uint8_t line_ready;            /* the line is complete, not yet returned */
+	uint8_t line_ready;            /* the line is complete, not yet returned: KCONSOLE_LINE_* */
 	char line[KCONSOLE_LINE_MAX];
 	uint64_t reap_queue;           /* anonymous object: ring of KREAP_CAPACITY ids */
 	uint64_t reap_head;            /* ring index of the oldest id */
@@ -317,8 +323,10 @@ enum kwait {
 	KWAIT_PIPE = 10,               /* until Linux pipe `wait_obj` changes (klxpipe) */
 	KWAIT_POLL = 11,               /* until console input arrives or any Linux pipe
 					* changes: a wait on many files (poll, select) */
+	KWAIT_LOCK = 12,               /* until a Linux program's lock on catalogue object
+					* `wait_obj` goes (record locks, flock) */
 };
-#define KWAIT_LAST KWAIT_POLL
+#define KWAIT_LAST KWAIT_LOCK
 
 /* kthread.blocked_call of a Linux program: its call number with this bit,
  * so that no Linux call is ever taken for Ferrite's call of that number. */
@@ -490,19 +498,22 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * KLINUX_SIG_UNBLOCKABLE; sig_sent and sig_tsent within sig_pending, apart; sig_flags within
  * KLINUX_SIG_FLAGS; the alternate stack none (sp and size 0) or within
  * the user half; alarm_interval_ns 0 when alarm_ns is; threads 0 or a
- * klxthreads (version 2; version 1, of KLINUX_SIZE_BEFORE_THREADS bytes,
- * has no such field).
+ * klxthreads and locks 0 or a klxlocks (version 2; version 1, of
+ * KLINUX_SIZE_BEFORE_THREADS bytes, has neither field).
  *
  * Signals: a raised signal is pending until the thread returns to user
  * mode unblocked, where it is delivered (its handler's frame pushed on the
- * stack) or acts by default (ignored, or the end of the program). The
- * mask is each thread's (tid 0's here, the others' in klxthreads); the
- * alternate stack and the pending set are the program's, shared by its
- * threads (docs/linux.md, "Threads").
+ * stack) or acts by default (ignored, or the end of the program).
+ * sig_pending holds the signals sent to the program (kill, the timer,
+ * Ctrl-C), which any of its threads may take; those sent to one thread
+ * wait in klxthreads. The mask, the mask rt_sigsuspend replaced and the
+ * alternate stack here are the first thread's (tid 0); the others' are in
+ * klxthreads (docs/linux.md, "Threads").
  */
 #define KLINUX_VERSION 2
-/* A klinux of version 1 is this many bytes: it has no `threads`, and
- * nothing reads it (a program started before threads stays one thread). */
+/* A klinux of version 1 is this many bytes: it has no `threads` and no
+ * `locks`, and nothing reads them (a program started before threads stays
+ * one thread, and takes no record lock). */
 #define KLINUX_SIZE_BEFORE_THREADS 1720
 #define KLINUX_FDS 64                  /* descriptors 0 .. KLINUX_FDS - 1 */
 #define KLINUX_BRK_MAX (1ull << 30)    /* the most the break may grow */
@@ -566,8 +577,10 @@ struct klinux {
 	/* version 2 on */
 	uint64_t threads;              /* its klxthreads (held), made by its first
 					* clone; 0: none yet */
+	uint64_t locks;                /* its record locks, a klxlocks (held), made
+					* by its first lock; 0: none yet */
 };
-KFORMAT_SIZE(klinux, 1728);
+KFORMAT_SIZE(klinux, 1736);
 KFORMAT_AT(klinux, magic, 0);
 KFORMAT_AT(klinux, version, 4);
 KFORMAT_AT(klinux, brk_start, 8);
@@ -595,6 +608,7 @@ KFORMAT_AT(klinux, altstack_size, 1696);
 KFORMAT_AT(klinux, alarm_ns, 1704);
 KFORMAT_AT(klinux, alarm_interval_ns, 1712);
 KFORMAT_AT(klinux, threads, 1720);
+KFORMAT_AT(klinux, locks, 1728);
 _Static_assert(KLINUX_SIZE_BEFORE_THREADS == __builtin_offsetof(struct klinux, threads),
 	       "version 1 ends where threads begins");
 _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
@@ -602,26 +616,76 @@ _Static_assert(sizeof(struct klinux) <= KFORMAT_SMALL_MAX, "a small object");
 /*
  * The Linux state of the threads of a Linux program (kernel/linux/thread.c),
  * by tid (kthread.tid): the address clone's CLONE_CHILD_CLEARTID or
- * set_tid_address gave, cleared and woken (futex) when the thread exits,
- * and the thread's signal mask. The first thread's (tid 0) are
- * klinux.tid_address and klinux.sig_mask, as before threads, so entry 0
- * of each stays 0. Held by its klinux (klinux.threads).
+ * set_tid_address gave, cleared and woken (futex) when the thread exits;
+ * and each thread's own signal state (kernel/linux/signal.c): its mask,
+ * the signals sent to it alone (tgkill, tkill, SIGPIPE) and which of
+ * those tgkill or tkill sent, the mask rt_sigsuspend replaced while it
+ * waits there (bit tid of `suspended`), and its alternate signal stack.
+ * The first thread's (tid 0) clear_child_tid, mask, suspended mask and
+ * alternate stack are klinux's, as before threads, so entry 0 of those
+ * stays 0 here; its own pending signals are here. Held by its klinux
+ * (klinux.threads), made by its first clone.
  *
- * Invariants (kcheck.c): clear_child_tid[0] and sig_mask[0] are 0; every
- * clear_child_tid 0 or an address in the user half; no sig_mask holds
- * KLINUX_SIG_UNBLOCKABLE; reserved 0.
+ * Invariants (kcheck.c): entry 0 of clear_child_tid, sig_mask,
+ * sig_suspend_mask, altstack_sp and altstack_size is 0, and bit 0 of
+ * suspended; every clear_child_tid 0 or an address in the user half; no
+ * mask holds KLINUX_SIG_UNBLOCKABLE; sig_tsent within sig_pending; each
+ * alternate stack none (0, 0) or within the user half.
  */
 struct klxthreads {
 	uint32_t magic;                /* KLXTHREADS_MAGIC */
-	uint32_t reserved;
+	uint32_t suspended;            /* bit tid: thread tid waits in rt_sigsuspend */
 	uint64_t clear_child_tid[KPROC_MAX_THREADS];
-	uint64_t sig_mask[KPROC_MAX_THREADS]; /* each thread's blocked signals */
+	uint64_t sig_mask[KPROC_MAX_THREADS];     /* each thread's blocked signals */
+	uint64_t sig_pending[KPROC_MAX_THREADS];  /* sent to the thread alone, not yet taken */
+	uint64_t sig_tsent[KPROC_MAX_THREADS];    /* of those, the ones tgkill or tkill sent */
+	uint64_t sig_suspend_mask[KPROC_MAX_THREADS]; /* the mask rt_sigsuspend replaced */
+	uint64_t altstack_sp[KPROC_MAX_THREADS];  /* sigaltstack */
+	uint64_t altstack_size[KPROC_MAX_THREADS]; /* 0: none */
 };
-KFORMAT_SIZE(klxthreads, 8 + 16 * KPROC_MAX_THREADS);
+KFORMAT_SIZE(klxthreads, 8 + 56 * KPROC_MAX_THREADS);
 KFORMAT_AT(klxthreads, magic, 0);
+KFORMAT_AT(klxthreads, suspended, 4);
 KFORMAT_AT(klxthreads, clear_child_tid, 8);
 KFORMAT_AT(klxthreads, sig_mask, 8 + 8 * KPROC_MAX_THREADS);
+KFORMAT_AT(klxthreads, sig_pending, 8 + 16 * KPROC_MAX_THREADS);
+KFORMAT_AT(klxthreads, altstack_size, 8 + 48 * KPROC_MAX_THREADS);
 _Static_assert(sizeof(struct klxthreads) <= KFORMAT_SMALL_MAX, "a small object");
+
+/*
+ * The record locks a Linux program holds (kernel/linux/locks.c: fcntl
+ * F_SETLK and F_SETLKW), each a range of bytes of a catalogue object,
+ * shared (read) or exclusive (write). POSIX locks belong to the process:
+ * its own never stand in its way, a new one replaces what it held of the
+ * range, and closing any descriptor of an object drops them all. Made by
+ * its first lock, held by its klinux (klinux.locks). The lock entries in
+ * use are the first `count`, in no order.
+ *
+ * Invariants (kcheck.c): count <= KLXLOCKS_MAX; each entry in use names
+ * an object one of the program's descriptors shows, start < end, a type
+ * KLXLOCK_READ or KLXLOCK_WRITE, reserved 0; no two of one object
+ * overlap; the entries past count are zero.
+ */
+#define KLXLOCKS_MAX 48
+#define KLXLOCK_READ 1u
+#define KLXLOCK_WRITE 2u
+#define KLXLOCK_TO_END UINT64_MAX      /* klxlock.end of a lock to the end of the object, however far */
+struct klxlock {
+	uint64_t object;               /* the catalogue object locked (not held: a descriptor holds it) */
+	uint64_t start, end;           /* the bytes [start, end) */
+	uint32_t type;                 /* KLXLOCK_READ or KLXLOCK_WRITE */
+	uint32_t reserved;
+};
+KFORMAT_SIZE(klxlock, 32);
+struct klxlocks {
+	uint32_t magic;                /* KLXLOCKS_MAGIC */
+	uint32_t count;                /* entries in use: lock[0 .. count-1] */
+	struct klxlock lock[KLXLOCKS_MAX];
+};
+KFORMAT_SIZE(klxlocks, 8 + 32 * KLXLOCKS_MAX);
+KFORMAT_AT(klxlocks, count, 4);
+KFORMAT_AT(klxlocks, lock, 8);
+_Static_assert(sizeof(struct klxlocks) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
  * A Linux program's signal dispositions, as rt_sigaction set them: for
@@ -675,6 +739,11 @@ enum klxfile_kind {
 	KLXFILE_PIPE_WRITE = 8,        /* the write end of a pipe (object: the klxpipe) */
 };
 #define KLXFILE_KIND_LAST KLXFILE_PIPE_WRITE
+/* klxfile.flock: the whole-file lock flock took through this open file
+ * (kernel/linux/locks.c); it goes with the open file's last descriptor */
+#define KLXFILE_FLOCK_NONE 0u
+#define KLXFILE_FLOCK_SHARED 1u
+#define KLXFILE_FLOCK_EXCLUSIVE 2u
 /* klxfile.flags: its access mode, as Linux's O_ACCMODE bits */
 #define KLXFILE_ACCMODE 03u
 #define KLXFILE_RDONLY 00u
@@ -683,7 +752,7 @@ enum klxfile_kind {
 struct klxfile {
 	uint32_t magic;                /* KLXFILE_MAGIC */
 	uint16_t kind;                 /* enum klxfile_kind */
-	uint16_t reserved;
+	uint16_t flock;                /* KLXFILE_OBJECT: the flock it holds, KLXFILE_FLOCK_*; else 0 */
 	uint32_t flags;                /* the open flags kept: access mode, O_APPEND, O_NONBLOCK (Linux's values) */
 	uint32_t reserved2;
 	uint64_t object;               /* KLXFILE_OBJECT: the object, a pipe's end:
@@ -695,6 +764,7 @@ struct klxfile {
 KFORMAT_SIZE(klxfile, 544);
 KFORMAT_AT(klxfile, magic, 0);
 KFORMAT_AT(klxfile, kind, 4);
+KFORMAT_AT(klxfile, flock, 6);
 KFORMAT_AT(klxfile, flags, 8);
 KFORMAT_AT(klxfile, object, 16);
 KFORMAT_AT(klxfile, offset, 24);

@@ -21,8 +21,8 @@ enum lx_nr {
 	LX_access = 21, LX_pipe = 22, LX_select = 23, LX_sched_yield = 24,
 	LX_mremap = 25, LX_msync = 26, LX_madvise = 28, LX_dup = 32,
 	LX_dup2 = 33, LX_nanosleep = 35, LX_getpid = 39, LX_exit = 60,
-	LX_kill = 62, LX_uname = 63, LX_fcntl = 72, LX_fsync = 74,
-	LX_fdatasync = 75, LX_getcwd = 79, LX_chdir = 80, LX_getrlimit = 97,
+	LX_kill = 62, LX_uname = 63, LX_fcntl = 72, LX_flock = 73, LX_fsync = 74,
+	LX_fdatasync = 75, LX_getcwd = 79, LX_chdir = 80, LX_getrlimit = 97, LX_sysinfo = 99,
 	LX_getuid = 102, LX_getgid = 104, LX_geteuid = 107, LX_getegid = 108,
 	LX_getppid = 110, LX_getpgrp = 111, LX_gettimeofday = 96,
 	LX_prctl = 157, LX_getdents64 = 217, LX_readlink = 89,
@@ -46,9 +46,9 @@ enum lx_nr {
 	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
 	/* calls the kernel lacks, named for the trace (trace.c) */
 	LX_sendfile = 40, LX_fork = 57,
-	LX_vfork = 58, LX_execve = 59, LX_flock = 73,
+	LX_vfork = 58, LX_execve = 59,
 	LX_truncate = 76, LX_fchdir = 81, LX_creat = 85, LX_symlink = 88,
-	LX_sysinfo = 99, LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
+	LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
 	LX_symlinkat = 266, LX_statx = 332,
 	LX_NR_LIMIT = 512,             /* numbers the dispatcher knows of */
 };
@@ -103,6 +103,7 @@ enum lx_nr {
 #define LX_EPIPE 32
 #define LX_ERANGE 34
 #define LX_ENAMETOOLONG 36
+#define LX_ENOLCK 37
 #define LX_ENOSYS 38
 #define LX_ENOTEMPTY 39
 #define LX_ELOOP 40
@@ -161,6 +162,8 @@ enum lx_nr {
 #define LX_F_SETLK 6
 #define LX_F_SETLKW 7
 #define LX_F_DUPFD_CLOEXEC 1030
+#define LX_F_RDLCK 0
+#define LX_F_WRLCK 1
 #define LX_F_UNLCK 2
 
 /* struct flock (F_GETLK, F_SETLK) */
@@ -171,6 +174,12 @@ struct lx_flock {
 	int32_t pad;
 };
 #define LX_FD_CLOEXEC 1
+
+/* flock operations */
+#define LX_LOCK_SH 1
+#define LX_LOCK_EX 2
+#define LX_LOCK_NB 4
+#define LX_LOCK_UN 8
 
 /* lseek */
 #define LX_SEEK_SET 0
@@ -204,6 +213,11 @@ struct lx_flock {
 #define LX_MAP_HUGETLB 0x40000
 #define LX_MAP_SYNC 0x80000
 #define LX_MAP_FIXED_NOREPLACE 0x100000
+
+/* mremap flags */
+#define LX_MREMAP_MAYMOVE 1
+#define LX_MREMAP_FIXED 2
+#define LX_MREMAP_DONTUNMAP 4
 
 /* madvise */
 #define LX_MADV_NORMAL 0
@@ -313,6 +327,32 @@ struct lx_stat {
 };
 _Static_assert(sizeof(struct lx_stat) == 144, "struct stat of x86-64 Linux");
 
+/* struct statx (statx); its timestamps */
+struct lx_statx_time {
+	int64_t sec;
+	uint32_t nsec;
+	int32_t reserved;
+};
+
+struct lx_statx {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, spare0;
+	uint64_t ino, size, blocks, attributes_mask;
+	struct lx_statx_time atime, btime, ctime, mtime;
+	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+	uint64_t mnt_id;
+	uint32_t dio_mem_align, dio_offset_align;
+	uint64_t spare[12];
+};
+_Static_assert(sizeof(struct lx_statx) == 256, "struct statx of Linux");
+_Static_assert(__builtin_offsetof(struct lx_statx, mtime) == 112, "statx's mtime");
+_Static_assert(__builtin_offsetof(struct lx_statx, rdev_major) == 128, "statx's rdev");
+#define LX_STATX_BASIC_STATS 0x7ffu     /* type, mode, nlink, uid, gid, times, ino, size, blocks */
+#define LX_STATX_RESERVED 0x80000000u
+#define LX_AT_STATX_SYNC_TYPE 0x6000
+
 /* poll, select */
 #define LX_POLLIN 0x001
 #define LX_POLLPRI 0x002
@@ -366,6 +406,19 @@ struct lx_rlimit {
 struct lx_winsize {
 	uint16_t row, col, xpixel, ypixel;
 };
+
+/* struct sysinfo (sysinfo); memory in units of mem_unit bytes */
+struct lx_sysinfo {
+	int64_t uptime;                /* seconds */
+	uint64_t loads[3];             /* 1, 5 and 15 minutes, in 1/65536 */
+	uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	uint16_t procs;
+	uint8_t pad[6];
+	uint64_t totalhigh, freehigh;
+	uint32_t mem_unit;
+	uint8_t pad2[4];
+};
+_Static_assert(sizeof(struct lx_sysinfo) == 112, "Linux's struct sysinfo");
 
 #define LX_UTS_LEN 65
 struct lx_utsname {

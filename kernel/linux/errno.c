@@ -85,6 +85,7 @@ static const struct {
 	[LX_EPIPE] = { "EPIPE", "Broken pipe" },
 	[LX_ERANGE] = { "ERANGE", "Numerical result out of range" },
 	[LX_ENAMETOOLONG] = { "ENAMETOOLONG", "File name too long" },
+	[LX_ENOLCK] = { "ENOLCK", "No locks available" },
 	[LX_ENOSYS] = { "ENOSYS", "Function not implemented" },
 	[LX_ENOTEMPTY] = { "ENOTEMPTY", "Directory not empty" },
 	[LX_ELOOP] = { "ELOOP", "Too many levels of symbolic links" },

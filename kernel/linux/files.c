@@ -25,6 +25,8 @@
 #include "arch/arch.h"
 #include "console/console.h"
 #include "core/heap.h"
+#include "core/time.h"
+#include "epoch/epoch.h"
 #include "ferrite/errors.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
@@ -36,6 +38,7 @@
 
 #define CHUNK 4096u
 #define USER_PATH_MAX 4096u            /* Linux's PATH_MAX */
+#define NS 1000000000ll
 
 /* Volatile: a bounce buffer; the kernel runs one call at a time. */
 static uint8_t chunk[CHUNK];
@@ -96,7 +99,10 @@ static int64_t install(struct klinux *lx, uint64_t file, uint32_t flags, int64_t
 static void drop(struct klinux *lx, int64_t fd)
 {
 	uint64_t file = lx->fd[fd].file;
+	const struct klxfile *f = kobj_data(file, OS_TYPE_KERNEL, KLXFILE_MAGIC);
 
+	if (f)
+		lx_locks_closed(lx, f);
 	KLOG(&lx->fd[fd]);
 	lx->fd[fd].file = 0;
 	lx->fd[fd].flags = 0;
@@ -181,6 +187,11 @@ void lx_state_deleted(uint64_t id, uint16_t type)
 			kobj_release(lx->threads);
 			KLOG(&lx->threads);
 			lx->threads = 0;
+		}
+		if (lx->version >= 2 && lx->locks) { /* nor locks */
+			kobj_release(lx->locks);
+			KLOG(&lx->locks);
+			lx->locks = 0;
 		}
 	} else if ((f = kobj_data(id, OS_TYPE_KERNEL, KLXFILE_MAGIC))) {
 		if (f->object) {
@@ -329,7 +340,6 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 	int64_t err = resolve(c, dirfd, upath, name, &special);
 	int e;
 
-	(void)mode;
 	if (err)
 		return err;
 	if (acc == 3)
@@ -352,6 +362,8 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 			return -LX_EACCES; /* code objects are read-only to programs */
 		if ((flags & LX_O_TRUNC) && acc != LX_O_RDONLY) {
 			e = os_obj_resize(&kheap, object, 0);
+			if (!e)
+				e = os_obj_touch(&kheap, object); /* even if it was empty */
 			if (e)
 				return lx_errno(e);
 			pagecache_resized(object, 0);
@@ -384,6 +396,8 @@ static int64_t open_at(struct lxcall *c, int64_t dirfd, uint64_t upath,
 				return -LX_ENOENT;
 		}
 		e = os_obj_create(&kheap, OS_TYPE_BLOB, 0, &object);
+		if (!e)
+			e = os_obj_set_mode(&kheap, object, (uint16_t)(mode & 07777 & ~c->lx->umask));
 		if (!e)
 			e = os_cat_insert(&kheap, name, strlen(name), object);
 		if (e) {
@@ -522,6 +536,9 @@ static int64_t write_object(struct lxcall *c, struct klxfile *f, uint64_t buf,
 		*offset = info.size;
 	if (*offset > FE_USER_TOP)
 		return -LX_EINVAL; /* far beyond any object this heap could hold */
+	err = len ? os_obj_touch(&kheap, f->object) : 0; /* its mtime: the DRAM cache passes objstore by */
+	if (err)
+		return lx_errno(err);
 	if (*offset + len > info.size) {
 		err = os_obj_resize(&kheap, f->object, *offset + len);
 		if (err)
@@ -741,8 +758,29 @@ static uint64_t file_ino(struct klinux *lx, const struct klxfile *f)
 	return dir_ino(name, (size_t)snprintf(name, sizeof(name), "%s%s", lx->root, f->path));
 }
 
+/* object_mode -- the permission bits of an object: the mode a chmod or
+ * its creation stored, else 0644 (0755 for code) */
+static uint32_t object_mode(const struct os_obj_info *info)
+{
+	if (info->mode & OS_MODE_SET)
+		return info->mode & OS_MODE_BITS;
+	return info->type == OS_TYPE_CODE ? 0755 : 0644;
+}
+
+/* split_ns -- wall-clock ns into seconds and ns, rounding down */
+static void split_ns(int64_t ns, int64_t *sec, int64_t *nsec)
+{
+	*sec = ns / NS;
+	*nsec = ns % NS;
+	if (*nsec < 0) {
+		*nsec += NS;
+		(*sec)--;
+	}
+}
+
 /* fill_stat -- struct stat of an open file's kind: of object `id`, or the
- * directory whose inode number is `id` */
+ * directory whose inode number is `id`. An object's three times are its
+ * mtime (Ferrite keeps one); everything else shows 1970-01-01. */
 static int64_t fill_stat(uint16_t kind, uint64_t id, struct lx_stat *st)
 {
 	struct os_obj_info info;
@@ -755,7 +793,10 @@ static int64_t fill_stat(uint16_t kind, uint64_t id, struct lx_stat *st)
 	case KLXFILE_OBJECT:
 		if (os_obj_stat(&kheap, id, &info))
 			return -LX_EIO;
-		st->mode = LX_S_IFREG | (info.type == OS_TYPE_CODE ? 0755 : 0644);
+		st->mode = LX_S_IFREG | object_mode(&info);
+		split_ns(info.mtime_ns, &st->mtime, &st->mtime_ns);
+		st->atime = st->ctime = st->mtime;
+		st->atime_ns = st->ctime_ns = st->mtime_ns;
 		st->size = (int64_t)info.size;
 		st->blocks = (int64_t)(info.pages * (FE_PAGE_SIZE / 512));
 		break;
@@ -875,6 +916,51 @@ int64_t lx_newfstatat(struct lxcall *c)
 			&st, c->arg[2]);
 }
 
+/* statx_time -- a statx timestamp of a struct stat's time */
+static struct lx_statx_time statx_time(int64_t sec, int64_t nsec)
+{
+	struct lx_statx_time t = { sec, (uint32_t)nsec, 0 };
+
+	return t;
+}
+
+/* statx (dirfd, path, flags, mask, buf) -> 0: what newfstatat gives, in
+ * struct statx; every basic field is filled whatever `mask` asks (Linux
+ * may give more than asked), the birth time never */
+int64_t lx_statx(struct lxcall *c)
+{
+	const uint64_t flags = c->arg[2], mask = c->arg[3];
+	struct lx_statx sx;
+	struct lx_stat st;
+	int64_t err;
+
+	if ((flags & LX_AT_STATX_SYNC_TYPE) == LX_AT_STATX_SYNC_TYPE ||
+	    (mask & LX_STATX_RESERVED))
+		return -LX_EINVAL;
+	if (flags & ~(uint64_t)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_NO_AUTOMOUNT | LX_AT_EMPTY_PATH |
+				LX_AT_STATX_SYNC_TYPE))
+		return -LX_EINVAL;
+	err = stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], flags & ~(uint64_t)LX_AT_STATX_SYNC_TYPE,
+		      &st);
+	if (err)
+		return err;
+	memset(&sx, 0, sizeof(sx));
+	sx.mask = LX_STATX_BASIC_STATS;
+	sx.blksize = (uint32_t)st.blksize;
+	sx.nlink = (uint32_t)st.nlink;
+	sx.mode = (uint16_t)st.mode;
+	sx.ino = st.ino;
+	sx.size = (uint64_t)st.size;
+	sx.blocks = (uint64_t)st.blocks;
+	sx.atime = statx_time(st.atime, st.atime_ns);
+	sx.ctime = statx_time(st.ctime, st.ctime_ns);
+	sx.mtime = statx_time(st.mtime, st.mtime_ns);
+	sx.rdev_major = (uint32_t)(st.rdev >> 8);
+	sx.rdev_minor = (uint32_t)(st.rdev & 0xff);
+	sx.dev_minor = (uint32_t)st.dev;
+	return lx_errno(uvm_copy_out(&c->p->mem, c->arg[4], &sx, sizeof(sx)));
+}
+
 /* --- owners and modes ----------------------------------------------------- */
 
 /* to_root -- chown's answer: every file is root's, and stays so; giving
@@ -913,13 +999,17 @@ int64_t lx_fchownat(struct lxcall *c)
 		       c->arg[2], c->arg[3]);
 }
 
-/* keeps_mode -- chmod's answer: modes are not stored yet, so a file keeps
- * the mode stat shows it with (st); asking for that one succeeds (cp -a
- * does), any other is EPERM */
-static int64_t keeps_mode(int64_t err, const struct lx_stat *st, uint64_t mode)
+/* set_mode -- chmod's answer for the file stat showed as st: a file of
+ * the catalogue (its inode is its object) keeps the permission bits of
+ * `mode`; anything else (a directory, a special file, a pipe) keeps the
+ * mode it shows, so asking for that one succeeds (cp -a, tar -x do) and
+ * any other is EPERM */
+static int64_t set_mode(int64_t err, const struct lx_stat *st, uint64_t mode)
 {
 	if (err)
 		return err;
+	if ((st->mode & LX_S_IFMT) == LX_S_IFREG)
+		return lx_errno(os_obj_set_mode(&kheap, st->ino, (uint16_t)(mode & 07777)));
 	return (mode & 07777) == (st->mode & 07777) ? 0 : -LX_EPERM;
 }
 
@@ -928,7 +1018,7 @@ int64_t lx_chmod(struct lxcall *c)
 {
 	struct lx_stat st;
 
-	return keeps_mode(stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
+	return set_mode(stat_path(c, LX_AT_FDCWD, c->arg[0], &st), &st, c->arg[1]);
 }
 
 /* fchmod (fd, mode) */
@@ -937,7 +1027,7 @@ int64_t lx_fchmod(struct lxcall *c)
 	const int64_t fd = (int64_t)(int32_t)c->arg[0];
 	struct lx_stat st;
 
-	return keeps_mode(fd == LX_AT_FDCWD ? -LX_EBADF : stat_fd(c, fd, &st), &st, c->arg[1]);
+	return set_mode(fd == LX_AT_FDCWD ? -LX_EBADF : stat_fd(c, fd, &st), &st, c->arg[1]);
 }
 
 /* fchmodat (dirfd, path, mode) */
@@ -945,7 +1035,7 @@ int64_t lx_fchmodat(struct lxcall *c)
 {
 	struct lx_stat st;
 
-	return keeps_mode(stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], 0, &st), &st,
+	return set_mode(stat_at(c, (int64_t)(int32_t)c->arg[0], c->arg[1], 0, &st), &st,
 			  c->arg[2]);
 }
 
@@ -969,48 +1059,120 @@ int64_t lx_faccessat(struct lxcall *c)
 	return stat_path(c, (int64_t)(int32_t)c->arg[0], c->arg[1], &st);
 }
 
-/* utimensat (dirfd, path, times, flags) -> 0 for a file that exists and
- * times that are valid (NULL: now); a NULL path is dirfd's own file. The
- * times are not kept: no object has an mtime yet (docs/linux.md, "Known
- * gaps"), so `touch` makes a file, and finds one, as on Linux */
+/* mtime_of -- the mtime utimensat's second time asks for, in ns since
+ * 1970 (clamped to what the header holds, as Linux clamps to what a file
+ * system holds); false for UTIME_OMIT */
+static bool mtime_of(const struct lx_timespec *t, int64_t *ns)
+{
+	const int64_t max_sec = INT64_MAX / NS - 1;
+
+	if (t->nsec == LX_UTIME_OMIT)
+		return false;
+	if (t->nsec == LX_UTIME_NOW)
+		*ns = (int64_t)time_wall_ns();
+	else if (t->sec > max_sec || t->sec < -max_sec)
+		*ns = t->sec > 0 ? max_sec * NS : -max_sec * NS;
+	else
+		*ns = t->sec * NS + t->nsec;
+	return true;
+}
+
+/* utimensat (dirfd, path, times, flags) -> 0: a file's mtime set (NULL
+ * times: now; UTIME_NOW, UTIME_OMIT). Ferrite keeps one time, the mtime:
+ * the access time asked for is checked, then left (stat shows the mtime
+ * for all three). A NULL path is dirfd's own file (futimens). A
+ * directory or a special file has no time to keep: it is checked and
+ * left. Linux's order: two UTIME_OMITs return 0 before the path is looked
+ * at; the flags, then the file, then the times are checked. */
 int64_t lx_utimensat(struct lxcall *c)
 {
 	const int64_t dirfd = (int64_t)(int32_t)c->arg[0];
 	const uint64_t path = c->arg[1], times = c->arg[2], flags = c->arg[3];
 	struct lx_timespec ts[2];
 	struct lx_stat st;
+	int64_t err, ns;
 
-	if (flags & ~(uint64_t)LX_AT_SYMLINK_NOFOLLOW)
-		return -LX_EINVAL;
 	if (times && uvm_copy_in(&c->p->mem, ts, times, sizeof(ts)))
 		return -LX_EFAULT;
+	if (times && ts[0].nsec == LX_UTIME_OMIT && ts[1].nsec == LX_UTIME_OMIT)
+		return 0;
+	if (flags & ~(uint64_t)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	if (!path && dirfd != LX_AT_FDCWD)
+		err = flags ? -LX_EINVAL : stat_fd(c, dirfd, &st);
+	else if (!path)
+		err = -LX_EFAULT;
+	else
+		err = stat_at(c, dirfd, path, flags, &st);
+	if (err)
+		return err;
 	for (unsigned i = 0; times && i < 2; i++)
 		if (ts[i].nsec != LX_UTIME_NOW && ts[i].nsec != LX_UTIME_OMIT &&
-		    (ts[i].nsec < 0 || ts[i].nsec >= 1000000000))
+		    (ts[i].nsec < 0 || ts[i].nsec >= NS))
 			return -LX_EINVAL;
-	if (!path)
-		return file_of(c->lx, dirfd, NULL) ? 0 : -LX_EBADF;
-	return stat_path(c, dirfd, path, &st);
+	if (!times) {
+		ns = (int64_t)time_wall_ns();
+	} else if (!mtime_of(&ts[1], &ns)) {
+		return 0;
+	}
+	if ((st.mode & LX_S_IFMT) != LX_S_IFREG)
+		return 0;
+	return lx_errno(os_obj_set_mtime(&kheap, st.ino, ns));
+}
+
+/* exe_path -- /proc/self/exe: the program's path as it sees it, "/bin/"
+ * and its argv[0], when that name below its root holds the code object it
+ * runs (as osh starts programs: bin/NAME); into out, its length; 0 if not */
+static size_t exe_path(struct lxcall *c, char out[KLINUX_PATH_MAX])
+{
+	const struct kproc *k = c->p->proc;
+	const char *root = c->lx->root;
+	uint64_t code;
+	int n = snprintf(out, KLINUX_PATH_MAX, "%sbin/%s", root, k->name);
+
+	if (n <= 0 || n >= KLINUX_PATH_MAX || strchr(k->name, '/') ||
+	    os_cat_lookup(&kheap, out, (uint64_t)n, &code) || code != k->code)
+		return 0;
+	return (size_t)snprintf(out, KLINUX_PATH_MAX, "/bin/%s", k->name);
 }
 
 /* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the
- * catalogue has no symbolic links, so an existing file is not one */
-static int64_t read_link(struct lxcall *c, int64_t dirfd, uint64_t path)
+ * catalogue has no symbolic links, so an existing file is not one
+ * (EINVAL); /proc/self/exe is the one link there is (exe_path), its path
+ * copied without a NUL and cut to `size`, as Linux does */
+static int64_t read_link(struct lxcall *c, int64_t dirfd, uint64_t path, uint64_t buf,
+			 uint64_t size)
 {
+	char name[KLINUX_PATH_MAX], exe[KLINUX_PATH_MAX];
+	size_t root = strlen(c->lx->root), len;
 	struct lx_stat st;
-	int64_t err = stat_path(c, dirfd, path, &st);
+	uint16_t special;
+	int64_t err;
 
+	if ((int64_t)(int32_t)size <= 0)
+		return -LX_EINVAL;
+	err = resolve(c, dirfd, path, name, &special);
+	if (!err && !special && !strcmp(name + root, "proc/self/exe") &&
+	    os_cat_lookup(&kheap, name, strlen(name), &st.ino)) {
+		len = exe_path(c, exe);
+		if (!len)
+			return -LX_ENOENT;
+		len = len < size ? len : size;
+		err = uvm_copy_out(&c->p->mem, buf, exe, len);
+		return err ? lx_errno(err) : (int64_t)len;
+	}
+	err = stat_path(c, dirfd, path, &st);
 	return err ? err : -LX_EINVAL;
 }
 
 int64_t lx_readlink(struct lxcall *c)
 {
-	return read_link(c, LX_AT_FDCWD, c->arg[0]);
+	return read_link(c, LX_AT_FDCWD, c->arg[0], c->arg[1], c->arg[2]);
 }
 
 int64_t lx_readlinkat(struct lxcall *c)
 {
-	return read_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1]);
+	return read_link(c, (int64_t)(int32_t)c->arg[0], c->arg[1], c->arg[2], c->arg[3]);
 }
 
 /* --- terminals ------------------------------------------------------------ */
@@ -1360,9 +1522,91 @@ int64_t lx_linkat(struct lxcall *c)
 			 (int64_t)(int32_t)c->arg[2], c->arg[3]);
 }
 
+/* first_under -- the first name below directory `dir` (its marker
+ * included, if `marker`) into cur; false if none */
+static bool first_under(const char *dir, bool marker, struct os_cat_cursor *cur)
+{
+	size_t len = strlen(dir);
+	char prefix[FE_NAME_MAX + 1];
+	uint64_t id;
+
+	memcpy(prefix, dir, len);
+	prefix[len] = '/';
+	os_cat_cursor_init(cur, prefix, len + 1);
+	if (os_cat_next(&kheap, cur, prefix, len + 1, &id))
+		return false;
+	return marker || cur->len != len + 1 || os_cat_next(&kheap, cur, prefix, len + 1, &id) == 0;
+}
+
+/* dir_move_fits -- whether the n names below `from` can all move to `to`
+ * in this call: each new name short enough (else ENAMETOOLONG), and room
+ * in the log and the heap for n renames at their worst (else ENOSPC: a
+ * call never commits half way, so it must not run out half way either) */
+static int64_t dir_move_fits(const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to);
+	uint64_t n = 1, log, pages, id, avail = heap_log_free(), keep = epoch_log_keep();
+	char prefix[FE_NAME_MAX + 1];
+	struct os_cat_cursor cur;
+	struct os_stats st;
+
+	if (!first_under(from, true, &cur))
+		return -LX_ENOENT;
+	memcpy(prefix, from, flen);
+	prefix[flen] = '/';
+	do {
+		if (tlen + cur.len - flen > FE_NAME_MAX)
+			return -LX_ENAMETOOLONG;
+		n++; /* one more than the names: the target's marker's removal */
+	} while (os_cat_next(&kheap, &cur, prefix, flen + 1, &id) == 0);
+	os_cat_rename_bounds(&kheap, 1, &log, &pages);
+	os_stats(&kheap, &st);
+	if (avail < keep || (avail - keep) / log < n || st.pages_free / pages < n)
+		return -LX_ENOSPC;
+	return 0;
+}
+
+/* move_dir -- rename directory `from` (every name below it, its marker
+ * too) to `to`, which is free or an empty directory (whose marker goes).
+ * The names move one by one, but within one call, hence one epoch: a
+ * power cut finds all of them moved or none (docs/linux.md) */
+static int64_t move_dir(struct klinux *lx, const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to);
+	char target[FE_NAME_MAX + 1];
+	struct os_cat_cursor cur;
+	uint64_t object;
+	int64_t err;
+	int e;
+
+	if (tlen > flen && !memcmp(to, from, flen) && to[flen] == '/')
+		return -LX_EINVAL; /* into itself */
+	if (!strcmp(from, to))
+		return 0;
+	if (os_cat_lookup(&kheap, to, tlen, &object) == 0)
+		return -LX_ENOTDIR;
+	if (is_dir(lx, to) && first_under(to, false, &cur))
+		return -LX_ENOTEMPTY;
+	if (!is_dir(lx, to) && !parent_exists(lx, to))
+		return -LX_ENOENT;
+	err = dir_move_fits(from, to);
+	if (err)
+		return err;
+	memcpy(target, to, tlen);
+	target[tlen] = '/';
+	if (os_cat_remove(&kheap, target, tlen + 1, &object) == 0)
+		kobj_release(object); /* the empty target's marker */
+	while (first_under(from, true, &cur)) {
+		memcpy(target + tlen, cur.name + flen, cur.len - flen);
+		e = os_cat_rename(&kheap, cur.name, cur.len, target, tlen + cur.len - flen);
+		if (e) /* dir_move_fits made room: a broken catalogue */
+			return lx_errno(e);
+	}
+	return 0;
+}
+
 /* rename_at -- rename a file's name, replacing the name it moves to in
- * the same change of the catalogue. A directory is many names: not yet
- * (EXDEV, which makes mv copy and remove instead) */
+ * the same change of the catalogue; or a directory's names (move_dir) */
 static int64_t rename_at(struct lxcall *c, int64_t olddir, uint64_t oldpath,
 			 int64_t newdir, uint64_t newpath)
 {
@@ -1372,6 +1616,8 @@ static int64_t rename_at(struct lxcall *c, int64_t olddir, uint64_t oldpath,
 				    LX_EXDEV, &object);
 	int e;
 
+	if (err == -LX_EXDEV)
+		return move_dir(c->lx, from, to);
 	if (err)
 		return err;
 	if (!strcmp(from, to))
@@ -1513,26 +1759,6 @@ int64_t lx_pipe2(struct lxcall *c)
 	return make_pipe(c, c->arg[0], c->arg[1]);
 }
 
-/* record_lock -- F_GETLK, F_SETLK, F_SETLKW. POSIX record locks keep
- * processes apart, never a process from itself, and no two Linux
- * processes share files yet (fork is the next step): so every lock is
- * granted and none is in the way. Locks between processes are to be kept
- * with fork (docs/linux.md, "Known gaps"). */
-static int64_t record_lock(struct lxcall *c, uint64_t cmd, uint64_t arg)
-{
-	struct lx_flock fl;
-	int err = uvm_copy_in(&c->p->mem, &fl, arg, sizeof(fl));
-
-	if (err)
-		return lx_errno(err);
-	if (fl.type < 0 || fl.type > LX_F_UNLCK || fl.whence < 0 || fl.whence > LX_SEEK_END)
-		return -LX_EINVAL;
-	if (cmd != LX_F_GETLK)
-		return 0;
-	fl.type = LX_F_UNLCK;
-	return lx_errno(uvm_copy_out(&c->p->mem, arg, &fl, sizeof(fl)));
-}
-
 /* fcntl (fd, cmd, arg) */
 int64_t lx_fcntl(struct lxcall *c)
 {
@@ -1559,10 +1785,10 @@ int64_t lx_fcntl(struct lxcall *c)
 		return 0;
 	case LX_F_GETFL:
 		return f->flags;
-	case LX_F_GETLK: /* no lock of another process is in the way */
+	case LX_F_GETLK:
 	case LX_F_SETLK:
 	case LX_F_SETLKW:
-		return record_lock(c, cmd, arg);
+		return lx_record_lock(c, f, cmd, arg);
 	case LX_F_SETFL:
 		KLOG(&f->flags);
 		f->flags = (f->flags & ~settable) | ((uint32_t)arg & settable);

@@ -83,6 +83,7 @@ int64_t lx_lseek(struct lxcall *c);
 int64_t lx_fstat(struct lxcall *c);
 int64_t lx_stat(struct lxcall *c);
 int64_t lx_newfstatat(struct lxcall *c);
+int64_t lx_statx(struct lxcall *c);
 int64_t lx_access(struct lxcall *c);
 int64_t lx_faccessat(struct lxcall *c);
 int64_t lx_readlink(struct lxcall *c);
@@ -92,6 +93,18 @@ int64_t lx_dup(struct lxcall *c);
 int64_t lx_dup2(struct lxcall *c);
 int64_t lx_dup3(struct lxcall *c);
 int64_t lx_fcntl(struct lxcall *c);
+int64_t lx_flock(struct lxcall *c);
+
+/* locks.c: record locks and flock between Linux programs */
+
+/* lx_record_lock -- fcntl's F_GETLK, F_SETLK, F_SETLKW on open file f,
+ * with the struct flock at user address arg */
+int64_t lx_record_lock(struct lxcall *c, const struct klxfile *f, uint64_t cmd, uint64_t arg);
+
+/* lx_locks_closed -- a descriptor of lx's open file f closes: the
+ * program's record locks on its object go (POSIX), and its flock with
+ * its last descriptor */
+void lx_locks_closed(struct klinux *lx, const struct klxfile *f);
 int64_t lx_fchown(struct lxcall *c);
 int64_t lx_chown(struct lxcall *c);
 int64_t lx_fchownat(struct lxcall *c);
@@ -150,6 +163,7 @@ int lx_memory_start(struct pctx *p, struct klinux *lx, uint64_t image_end);
 int64_t lx_brk(struct lxcall *c);
 int64_t lx_mmap(struct lxcall *c);
 int64_t lx_munmap(struct lxcall *c);
+int64_t lx_mremap(struct lxcall *c);
 int64_t lx_mprotect(struct lxcall *c);
 int64_t lx_madvise(struct lxcall *c);
 
@@ -165,6 +179,8 @@ int lx_signals_start(struct klinux *lx);
 enum lx_sender { LX_BY_KERNEL, LX_BY_KILL, LX_BY_TKILL };
 /* lx_signal_raise -- signal s raised for program p by `by` */
 void lx_signal_raise(struct pctx *p, int s, enum lx_sender by);
+/* lx_signal_raise_thread -- signal s raised for p's thread `tid` alone */
+void lx_signal_raise_thread(struct pctx *p, unsigned tid, int s, enum lx_sender by);
 /* lx_signal_cuts -- before call c: 0, or how a signal cut it short: it
  * returns -EINTR, or (-ERESTARTSYS) is made again after the handler */
 int64_t lx_signal_cuts(struct lxcall *c);
@@ -181,7 +197,8 @@ void lx_signal_wait_done(struct lxcall *c);
 void lx_signal_name(int s, char *buf, size_t cap);
 /* lx_ctrl_c -- Ctrl-C typed to foreground Linux program p (the console's hook) */
 enum console_intr lx_ctrl_c(struct pctx *p);
-/* lx_on_altstack -- whether stack pointer sp is on lx's alternate stack */
+/* lx_on_altstack -- whether stack pointer sp is on the alternate stack of
+ * lx's thread that this CPU runs */
 bool lx_on_altstack(const struct klinux *lx, uint64_t sp);
 /* lx_frame_push -- run handler h for the signal `info` describes on a new
  * frame of the thread of tf, saving its registers and `mask`; 0 or an error */
@@ -208,6 +225,7 @@ int64_t lx_getpid(struct lxcall *c);
 int64_t lx_getppid(struct lxcall *c);
 int64_t lx_getuid(struct lxcall *c);
 int64_t lx_uname(struct lxcall *c);
+int64_t lx_sysinfo(struct lxcall *c);
 int64_t lx_arch_prctl(struct lxcall *c);
 int64_t lx_clock_gettime(struct lxcall *c);
 int64_t lx_clock_getres(struct lxcall *c);
@@ -226,8 +244,23 @@ int64_t lx_setpgid(struct lxcall *c);
 /* lx_thread_tid -- the Ferrite tid of p's live thread with Linux tid ltid,
  * -1 if none */
 int lx_thread_tid(const struct pctx *p, int64_t ltid);
-/* lx_thread_mask -- where the signal mask of lx's thread `tid` is kept */
-uint64_t *lx_thread_mask(const struct klinux *lx, unsigned tid);
+/* Where one thread's signal state is kept (lx_thread_sig): tid 0's in
+ * klinux, the others' in klxthreads. `pending` and `tsent` are the
+ * signals sent to the thread alone, and which tgkill or tkill sent; NULL
+ * while the program has no klxthreads (it never cloned: one thread, which
+ * takes the program's). It waits in rt_sigsuspend while *flags holds the
+ * bit `suspended`. */
+struct lx_thread_sig {
+	uint64_t *mask;
+	uint64_t *pending, *tsent;
+	uint64_t *suspend_mask;
+	uint32_t *flags;
+	uint32_t suspended;
+	uint64_t *altstack_sp, *altstack_size;
+};
+
+/* lx_thread_sig -- where the signal state of lx's thread `tid` is kept */
+struct lx_thread_sig lx_thread_sig(const struct klinux *lx, unsigned tid);
 int64_t lx_clone(struct lxcall *c);
 int64_t lx_exit(struct lxcall *c);
 int64_t lx_futex(struct lxcall *c);

@@ -1,6 +1,6 @@
 /*
  * memory.c -- a Linux program's memory: the program break, mmap, munmap,
- * mprotect, madvise.
+ * mprotect, mremap, madvise.
  *
  * All of it is ordinary Ferrite memory (uvm/): anonymous objects in the
  * heap, mapped into the program's address space, so the DRAM cache, the
@@ -161,6 +161,129 @@ int64_t lx_mmap(struct lxcall *c)
 	if (err == -ERR_EXIST)
 		return -LX_EEXIST;
 	return err ? lx_errno(err == -ERR_NOSPC ? -ERR_NOMEM : err) : (int64_t)at;
+}
+
+/* grow_anon -- what a shared mapping m of an anonymous object needs before
+ * it grows by `extra` at its end: the object grown with it when the
+ * mapping shows the object's end (*grown set: the caller takes it back if
+ * the mapping cannot grow); else 1, the object being shown further on by
+ * pieces of the mapping cut away, whose bytes the growth must not show */
+static int grow_anon(const struct kmapping *m, uint64_t extra, bool *grown)
+{
+	const uint64_t shown = m->offset + (m->end - m->start);
+	struct os_obj_info info;
+	int err = os_obj_head(&kheap, m->object, &info);
+
+	*grown = false;
+	if (err)
+		return err;
+	if (info.size != shown)
+		return 1;
+	err = os_obj_resize(&kheap, m->object, shown + extra);
+	if (err)
+		return err;
+	pagecache_resized(m->object, shown + extra);
+	*grown = true;
+	return 0;
+}
+
+/* shrink_back -- an anonymous object grown by grow_anon back to `size` */
+static void shrink_back(uint64_t object, uint64_t size)
+{
+	if (os_obj_resize(&kheap, object, size) == 0)
+		pagecache_resized(object, size);
+}
+
+/* grow_at -- the mapping that ends at `end` goes on for `extra` more bytes,
+ * which must be free: more of its object (a file's, or an anonymous one
+ * that can grow), or a fresh anonymous object mapped after it */
+static int64_t grow_at(struct lxcall *c, uint64_t end, uint64_t extra)
+{
+	struct kmapping m;
+	uint64_t object = 0, at;
+	bool grown = false;
+	int err = uvm_mapping_at(&c->p->mem, end - PAGE, &m);
+	struct os_obj_info info;
+
+	if (!err && m.flags & FE_MAP_SHARED)
+		err = os_obj_head(&kheap, m.object, &info);
+	if (!err && m.flags & FE_MAP_SHARED && info.type == OS_TYPE_ANON)
+		err = grow_anon(&m, extra, &grown);
+	if (err == 1) { /* a fresh object for the new bytes */
+		err = os_obj_create(&kheap, OS_TYPE_ANON, extra, &object);
+		if (!err)
+			err = uvm_map(&c->p->mem, object, 0, extra, m.prot,
+				      FE_MAP_SHARED | FE_MAP_FIXED, m.maxprot, 0, end, &at);
+		if (object)
+			kobj_release(object); /* the mapping holds it, or nothing does */
+		return err;
+	}
+	if (!err)
+		err = uvm_grow(&c->p->mem, end, extra);
+	if (err && grown)
+		shrink_back(m.object, m.offset + (m.end - m.start));
+	return err;
+}
+
+/* mremap (addr, old_len, new_len, flags, new_addr) -> the address: the
+ * mapped range [addr, addr+old_len) (one mapping or several that follow
+ * one another: Linux's one area may be more than one here), made new_len
+ * long -- cut at its end, grown in place when the pages after it are
+ * free, or (MREMAP_MAYMOVE) moved to where it can grow, at new_addr with
+ * MREMAP_FIXED. A move copies nothing: the same object shows at the new
+ * address. Not here: MREMAP_DONTUNMAP, and old_len 0 (a second mapping of
+ * a shared one): EINVAL. */
+int64_t lx_mremap(struct lxcall *c)
+{
+	const uint64_t addr = c->arg[0], flags = c->arg[3], new_addr = c->arg[4];
+	const uint64_t old_len = page_up(c->arg[1]), new_len = page_up(c->arg[2]);
+	const bool may_move = flags & LX_MREMAP_MAYMOVE, fixed = flags & LX_MREMAP_FIXED;
+	struct uspace *us = &c->p->mem;
+	uint64_t to = 0;
+	struct kmapping m;
+	int64_t err;
+
+	if (addr % PAGE || flags & ~(uint64_t)(LX_MREMAP_MAYMOVE | LX_MREMAP_FIXED) ||
+	    (fixed && !may_move) || !c->arg[1] || !c->arg[2] ||
+	    c->arg[1] > FE_USER_TOP || c->arg[2] > ANON_MAP_MAX)
+		return -LX_EINVAL;
+	if (fixed && (new_addr % PAGE || new_addr < FE_USER_BASE || new_addr >= FE_USER_TOP ||
+		      new_len > FE_USER_TOP - new_addr ||
+		      (new_addr < addr + old_len && addr < new_addr + new_len)))
+		return -LX_EINVAL;
+	if (uvm_check(us, addr, old_len, 0) || uvm_mapping_at(us, addr + old_len - PAGE, &m))
+		return -LX_EFAULT;
+	if (!fixed && new_len <= old_len) {
+		if (new_len < old_len)
+			(void)uvm_unmap(us, addr + new_len, old_len - new_len);
+		return (int64_t)addr;
+	}
+	if (!fixed && addr + old_len == m.end) {
+		err = grow_at(c, m.end, new_len - old_len);
+		if (err != -ERR_EXIST)
+			return err ? lx_errno(err == -ERR_NOSPC ? -ERR_NOMEM : (int)err) : (int64_t)addr;
+	}
+	if (!may_move)
+		return -LX_ENOMEM;
+	if (fixed) {
+		(void)uvm_unmap(us, new_addr, new_len);
+		to = new_addr;
+	}
+	err = uvm_move(us, addr, old_len < new_len ? old_len : new_len, new_len, &to);
+	if (err)
+		return lx_errno(err == -ERR_NOSPC ? -ERR_NOMEM : (int)err);
+	if (new_len < old_len)
+		(void)uvm_unmap(us, addr + new_len, old_len - new_len);
+	else if (new_len > old_len) {
+		err = grow_at(c, to + old_len, new_len - old_len);
+		if (err) { /* back where it was */
+			uint64_t back = addr;
+
+			(void)uvm_move(us, to, old_len, old_len, &back);
+			return lx_errno(err == -ERR_NOSPC ? -ERR_NOMEM : (int)err);
+		}
+	}
+	return (int64_t)to;
 }
 
 /* munmap (addr, len) -> 0 */

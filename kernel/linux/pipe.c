@@ -183,7 +183,7 @@ int64_t lx_pipe_write(struct lxcall *c, uint64_t id, uint64_t buf, uint64_t len,
 	if (!len)
 		return 0;
 	if (!p->readers) {
-		lx_signal_raise(c->p, LX_SIGPIPE, LX_BY_KERNEL); /* which ends it by default */
+		lx_signal_raise_thread(c->p, sched_current_tid(), LX_SIGPIPE, LX_BY_KERNEL); /* which ends it by default */
 		return -LX_EPIPE;
 	}
 	if (room < (len <= LX_PIPE_BUF ? len : 1)) {

@@ -21,10 +21,12 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "core/heap.h"
 #include "core/time.h"
 #include "ferrite/errors.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
+#include "objstore/objstore.h"
 #include "task/proc.h"
 #include "task/ptable.h"
 #include "task/sched.h"
@@ -76,6 +78,26 @@ int64_t lx_uname(struct lxcall *c)
 	};
 
 	return lx_errno(uvm_copy_out(&c->p->mem, c->arg[0], &u, sizeof(u)));
+}
+
+/* sysinfo (info) -- the heap is the machine's memory: its size and its
+ * free pages are the RAM and the free RAM, in pages; no swap, no load
+ * figures (0); the uptime is the running time since genesis, the
+ * monotonic clock's */
+int64_t lx_sysinfo(struct lxcall *c)
+{
+	struct lx_sysinfo info;
+	struct os_stats s;
+	const unsigned procs = ptable_count();
+
+	os_stats(&kheap, &s);
+	memset(&info, 0, sizeof(info));
+	info.uptime = (int64_t)(time_mono_ns() / NS);
+	info.totalram = s.page_count;
+	info.freeram = s.pages_free;
+	info.procs = procs > UINT16_MAX ? UINT16_MAX : (uint16_t)procs;
+	info.mem_unit = FE_PAGE_SIZE;
+	return lx_errno(uvm_copy_out(&c->p->mem, c->arg[0], &info, sizeof(info)));
 }
 
 /* arch_prctl (code, addr) -- the FS base (thread-local storage) */

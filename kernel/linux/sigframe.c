@@ -47,30 +47,32 @@ _Static_assert(sizeof(struct lx_rt_sigframe) == 440, "Linux's struct rt_sigframe
 #define USER_SS 0x2b
 
 
-/* lx_mask -- the signal mask of the thread this CPU runs (thread.c keeps it) */
-static uint64_t *lx_mask(const struct klinux *lx)
+/* me -- the signal state of the thread this CPU runs (thread.c keeps it) */
+static struct lx_thread_sig me(const struct klinux *lx)
 {
-	return lx_thread_mask(lx, sched_current_tid());
+	return lx_thread_sig(lx, sched_current_tid());
 }
 
 /* The kernel runs one call at a time (the kernel lock): one of each. */
 static struct arch_user_regs regs, fresh;
 static struct lx_rt_sigframe frame;
 
-/* lx_on_altstack -- whether stack pointer sp is on lx's alternate stack */
+/* lx_on_altstack -- whether stack pointer sp is on the alternate stack of
+ * lx's thread that this CPU runs */
 bool lx_on_altstack(const struct klinux *lx, uint64_t sp)
 {
-	return lx->altstack_size && sp > lx->altstack_sp &&
-	       sp - lx->altstack_sp <= lx->altstack_size;
+	const struct lx_thread_sig t = me(lx);
+
+	return *t.altstack_size && sp > *t.altstack_sp && sp - *t.altstack_sp <= *t.altstack_size;
 }
 
-/* altstack_of -- the alternate stack as a ucontext shows it */
+/* altstack_of -- the running thread's alternate stack as a ucontext shows it */
 static struct lx_stack altstack_of(const struct klinux *lx, uint64_t sp)
 {
-	struct lx_stack st = { .sp = lx->altstack_sp, .size = lx->altstack_size };
+	const struct lx_thread_sig t = me(lx);
+	struct lx_stack st = { .sp = *t.altstack_sp, .size = *t.altstack_size };
 
-	st.flags = !lx->altstack_size ? LX_SS_DISABLE :
-		   lx_on_altstack(lx, sp) ? LX_SS_ONSTACK : 0;
+	st.flags = !st.size ? LX_SS_DISABLE : lx_on_altstack(lx, sp) ? LX_SS_ONSTACK : 0;
 	return st;
 }
 
@@ -142,8 +144,8 @@ int lx_frame_push(struct trap_frame *tf, struct pctx *p, const struct lx_handler
 
 	arch_frame_save(tf, &regs);
 	sp = regs.rsp;
-	if ((h->flags & LX_SA_ONSTACK) && lx->altstack_size && !lx_on_altstack(lx, sp))
-		sp = lx->altstack_sp + lx->altstack_size;
+	if ((h->flags & LX_SA_ONSTACK) && *me(lx).altstack_size && !lx_on_altstack(lx, sp))
+		sp = *me(lx).altstack_sp + *me(lx).altstack_size;
 	else
 		sp -= RED_ZONE;
 	fpstate = (sp - FXSAVE_BYTES) & ~63ull;
@@ -197,8 +199,8 @@ int64_t lx_rt_sigreturn(struct lxcall *c)
 		clean_fpu(&regs);
 	if (err)
 		goto out_no_frame;
-	KLOG(lx_mask(lx));
-	*lx_mask(lx) = frame.uc.sigmask & ~KLINUX_SIG_UNBLOCKABLE;
+	KLOG(me(lx).mask);
+	*me(lx).mask = frame.uc.sigmask & ~KLINUX_SIG_UNBLOCKABLE;
 	arch_frame_load(c->tf, &regs);
 	return (int64_t)regs.rax;      /* the dispatcher sets rax: the same */
 

@@ -7,7 +7,9 @@
  * (SIGINT on Ctrl-C while its terminal modes have ISIG), or by a fault of
  * its own (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP). A raised signal is
  * discarded at once when ignored (SIG_IGN, or a default of ignoring it);
- * otherwise it stays pending, in klinux.sig_pending, until the thread
+ * otherwise it stays pending -- the program's (klinux.sig_pending: kill,
+ * the timer, Ctrl-C), for any of its threads, or one thread's alone
+ * (klxthreads: tgkill, tkill, SIGPIPE) -- until a thread that may take it
  * goes back to user mode with it unblocked (linux_exit_to_user): then its
  * handler runs on a frame pushed on the stack (sigframe.c), or the
  * default action ends the program. A fault's signal is taken at once if
@@ -28,13 +30,13 @@
  * monotonic clock, which runs on across power cuts) -- so a handler set
  * before a cut is still set after it, and a pending signal still pending.
  *
+ * Each thread has its own mask, alternate stack and rt_sigsuspend mask,
+ * and takes its own pending signals before the program's (thread.c keeps
+ * them: lx_thread_sig).
+ *
  * Not here yet: stopping and continuing (SIGSTOP, SIGTSTP, SIGTTIN and
  * SIGTTOU are ignored: there is no job control), queued real-time
- * signals (a pending signal is one bit), signals between processes, and
- * per-thread pending sets, alternate stacks and sigsuspend masks: each
- * thread of a program has its own mask (thread.c), but they share the
- * rest, and whichever goes back to user mode first with a signal
- * unblocked takes it.
+ * signals (a pending signal is one bit), and signals between processes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,19 +59,40 @@
 #define NS 1000000000ull
 #define LX_ISIG 0000001u               /* termios c_lflag: Ctrl-C raises SIGINT */
 
-/* lx_mask -- the signal mask of the thread this CPU runs (thread.c keeps it) */
-static uint64_t *lx_mask(const struct klinux *lx)
+/* me -- the signal state of the thread this CPU runs (thread.c keeps it) */
+static struct lx_thread_sig me(const struct klinux *lx)
 {
-	return lx_thread_mask(lx, sched_current_tid());
+	return lx_thread_sig(lx, sched_current_tid());
 }
 
 /* unblocked_somewhere -- whether a thread of p has signal bit `bit` unblocked */
 static bool unblocked_somewhere(const struct pctx *p, uint64_t bit)
 {
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
-		if (p->thread[tid] && !(*lx_thread_mask(p->lx, tid) & bit))
+		if (p->thread[tid] && !(*lx_thread_sig(p->lx, tid).mask & bit))
 			return true;
 	return false;
+}
+
+/* own_pending -- the signals sent to thread t alone (none without a klxthreads) */
+static uint64_t own_pending(const struct lx_thread_sig *t)
+{
+	return t->pending ? *t->pending : 0;
+}
+
+/* forget -- pending signal s taken or discarded: out of the program's
+ * sets, or (own) out of the thread's */
+static void forget(struct klinux *lx, const struct lx_thread_sig *t, bool own, int s)
+{
+	const uint64_t bit = LX_SIG_BIT(s);
+	uint64_t *const sets[] = { own ? t->pending : &lx->sig_pending, own ? NULL : &lx->sig_sent,
+				   own ? t->tsent : &lx->sig_tsent };
+
+	for (unsigned i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (sets[i] && *sets[i] & bit) {
+			KLOG(sets[i]);
+			*sets[i] &= ~bit;
+		}
 }
 
 static const char *const names[32] = {
@@ -108,10 +131,13 @@ static bool discarded(const struct klxsig *a, int s)
 	       (a->handler[s - 1] == KLXSIG_SIG_DFL && (IGNORED_BY_DEFAULT & LX_SIG_BIT(s)));
 }
 
-/* takeable -- the pending signals lx's thread may take now */
+/* takeable -- the pending signals the thread this CPU runs may take now:
+ * the program's and its own */
 static uint64_t takeable(const struct klinux *lx)
 {
-	return lx->sig_pending & ~*lx_mask(lx);
+	const struct lx_thread_sig t = me(lx);
+
+	return (lx->sig_pending | own_pending(&t)) & ~*t.mask;
 }
 
 /* lowest -- the lowest signal of a non-empty set */
@@ -166,6 +192,31 @@ void lx_signal_raise(struct pctx *p, int s, enum lx_sender by)
 		sched_interrupt(p);
 }
 
+/* lx_signal_raise_thread -- signal s raised for p's thread `tid` alone
+ * (tgkill, tkill, SIGPIPE): pending for it unless it does nothing; the
+ * program's while it has one thread that never cloned */
+void lx_signal_raise_thread(struct pctx *p, unsigned tid, int s, enum lx_sender by)
+{
+	struct klinux *lx = p->lx;
+	const struct lx_thread_sig t = lx_thread_sig(lx, tid);
+	const uint64_t bit = LX_SIG_BIT(s);
+
+	if (!t.pending) {
+		lx_signal_raise(p, s, by);
+		return;
+	}
+	if (discarded(actions(lx), s) || (*t.pending & bit))
+		return;
+	KLOG(t.pending);
+	*t.pending |= bit;
+	if (by == LX_BY_TKILL) {
+		KLOG(t.tsent);
+		*t.tsent |= bit;
+	}
+	if (!(*t.mask & bit))
+		sched_interrupt(p);
+}
+
 /* alarm_due -- raise SIGALRM if p's interval timer ran out, and set it
  * for the next interval (a timer that fell behind skips to the future) */
 static void alarm_due(struct pctx *p)
@@ -197,13 +248,18 @@ static bool interrupted_always(uint64_t nr)
 }
 
 /* may_block -- whether call c can block, so that a signal cuts it short:
- * of futex only a wait (a wake cut short would be lost) */
+ * of futex only a wait (a wake cut short would be lost), of fcntl
+ * F_SETLKW, flock without LOCK_NB */
 static bool may_block(const struct lxcall *c)
 {
 	const uint64_t nr = c->nr, futex_op = c->arg[1] & LX_FUTEX_CMD_MASK;
 
 	if (nr == LX_futex)
 		return futex_op == LX_FUTEX_WAIT || futex_op == LX_FUTEX_WAIT_BITSET;
+	if (nr == LX_fcntl)
+		return c->arg[1] == LX_F_SETLKW;
+	if (nr == LX_flock)
+		return !(c->arg[1] & LX_LOCK_NB);
 	return interrupted_always(nr) || nr == LX_read || nr == LX_readv ||
 	       nr == LX_write || nr == LX_writev || nr == LX_wait4;
 }
@@ -238,7 +294,7 @@ void lx_signal_blocked(struct lxcall *c)
 {
 	const struct klinux *lx = c->lx;
 
-	if (lx->alarm_ns && !(*lx_mask(lx) & LX_SIG_BIT(LX_SIGALRM)) &&
+	if (lx->alarm_ns && !(*me(lx).mask & LX_SIG_BIT(LX_SIGALRM)) &&
 	    !discarded(actions(lx), LX_SIGALRM))
 		sched_block_deadline(lx->alarm_ns);
 }
@@ -256,9 +312,12 @@ static void end_by(struct pctx *p, int s, enum lx_sender by)
 	proc_end(p, FE_EXIT_KILLED, s, name);
 }
 
-/* sender -- who raised pending signal s */
-static enum lx_sender sender(const struct klinux *lx, int s)
+/* sender -- who raised pending signal s: of the thread's own (own) or the program's */
+static enum lx_sender sender(const struct klinux *lx, const struct lx_thread_sig *t, bool own,
+			     int s)
 {
+	if (own)
+		return *t->tsent & LX_SIG_BIT(s) ? LX_BY_TKILL : LX_BY_KERNEL;
 	return lx->sig_sent & LX_SIG_BIT(s) ? LX_BY_KILL :
 	       lx->sig_tsent & LX_SIG_BIT(s) ? LX_BY_TKILL : LX_BY_KERNEL;
 }
@@ -285,18 +344,15 @@ static bool take(struct trap_frame *tf, struct pctx *p, int s)
 {
 	struct klinux *lx = p->lx;
 	struct klxsig *a = actions(lx);
-	const enum lx_sender by = sender(lx, s);
+	const struct lx_thread_sig t = me(lx);
+	const bool own = own_pending(&t) & LX_SIG_BIT(s); /* a thread's own go first, as on Linux */
+	const enum lx_sender by = sender(lx, &t, own, s);
 	const struct lx_siginfo info = info_of(p, s, by);
 	const struct lx_handler h = { a->handler[s - 1], a->restorer[s - 1], a->flags[s - 1] };
-	uint64_t back_to = *lx_mask(lx);
+	uint64_t back_to = *t.mask;
 	char name[16], detail[96];
 
-	KLOG(&lx->sig_pending);
-	lx->sig_pending &= ~LX_SIG_BIT(s);
-	KLOG(&lx->sig_sent);
-	lx->sig_sent &= ~LX_SIG_BIT(s);
-	KLOG(&lx->sig_tsent);
-	lx->sig_tsent &= ~LX_SIG_BIT(s);
+	forget(lx, &t, own, s);
 	if (lx->fault_code >> 16 == (uint32_t)s) {
 		KLOG(&lx->fault_code);
 		lx->fault_code = 0;
@@ -308,10 +364,10 @@ static bool take(struct trap_frame *tf, struct pctx *p, int s)
 		end_by(p, s, by);
 		return false;
 	}
-	if (lx->sig_flags & KLINUX_SIG_SUSPENDED) { /* rt_sigsuspend's mask was for the wait */
-		back_to = lx->sig_suspend_mask;
-		KLOG(&lx->sig_flags);
-		lx->sig_flags &= ~KLINUX_SIG_SUSPENDED;
+	if (*t.flags & t.suspended) { /* rt_sigsuspend's mask was for the wait */
+		back_to = *t.suspend_mask;
+		KLOG(t.flags);
+		*t.flags &= ~t.suspended;
 	}
 	if (!(h.flags & LX_SA_RESTORER) || lx_frame_push(tf, p, &h, &info, back_to)) {
 		lx_signal_name(s, name, sizeof(name));
@@ -320,9 +376,9 @@ static bool take(struct trap_frame *tf, struct pctx *p, int s)
 		proc_end(p, FE_EXIT_KILLED, LX_SIGSEGV, detail);
 		return false;
 	}
-	KLOG(lx_mask(lx));
-	*lx_mask(lx) = (back_to | a->mask[s - 1] |
-			(h.flags & LX_SA_NODEFER ? 0 : LX_SIG_BIT(s))) & ~KLINUX_SIG_UNBLOCKABLE;
+	KLOG(t.mask);
+	*t.mask = (back_to | a->mask[s - 1] |
+		   (h.flags & LX_SA_NODEFER ? 0 : LX_SIG_BIT(s))) & ~KLINUX_SIG_UNBLOCKABLE;
 	if (h.flags & LX_SA_RESETHAND) {
 		KLOG(&a->handler[s - 1]);
 		a->handler[s - 1] = KLXSIG_SIG_DFL;
@@ -389,7 +445,7 @@ bool linux_fault(struct pctx *p, const struct arch_fault *f)
 	struct klinux *lx = p->lx;
 	int code, s = fault_signal(f, &code);
 
-	if (actions(lx)->handler[s - 1] <= KLXSIG_SIG_IGN || (*lx_mask(lx) & LX_SIG_BIT(s)))
+	if (actions(lx)->handler[s - 1] <= KLXSIG_SIG_IGN || (*me(lx).mask & LX_SIG_BIT(s)))
 		return false;
 	KLOG(&lx->fault_addr);
 	lx->fault_addr = f->kind == FE_FAULT_PAGE ? f->addr : 0;
@@ -447,13 +503,17 @@ int64_t lx_rt_sigaction(struct lxcall *c)
 	a->mask[s - 1] = new.mask & ~KLINUX_SIG_UNBLOCKABLE;
 	KLOG(&a->flags[s - 1]);
 	a->flags[s - 1] = (uint32_t)new.flags & KLXSIG_FLAGS;
-	if (discarded(a, (int)s) && (c->lx->sig_pending & LX_SIG_BIT(s))) {
-		KLOG(&c->lx->sig_pending); /* an ignored signal pends no more */
-		c->lx->sig_pending &= ~LX_SIG_BIT(s);
-		KLOG(&c->lx->sig_sent);
-		c->lx->sig_sent &= ~LX_SIG_BIT(s);
-		KLOG(&c->lx->sig_tsent);
-		c->lx->sig_tsent &= ~LX_SIG_BIT(s);
+	if (discarded(a, (int)s)) { /* an ignored signal pends no more, for anyone */
+		forget(c->lx, NULL, false, (int)s);
+		for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+			struct lx_thread_sig t;
+
+			if (!c->p->thread[tid])
+				continue;
+			t = lx_thread_sig(c->lx, tid);
+			if (t.pending)
+				forget(c->lx, &t, true, (int)s);
+		}
 	}
 	return 0;
 }
@@ -463,7 +523,7 @@ int64_t lx_rt_sigprocmask(struct lxcall *c)
 {
 	const uint64_t how = c->arg[0], set = c->arg[1], oldset = c->arg[2];
 	struct klinux *lx = c->lx;
-	uint64_t mask = *lx_mask(lx), given;
+	uint64_t mask = *me(lx).mask, given;
 	int err;
 
 	if (c->arg[3] != sizeof(uint64_t) || (set && how > LX_SIG_SETMASK))
@@ -475,15 +535,16 @@ int64_t lx_rt_sigprocmask(struct lxcall *c)
 	if (!set)
 		return 0;
 	mask = how == LX_SIG_BLOCK ? mask | given : how == LX_SIG_UNBLOCK ? mask & ~given : given;
-	KLOG(lx_mask(lx));
-	*lx_mask(lx) = mask & ~KLINUX_SIG_UNBLOCKABLE;
+	KLOG(me(lx).mask);
+	*me(lx).mask = mask & ~KLINUX_SIG_UNBLOCKABLE;
 	return 0;
 }
 
 /* rt_sigpending (set, sigsetsize) */
 int64_t lx_rt_sigpending(struct lxcall *c)
 {
-	const uint64_t pending = c->lx->sig_pending & *lx_mask(c->lx);
+	const struct lx_thread_sig t = me(c->lx);
+	const uint64_t pending = (c->lx->sig_pending | own_pending(&t)) & *t.mask;
 
 	if (c->arg[1] != sizeof(uint64_t))
 		return -LX_EINVAL;
@@ -497,31 +558,31 @@ int64_t lx_rt_sigpending(struct lxcall *c)
  * -EINTR if a signal may be taken at once, else 0 */
 int64_t lx_signal_wait_mask(struct lxcall *c, uint64_t mask)
 {
-	struct klinux *lx = c->lx;
+	const struct lx_thread_sig t = me(c->lx);
 
-	if (!(lx->sig_flags & KLINUX_SIG_SUSPENDED)) {
-		KLOG(&lx->sig_suspend_mask);
-		lx->sig_suspend_mask = *lx_mask(lx);
-		KLOG(&lx->sig_flags);
-		lx->sig_flags |= KLINUX_SIG_SUSPENDED;
+	if (!(*t.flags & t.suspended)) {
+		KLOG(t.suspend_mask);
+		*t.suspend_mask = *t.mask;
+		KLOG(t.flags);
+		*t.flags |= t.suspended;
 	}
-	KLOG(lx_mask(lx));
-	*lx_mask(lx) = mask & ~KLINUX_SIG_UNBLOCKABLE;
-	return takeable(lx) ? -LX_EINTR : 0;
+	KLOG(t.mask);
+	*t.mask = mask & ~KLINUX_SIG_UNBLOCKABLE;
+	return takeable(c->lx) ? -LX_EINTR : 0;
 }
 
 /* lx_signal_wait_done -- call c, which waited with a mask of its own,
  * ended without a signal: the mask before back */
 void lx_signal_wait_done(struct lxcall *c)
 {
-	struct klinux *lx = c->lx;
+	const struct lx_thread_sig t = me(c->lx);
 
-	if (!(lx->sig_flags & KLINUX_SIG_SUSPENDED))
+	if (!(*t.flags & t.suspended))
 		return;
-	KLOG(lx_mask(lx));
-	*lx_mask(lx) = lx->sig_suspend_mask;
-	KLOG(&lx->sig_flags);
-	lx->sig_flags &= ~KLINUX_SIG_SUSPENDED;
+	KLOG(t.mask);
+	*t.mask = *t.suspend_mask;
+	KLOG(t.flags);
+	*t.flags &= ~t.suspended;
 }
 
 /* rt_sigsuspend (mask, sigsetsize) -- wait for a signal with `mask`
@@ -549,10 +610,10 @@ int64_t lx_pause(struct lxcall *c)
 int64_t lx_sigaltstack(struct lxcall *c)
 {
 	const uint64_t ss = c->arg[0], old_ss = c->arg[1];
-	struct klinux *lx = c->lx;
-	const bool on = lx_on_altstack(lx, arch_frame_sp(c->tf));
-	struct lx_stack old = { .sp = lx->altstack_sp, .size = lx->altstack_size,
-				.flags = on ? LX_SS_ONSTACK : lx->altstack_size ? 0 : LX_SS_DISABLE };
+	const struct lx_thread_sig t = me(c->lx);
+	const bool on = lx_on_altstack(c->lx, arch_frame_sp(c->tf));
+	struct lx_stack old = { .sp = *t.altstack_sp, .size = *t.altstack_size,
+				.flags = on ? LX_SS_ONSTACK : *t.altstack_size ? 0 : LX_SS_DISABLE };
 	struct lx_stack new;
 	int err;
 
@@ -569,10 +630,10 @@ int64_t lx_sigaltstack(struct lxcall *c)
 		return lx_errno(err);
 	if (!ss)
 		return 0;
-	KLOG(&lx->altstack_sp);
-	lx->altstack_sp = new.flags & LX_SS_DISABLE ? 0 : new.sp;
-	KLOG(&lx->altstack_size);
-	lx->altstack_size = new.flags & LX_SS_DISABLE ? 0 : new.size;
+	KLOG(t.altstack_sp);
+	*t.altstack_sp = new.flags & LX_SS_DISABLE ? 0 : new.sp;
+	KLOG(t.altstack_size);
+	*t.altstack_size = new.flags & LX_SS_DISABLE ? 0 : new.size;
 	return 0;
 }
 
@@ -593,18 +654,18 @@ int64_t lx_kill(struct lxcall *c)
 	return 0;
 }
 
-/* tgkill (tgid, tid, sig) -- a thread of its own; the signal is the
- * program's (its threads share one pending set and mask) */
+/* tgkill (tgid, tid, sig) -- to a thread of its own, that thread alone */
 int64_t lx_tgkill(struct lxcall *c)
 {
 	const uint64_t self = c->p->proc->pid, s = c->arg[2];
+	const int tid = lx_thread_tid(c->p, (int64_t)c->arg[1]);
 
 	if (s > LX_NSIG || (int64_t)c->arg[0] <= 0 || (int64_t)c->arg[1] <= 0)
 		return -LX_EINVAL;
-	if (c->arg[0] != self || lx_thread_tid(c->p, (int64_t)c->arg[1]) < 0)
+	if (c->arg[0] != self || tid < 0)
 		return -LX_ESRCH;
 	if (s)
-		lx_signal_raise(c->p, (int)s, LX_BY_TKILL);
+		lx_signal_raise_thread(c->p, (unsigned)tid, (int)s, LX_BY_TKILL);
 	return 0;
 }
 
@@ -613,12 +674,14 @@ int64_t lx_tkill(struct lxcall *c)
 {
 	const uint64_t s = c->arg[1];
 
+	const int tid = lx_thread_tid(c->p, (int64_t)c->arg[0]);
+
 	if (s > LX_NSIG || (int64_t)c->arg[0] <= 0)
 		return -LX_EINVAL;
-	if (lx_thread_tid(c->p, (int64_t)c->arg[0]) < 0)
+	if (tid < 0)
 		return -LX_ESRCH;
 	if (s)
-		lx_signal_raise(c->p, (int)s, LX_BY_TKILL);
+		lx_signal_raise_thread(c->p, (unsigned)tid, (int)s, LX_BY_TKILL);
 	return 0;
 }
 

@@ -9,11 +9,12 @@
  * are its kthread's, so after a power cut every thread resumes as the
  * last commit left it, a futex wait still waiting. The Linux state of
  * each thread is its clear_child_tid (CLONE_CHILD_CLEARTID,
- * set_tid_address) and its signal mask, which a new thread takes from the
- * one that made it: klinux.tid_address and klinux.sig_mask for tid 0,
- * klxthreads entries by tid for the others (kformat.h), the klxthreads
- * made by the first clone. The pending set and the alternate stack stay
- * the program's (docs/linux.md, "Threads").
+ * set_tid_address) and its signal state (signal.c): its mask, which a
+ * new thread takes from the one that made it, the signals sent to it
+ * alone, its rt_sigsuspend mask and its alternate stack (none for a new
+ * thread): klinux's for tid 0, klxthreads entries by tid for the others
+ * (kformat.h), the klxthreads made by the first clone (docs/linux.md,
+ * "Threads").
  *
  * A thread's Linux tid is the pid plus its Ferrite tid, so the first
  * thread's is the pid, as on Linux.
@@ -80,24 +81,59 @@ static uint64_t *clear_tid_at(struct klinux *lx, unsigned tid)
 	return t ? &t->clear_child_tid[tid] : NULL;
 }
 
-/* lx_thread_mask -- where thread `tid`'s signal mask is kept (lx is
- * const for the callers that only read it) */
-uint64_t *lx_thread_mask(const struct klinux *lx, unsigned tid)
+/* lx_thread_sig -- where thread `tid`'s signal state is kept (lx is const
+ * for the callers that only read it): tid 0's in klinux but for its
+ * pending signals, the others' in the klxthreads; a program without one
+ * (it never cloned) has no pending signals of a thread's own */
+struct lx_thread_sig lx_thread_sig(const struct klinux *lx, unsigned tid)
 {
-	struct klxthreads *t = tid ? threads_of(lx) : NULL;
+	struct klinux *l = (struct klinux *)lx;
+	struct klxthreads *t = threads_of(lx);
 
-	return t ? &t->sig_mask[tid] : (uint64_t *)&lx->sig_mask;
+	if (tid == 0)
+		return (struct lx_thread_sig){
+			.mask = &l->sig_mask, .suspend_mask = &l->sig_suspend_mask,
+			.flags = &l->sig_flags, .suspended = KLINUX_SIG_SUSPENDED,
+			.altstack_sp = &l->altstack_sp, .altstack_size = &l->altstack_size,
+			.pending = t ? &t->sig_pending[0] : NULL,
+			.tsent = t ? &t->sig_tsent[0] : NULL,
+		};
+	KASSERT(t != NULL);            /* a thread past the first made the klxthreads */
+	return (struct lx_thread_sig){
+		.mask = &t->sig_mask[tid], .suspend_mask = &t->sig_suspend_mask[tid],
+		.flags = &t->suspended, .suspended = 1u << tid,
+		.altstack_sp = &t->altstack_sp[tid], .altstack_size = &t->altstack_size[tid],
+		.pending = &t->sig_pending[tid], .tsent = &t->sig_tsent[tid],
+	};
 }
 
-/* set_mask -- thread `tid`'s signal mask is now mask */
-static void set_mask(struct klinux *lx, unsigned tid, uint64_t mask)
+/* set_word -- a word of the Linux state is now v (logged if it changes) */
+static void set_word(uint64_t *at, uint64_t v)
 {
-	uint64_t *at = lx_thread_mask(lx, tid);
-
-	if (*at == mask)
+	if (!at || *at == v)
 		return;
 	KLOG(at);
-	*at = mask;
+	*at = v;
+}
+
+/* thread_sig_cleared -- thread `tid` ends: its signal state goes, but for
+ * its mask when it is tid 0 (klinux's, which a new thread 0 -- a program
+ * that has one thread again -- keeps, as the program's) */
+static void thread_sig_cleared(struct klinux *lx, unsigned tid)
+{
+	const struct lx_thread_sig me = lx_thread_sig(lx, tid);
+
+	if (tid)
+		set_word(me.mask, 0);
+	set_word(me.pending, 0);
+	set_word(me.tsent, 0);
+	set_word(me.suspend_mask, 0);
+	set_word(me.altstack_sp, 0);
+	set_word(me.altstack_size, 0);
+	if (*me.flags & me.suspended) {
+		KLOG(me.flags);
+		*me.flags &= ~me.suspended;
+	}
 }
 
 /* set_clear_tid -- thread `tid`'s clear_child_tid is now addr */
@@ -181,7 +217,8 @@ int64_t lx_clone(struct lxcall *c)
 	if (flags & LX_CLONE_SETTLS)
 		t->regs.fs_base = tls;
 	set_clear_tid(c->lx, tid, flags & LX_CLONE_CHILD_CLEARTID ? child_tid : 0);
-	set_mask(c->lx, tid, *lx_thread_mask(c->lx, sched_current_tid())); /* the caller's */
+	set_word(lx_thread_sig(c->lx, tid).mask,
+		 *lx_thread_sig(c->lx, sched_current_tid()).mask); /* the caller's; no altstack */
 	sched_thread_new();
 	return ltid;
 }
@@ -201,8 +238,7 @@ int64_t lx_exit(struct lxcall *c)
 	if (at && *at && !uvm_copy_out(&p->mem, *at, &zero, sizeof(zero)))
 		sched_wake_futex(p, *at, 1);
 	set_clear_tid(c->lx, tid, 0);
-	if (tid)                        /* tid 0's is klinux's, kept for a new thread 0 */
-		set_mask(c->lx, tid, 0);
+	thread_sig_cleared(c->lx, tid);
 	KLOG(t);
 	t->state = KTHREAD_EXITED;
 	t->exit_status = (int64_t)(c->arg[0] & 0xff);

@@ -321,6 +321,86 @@ int uvm_protect(struct uspace *us, uint64_t addr, uint64_t len, unsigned prot)
 	return 0;
 }
 
+/* uvm_mapping_at -- a copy of the mapping that holds va */
+int uvm_mapping_at(struct uspace *us, uint64_t va, struct kmapping *out)
+{
+	const struct kmapping *m = find(us->as, va);
+
+	if (!m)
+		return -ERR_NOENT;
+	*out = *m;
+	return 0;
+}
+
+/* uvm_grow -- the mapping that ends at `end` ends extra bytes later */
+int uvm_grow(struct uspace *us, uint64_t end, uint64_t extra)
+{
+	struct kmapping *m = end % PAGE || end <= FE_USER_BASE ? NULL : find(us->as, end - PAGE);
+	int err;
+
+	if (!m || m->end != end)
+		return -ERR_NOENT;
+	if (!extra || extra % PAGE || !range_ok(end, extra))
+		return -ERR_INVAL;
+	if (!is_free(us->as, end, extra))
+		return -ERR_EXIST;
+	if (m->shadow) { /* its copies are found by object page: it covers the mapping */
+		const uint64_t size = m->offset + (m->end - m->start) + extra;
+
+		err = os_obj_resize(&kheap, m->shadow, size);
+		if (err)
+			return err;
+		pagecache_resized(m->shadow, size);
+	}
+	KLOG(&m->end);
+	m->end += extra;
+	return 0;
+}
+
+/* uvm_move -- [from, from+len) shows its bytes at *to instead: the
+ * mappings cut to that range and given new addresses, each keeping its
+ * object, offset and copies, so nothing is copied; the old addresses'
+ * translations go, and faults make the new ones */
+int uvm_move(struct uspace *us, uint64_t from, uint64_t len, uint64_t room, uint64_t *to)
+{
+	struct kaspace *as = us->as;
+	uint64_t delta;
+	int err;
+
+	if (from % PAGE || *to % PAGE || !len || len % PAGE || room < len || room % PAGE ||
+	    !range_ok(from, len) || (*to && !range_ok(*to, room)))
+		return -ERR_INVAL;
+	if (uvm_check(us, from, len, 0))
+		return -ERR_NOENT;
+	if (*to && !is_free(as, *to, room))
+		return -ERR_EXIST;
+	err = *to ? 0 : find_gap(as, room, to);
+	if (!err)
+		err = split_at(as, from);
+	if (!err)
+		err = split_at(as, from + len);
+	if (err)
+		return err;
+	delta = *to - from;            /* modulo 2^64: a move down as well */
+	for (unsigned i = 0; i < as->count;) {
+		struct kmapping moved = as->map[i];
+
+		if (moved.start < from || moved.start >= from + len) {
+			i++;
+			continue;
+		}
+		KLOG(as);
+		memmove(&as->map[i], &as->map[i + 1], (as->count - i - 1) * sizeof(as->map[0]));
+		as->count--;
+		moved.start += delta;
+		moved.end += delta;
+		insert(as, &moved);    /* the references move with it */
+		i = 0;                 /* the order changed: look again */
+	}
+	unmap_ptes(us, from, len);
+	return 0;
+}
+
 /* uvm_destroy -- release every mapping and the page tables */
 void uvm_destroy(struct uspace *us)
 {

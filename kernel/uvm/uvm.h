@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct uspace;
+struct kmapping;
 
 enum uvm_access { UVM_READ = 1, UVM_WRITE = 2, UVM_EXEC = 4 };
 
@@ -31,6 +32,22 @@ int uvm_unmap(struct uspace *us, uint64_t addr, uint64_t len);
 /* uvm_protect -- change the protection of [addr, addr+len) within each
  * mapping's maxprot */
 int uvm_protect(struct uspace *us, uint64_t addr, uint64_t len, unsigned prot);
+
+/* uvm_mapping_at -- a copy of the mapping that holds va; -ERR_NOENT if none */
+int uvm_mapping_at(struct uspace *us, uint64_t va, struct kmapping *out);
+
+/* uvm_grow -- the mapping that ends at `end` ends `extra` bytes later
+ * (whole pages), over its object's next bytes; -ERR_EXIST if they are not
+ * free, -ERR_NOENT if no mapping ends there. A private mapping's copies
+ * object (its shadow) grows with it; its object is the caller's. */
+int uvm_grow(struct uspace *us, uint64_t end, uint64_t extra);
+
+/* uvm_move -- [from, from+len), all mapped (by one mapping or by several
+ * that follow one another), shows the same bytes at *to instead (whole
+ * pages): at *to when it is not 0 (the caller freed
+ * `room` bytes there), else at the lowest free range of `room` bytes
+ * (room >= len: the caller may grow the mapping into the rest) */
+int uvm_move(struct uspace *us, uint64_t from, uint64_t len, uint64_t room, uint64_t *to);
 
 /* uvm_destroy -- release every mapping and the page tables */
 void uvm_destroy(struct uspace *us);

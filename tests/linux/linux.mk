@@ -13,6 +13,9 @@
 #   build/linux/signals-glibc  signals-musl   signals within a program
 #   build/linux/lxcount      the power-cut campaign's Linux program (musl)
 #   build/linux/threads-glibc  threads-musl   POSIX threads
+#   build/linux/remap-glibc  remap-musl       mremap, and realloc through it
+#   build/linux/locks        record locks and flock between programs (glibc)
+#   build/linux/meta-glibc  meta-musl   a file's mode and times
 #   build/linux/lxbench      system calls timed in-process, against Linux
 #                            (tests/bench/run-lxprog-bench; glibc, -pthread)
 #   build/linux/sqlbench     SQLite inserts, a transaction each, timed
@@ -25,7 +28,7 @@
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
-		  lxbench sqlbench)
+		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -65,6 +68,18 @@ $(LINUX_DIR)/threads-glibc: tests/linux/threads.c | $(LINUX_DIR)/
 $(LINUX_DIR)/threads-musl: tests/linux/threads.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
 
+$(LINUX_DIR)/remap-glibc: tests/linux/remap.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/remap-musl: tests/linux/remap.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
+
+$(LINUX_DIR)/locks: tests/linux/locks.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+
+$(LINUX_DIR)/meta-glibc: tests/linux/meta.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/meta-musl: tests/linux/meta.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 $(LINUX_DIR)/lxbench: tests/linux/lxbench.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
 $(LINUX_DIR)/sqlbench: tests/linux/sqlbench.c | $(LINUX_DIR)/

@@ -28,12 +28,14 @@
  * ok", and exits 0.
  * The test runs it under the log checker and checks the image offline.
  */
+#define _GNU_SOURCE                    /* MREMAP_FIXED */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -124,6 +126,7 @@ static const long numbers[] = {
 	22, 23, 270, 293,              /* pipes and select: twice as often */
 	13, 14, 36, 37, 38, 127, 131, 200, 234,
 	40, 56, 57, 59, 61, 62, 202, 290, 334, 435,
+	25, 99, 73,
 };
 
 static volatile unsigned long caught;   /* SIGUSR1s its handler took */
@@ -184,6 +187,17 @@ static void tame(long nr, uint64_t *a)
 	case 10: case 11: case 28: /* mprotect, munmap, madvise: there too */
 		a[0] = region + pick(SCRATCH / 2 / 4096) * 4096;
 		a[1] = pick(SCRATCH / 2);
+		break;
+	case 25: /* mremap: from the scratch area's second half, and to it
+		  * when fixed, never past its end */
+		a[0] = region + pick(SCRATCH / 2 / 4096) * 4096;
+		a[1] = pick((uint64_t)scratch + SCRATCH - a[0]) + 1;
+		if (a[3] & MREMAP_FIXED)
+			a[4] = region + pick(SCRATCH / 2 / 4096) * 4096;
+		a[2] = pick((uint64_t)scratch + SCRATCH - (a[3] & MREMAP_FIXED ? a[4] : a[0])) + 1;
+		break;
+	case 73: /* flock: never waiting (two of its own open files could wait for each other) */
+		a[1] |= LOCK_NB;
 		break;
 	case 12: /* brk: only upward of where it is */
 		a[0] = (uint64_t)sbrk(0) + pick(1u << 20);

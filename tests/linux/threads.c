@@ -6,7 +6,10 @@
  *
  *   threads        a mutex, a condition variable, joins, thread-local
  *                  storage, a timed wait that times out, a semaphore wait
- *                  (futex) that a signal handler's sem_post ends
+ *                  (futex) that a signal handler's sem_post ends, and
+ *                  signals to threads: pthread_kill reaches the thread it
+ *                  names, on that thread's alternate stack; the
+ *                  program's signal, the one thread that lets it in
  *   threads exit   main ends with pthread_exit before the thread it made,
  *                  which ends the program (status 0) when it returns
  *   threads wait   N threads wait on a condition variable; "ready" once
@@ -84,6 +87,86 @@ static void woken_by_a_handler(void)
 	printf("sem_wait after the handler's sem_post: %d\n", r);
 }
 
+/* Signals to threads: each of SIGNALLED workers waits in sigsuspend on an
+ * alternate stack of its own; pthread_kill sends each SIGUSR1, and kill
+ * sends the program SIGUSR2, which only worker 1 does not block. */
+#define SIGNALLED 3
+static char altstack[SIGNALLED][64 * 1024];
+static __thread int index_of_mine = -1;
+static volatile long took_usr1[SIGNALLED];   /* the tid of the thread its handler ran on */
+static volatile int on_its_stack[SIGNALLED];
+static volatile int usr2_taken_by = -1;
+static pthread_barrier_t all_waiting;
+
+/* on_usr -- the handler of both: who took it, on which stack */
+static void on_usr(int s)
+{
+	const int i = index_of_mine;
+	char here;
+
+	if (i < 0)
+		return;
+	if (s == SIGUSR2) {
+		usr2_taken_by = i;
+		return;
+	}
+	took_usr1[i] = syscall(SYS_gettid);
+	on_its_stack[i] = &here > altstack[i] && &here < altstack[i] + sizeof(altstack[i]);
+}
+
+/* signalled -- worker i: its own alternate stack, then sigsuspend until its
+ * SIGUSR1 came (and, for worker 1, the program's SIGUSR2) */
+static void *signalled(void *arg)
+{
+	const int i = (int)(intptr_t)arg;
+	stack_t st = { .ss_sp = altstack[i], .ss_size = sizeof(altstack[i]) };
+	sigset_t wait_with;
+
+	index_of_mine = i;
+	sigaltstack(&st, NULL);
+	pthread_sigmask(SIG_SETMASK, NULL, &wait_with);  /* SIGUSR1 and SIGUSR2 blocked */
+	sigdelset(&wait_with, SIGUSR1);
+	if (i == 1)
+		sigdelset(&wait_with, SIGUSR2);
+	pthread_barrier_wait(&all_waiting);
+	while (!took_usr1[i] || (i == 1 && usr2_taken_by < 0))
+		sigsuspend(&wait_with);
+	return (void *)syscall(SYS_gettid);
+}
+
+/* to_each_thread -- the test of signals to threads */
+static void to_each_thread(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr, .sa_flags = SA_ONSTACK };
+	pthread_t t[SIGNALLED];
+	sigset_t both;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigemptyset(&both);
+	sigaddset(&both, SIGUSR1);
+	sigaddset(&both, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &both, NULL);        /* the workers are made with it */
+	pthread_barrier_init(&all_waiting, NULL, SIGNALLED + 1);
+	for (long i = 0; i < SIGNALLED; i++)
+		pthread_create(&t[i], NULL, signalled, (void *)(intptr_t)i);
+	pthread_barrier_wait(&all_waiting);
+	kill(getpid(), SIGUSR2);
+	for (int i = SIGNALLED - 1; i >= 0; i--)
+		pthread_kill(t[i], SIGUSR1);
+	for (int i = 0; i < SIGNALLED; i++) {
+		void *tid;
+
+		pthread_join(t[i], &tid);
+		printf("worker %d took its SIGUSR1 itself: %s, on its own alternate stack: %s\n", i,
+		       took_usr1[i] == (long)(intptr_t)tid ? "yes" : "no",
+		       on_its_stack[i] ? "yes" : "no");
+	}
+	printf("the program's SIGUSR2, which only worker 1 lets in: taken by worker %d\n",
+	       usr2_taken_by);
+	pthread_sigmask(SIG_UNBLOCK, &both, NULL);
+}
+
 /* together -- the main test; 0 when everything was as expected */
 static int together(void)
 {
@@ -134,6 +217,7 @@ static int together(void)
 	pthread_mutex_unlock(&lock);
 	printf("timed wait: %s\n", err == ETIMEDOUT ? "timed out" : strerror(err));
 	woken_by_a_handler();
+	to_each_thread();
 	return counter != WORKERS * ROUNDS;
 }
 

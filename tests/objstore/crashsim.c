@@ -221,6 +221,12 @@ uint64_t crashsim_size(const struct crashsim *cs)
 	return cs->size;
 }
 
+/* crashsim_set_clock -- the platform's now_ns from now on (NULL: none) */
+void crashsim_set_clock(struct crashsim *cs, uint64_t (*now_ns)(void))
+{
+	cs->platform.now_ns = now_ns;
+}
+
 /* crashsim_platform -- this simulator's platform table */
 const struct os_platform *crashsim_platform(const struct crashsim *cs)
 {

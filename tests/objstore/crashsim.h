@@ -68,6 +68,9 @@ const uint8_t *crashsim_durable(const struct crashsim *cs);
 /* crashsim_size -- bytes in M (and D) */
 uint64_t crashsim_size(const struct crashsim *cs);
 
+/* crashsim_set_clock -- the wall clock objstore reads (NULL, the default: none) */
+void crashsim_set_clock(struct crashsim *cs, uint64_t (*now_ns)(void));
+
 /* crashsim_platform -- the platform table that records into this simulator */
 const struct os_platform *crashsim_platform(const struct crashsim *cs);
 

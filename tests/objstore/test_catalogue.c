@@ -657,6 +657,54 @@ CHECK_TEST(rename_across_a_big_tree)
 	free(base);
 }
 
+CHECK_TEST(rename_bounds_hold_for_a_directory_moved_name_by_name)
+{
+	struct objstore os;
+	void *base = test_create(&os, 32u << 20);
+	char name[64], to[64];
+	struct os_cat_cursor cur;
+	struct os_stats before, after;
+	uint64_t log, pages, id, moved = 0;
+
+	/* 3,000 names beside 600 under "dir/": each of those renamed to
+	 * "other/" in one transaction, as the kernel renames a directory. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	os_cat_rename_bounds(&os, 1, &log, &pages);
+	CHECK(log > 0 && pages >= 3);
+	for (unsigned i = 0; i < 3600; i++) {
+		int len = i < 600 ? snprintf(name, sizeof(name), "dir/file-%05u", i * 7919 % 600)
+				  : snprintf(name, sizeof(name), "%c/some/name/%u", 'a' + i % 20, i);
+
+		CHECK_EQ(os_cat_insert(&os, name, (uint64_t)len, i + 1), 0);
+		if (i % 400 == 399) {
+			CHECK_EQ(os_tx_commit(&os), 0);
+			CHECK_EQ(os_tx_begin(&os), 0);
+		}
+	}
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(os_tx_begin(&os), 0);
+	os_cat_rename_bounds(&os, 1, &log, &pages);
+	printf("    rename bounds: %llu log bytes, %llu pages a rename\n",
+	       (unsigned long long)log, (unsigned long long)pages);
+	os_stats(&os, &before);
+	for (;;) {
+		os_cat_cursor_init(&cur, "dir/", 4);
+		if (os_cat_next(&os, &cur, "dir/", 4, &id))
+			break;
+		memcpy(to, "other/", 6);
+		memcpy(to + 6, cur.name + 4, cur.len - 4u);
+		CHECK_EQ(os_cat_rename(&os, cur.name, cur.len, to, cur.len + 2u), 0);
+		moved++;
+		os_stats(&os, &after);
+		CHECK(after.log_used - before.log_used <= moved * log);
+		CHECK(before.pages_free - after.pages_free <= moved * pages);
+	}
+	CHECK_EQ(moved, 600);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(tree_check(&os), 0);
+	free(base);
+}
+
 /* snapshot -- copies of every node page of the tree */
 struct snapshot {
 	uint64_t root, count, pages_free;

@@ -7,6 +7,8 @@
  * the log-full and heap-full tests fail each kind of call at every amount
  * of room left, then commit what the call left and check it.
  */
+#include <time.h>
+
 #include "os_test.h"
 
 #include "check_internal.h"
@@ -642,7 +644,7 @@ CHECK_TEST(obj_page_maps_and_allocates_pages)
 /* --- abort and power cuts ---------------------------------------------- */
 
 enum undo_op { OP_CREATE, OP_WRITE, OP_GROW, OP_SHRINK, OP_DELETE_PAGED,
-	       OP_DELETE_SMALL, OP_REF, OP_PAGE, OP_COUNT };
+	       OP_DELETE_SMALL, OP_REF, OP_PAGE, OP_META, OP_COUNT };
 
 /* run_op -- one changing call on the undo test's objects */
 static void run_op(struct objstore *os, int op, uint64_t blob, uint64_t small)
@@ -679,6 +681,11 @@ static void run_op(struct objstore *os, int op, uint64_t blob, uint64_t small)
 		break;
 	case OP_PAGE:
 		CHECK_EQ(os_obj_page(os, blob, 590, true, &pg), 0);
+		break;
+	case OP_META:
+		CHECK_EQ(os_obj_set_mode(os, blob, 0750), 0);
+		CHECK_EQ(os_obj_set_mtime(os, blob, -1), 0);
+		CHECK_EQ(os_obj_touch(os, blob), 0);
 		break;
 	}
 }
@@ -733,6 +740,96 @@ CHECK_TEST(abort_and_power_cut_undo_every_call)
 		}
 	}
 	free(shadow);
+}
+
+/* --- modes and mtimes (2.2) ---------------------------------------------- */
+
+CHECK_TEST(modes_and_mtimes_are_stamped_set_and_checked)
+{
+	struct objstore os;
+	void *base = test_create(&os, HEAP);
+	struct os_superblock *sb = base;
+	uint64_t blob, code, small, tail;
+	int64_t wall, before = (int64_t)time(NULL) * 1000000000;
+	struct os_obj_header *h;
+	unsigned seen;
+
+	/* A new paged object: mode unset, mtime the transaction's wall time. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_BLOB, 100, &blob), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_CODE, 0, &code), 0);
+	CHECK_EQ(os_obj_create(&os, OS_TYPE_THREAD, 64, &small), 0);
+	wall = os_tx_wall_ns(&os);
+	CHECK(wall >= before && wall < before + 100ll * 1000000000);
+	CHECK_EQ(stat_of(&os, blob).mode, 0);
+	CHECK_EQ(stat_of(&os, blob).mtime_ns, wall);
+	CHECK_EQ(stat_of(&os, code).mtime_ns, wall);
+	CHECK_EQ(stat_of(&os, small).mtime_ns, 0);
+	/* Modes: permission bits alone; paged objects alone. */
+	CHECK_EQ(os_obj_set_mode(&os, blob, 04751), 0);
+	CHECK_EQ(stat_of(&os, blob).mode, OS_MODE_SET | 04751);
+	CHECK_EQ(os_obj_set_mode(&os, code, 0), 0);
+	CHECK_EQ(stat_of(&os, code).mode, OS_MODE_SET);
+	CHECK_EQ(os_obj_set_mode(&os, blob, 010000), -ERR_INVAL);
+	CHECK_EQ(os_obj_set_mode(&os, small, 0644), -ERR_NOTSUP);
+	CHECK_EQ(os_obj_set_mtime(&os, small, 1), -ERR_NOTSUP);
+	CHECK_EQ(os_obj_touch(&os, small), -ERR_NOTSUP);
+	CHECK_EQ(os_obj_set_mode(&os, 999, 0644), -ERR_NOENT);
+	CHECK_EQ(stat_of(&os, blob).mode, OS_MODE_SET | 04751);
+	/* Any mtime may be set; a write stamps the wall time again. */
+	CHECK_EQ(os_obj_set_mtime(&os, blob, -5000000001ll), 0);
+	CHECK_EQ(stat_of(&os, blob).mtime_ns, -5000000001ll);
+	CHECK_EQ(os_obj_write(&os, blob, 0, "x", 1), 1);
+	CHECK_EQ(stat_of(&os, blob).mtime_ns, wall);
+	CHECK_EQ(os_obj_set_mtime(&os, code, 7), 0);
+	CHECK_EQ(os_tx_commit(&os), 0);
+	CHECK_EQ(problems(&os), 0);
+
+	/* touch: epoch and wall time, its header logged once a transaction. */
+	CHECK_EQ(os_tx_begin(&os), 0);
+	CHECK_EQ(os_obj_touch(&os, code), 0);
+	CHECK_EQ(stat_of(&os, code).modified_epoch, os.tx_epoch);
+	CHECK_EQ(stat_of(&os, code).mtime_ns, os_tx_wall_ns(&os));
+	CHECK(os_tx_wall_ns(&os) >= wall);
+	tail = os.log_tail;
+	CHECK_EQ(os_obj_touch(&os, code), 0);
+	CHECK_EQ(os.log_tail, tail);
+	CHECK_EQ(stat_of(&os, code).mode, OS_MODE_SET); /* kept */
+	CHECK_EQ(os_tx_commit(&os), 0);
+
+	/* A layout 2.1 heap (no mode, no mtime: zeros) opens and checks clean. */
+	h = header_of(&os, code);
+	h->mode = 0;
+	h->mtime_ns = 0;
+	reseal(h);
+	sb->layout_minor = 1;
+	sb->crc = crc32c(0, sb, offsetof(struct os_superblock, crc));
+	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
+	CHECK_EQ(problems(&os), 0);
+	CHECK_EQ(stat_of(&os, code).mode, 0);
+	CHECK_EQ(stat_of(&os, code).mtime_ns, 0);
+
+	/* Damage: a mode without its flag or with other bits; a small object's mtime. */
+	h = header_of(&os, blob);
+	h->mode = 0644;
+	reseal(h);
+	CHECK(check_heap(&os, "neither 0 nor", &seen, true) >= 1);
+	CHECK(seen >= 1);
+	CHECK_EQ(os_obj_read(&os, blob, 0, &tail, 1), -ERR_CORRUPT);
+	h->mode = OS_MODE_SET | 0x1000;
+	reseal(h);
+	CHECK(check_heap(&os, "neither 0 nor", &seen, true) >= 1);
+	CHECK(seen >= 1);
+	h->mode = OS_MODE_SET | 0644;
+	reseal(h);
+	CHECK_EQ(problems(&os), 0);
+	h = header_of(&os, small);
+	h->mtime_ns = 1;
+	reseal(h);
+	CHECK(check_heap(&os, "small object with a mode or an mtime", &seen, true) >= 1);
+	CHECK(seen >= 1);
+	CHECK(os_obj_data(&os, small) == NULL);
+	free(base);
 }
 
 /* --- listing, many objects, refcounts ------------------------------------- */
@@ -1286,7 +1383,7 @@ static void damage(struct objstore *os, int kind, uint64_t blob, uint64_t small)
 
 	switch (kind) {
 	case 0: h->refcount ^= 4; return;                         /* crc */
-	case 1: h->reserved2 = 1; break;                          /* reserved */
+	case 1: h->reserved3 = 1; break;                          /* reserved */
 	case 2: h->id = 99; break;                                /* wrong id */
 	case 3: h->size = 2 * PAGE; break;                        /* a page past the size */
 	case 4: h->size = 2000; break;                            /* a block too small */

@@ -27,6 +27,10 @@ RUN_QEMU = os.path.join(ROOT, "tools", "run-qemu")
 # criterion on speed, only a bound so a hung kernel fails instead of hanging.
 DEFAULT_TIMEOUT = 60
 PROMPT = r"osh> "
+# A line a program started in the background (`counter ... &`) printed:
+# osh draws its prompt when the command has started, so on a loaded machine
+# the prompt may come just before any of the program's lines. %s: the line.
+BACKGROUND_LINE = r"^(?:osh> )*%s\n"
 
 # QEMU exit statuses from isa-debug-exit (see docs/qemu.md).
 EXIT_SELFTEST_PASSED = 33

@@ -9,6 +9,8 @@ checkpoint figures, and `ckpt=` sets the period.
 import re
 import time
 
+from ferrite import BACKGROUND_LINE
+
 RESUMED_TEXT = r"ferrite: resumed at epoch (\d+) \(rolled back (\d+) records, (\d+) KiB\) in (\d+) us\n"
 RESUMED = re.compile(RESUMED_TEXT)
 
@@ -86,7 +88,7 @@ def test_epoch_reports_checkpoint_figures(machines, image):
     start = len(m.output)
     m.send("counter 1 5 &\n")           # a line every 5 ms: an epoch each
     pid = m.expect(r"\[(\d+)\] started", start=start).group(1)
-    m.expect(r"\n100\n", timeout=120, start=start)
+    m.expect(BACKGROUND_LINE % 100, timeout=120, start=start)
     m.send("kill %s\n" % pid)
     m.expect(r"osh> ", timeout=60, start=len(m.output))
     fig = epoch_figures(m)
@@ -100,7 +102,7 @@ def test_epoch_reports_checkpoint_figures(machines, image):
 def test_resume_line_and_figures_after_a_cut(machines, image):
     m = boot_osh(machines, image)
     m.send("counter 1000 20 &\n")
-    m.expect(r"\n1010\n", timeout=120)
+    m.expect(BACKGROUND_LINE % 1010, timeout=120)
     m.power_cut()
 
     m = power_on_again(machines, image)
@@ -134,7 +136,7 @@ def test_output_faster_than_the_line_blocks_and_loses_nothing(machines, image):
     m = boot_osh(machines, image)
     start = len(m.output)
     m.send("counter 1 0 &\n")
-    m.expect(r"\n30000\n", timeout=300, start=start)
+    m.expect(BACKGROUND_LINE % 30000, timeout=300, start=start)
     numbers = [int(n) for n in re.findall(r"^(?:osh> )?(\d+)$", m.output[start:], re.M)]
     upto = numbers[:numbers.index(30000) + 1]
     assert upto == list(range(1, 30001)), "a gap or repeat in the counter's output"

@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 
-from ferrite import PROMPT, ROOT
+from ferrite import BACKGROUND_LINE, PROMPT, ROOT
 
 NEW_PROGRAM = os.path.join(ROOT, "tools", "new-program")
 STEP = 120
@@ -82,7 +82,7 @@ def test_template_built_installed_and_run(machines, tmp_path):
         start = len(m.output)
         m.send("counter 1 20 &\n")
         m.expect(r"\[\d+\] started", timeout=STEP, start=start)
-        m.expect(r"\n3\n", timeout=STEP, start=start)
+        m.expect(BACKGROUND_LINE % 3, timeout=STEP, start=start)
         # refused while QEMU holds the image, which stays as it was
         r = run("make", "--no-print-directory", "BUILD=%s" % build, "install",
                 "IMAGE=%s" % image, "PROGRAMS=" + name)

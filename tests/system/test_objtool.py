@@ -164,7 +164,7 @@ def test_create_then_info(tmp_path):
     assert st.st_size == 64 * MIB
     assert st.st_blocks * 512 < 8 * MIB, "the image should be sparse"
     i = info(image)
-    assert i["layout version"].strip() == "2.1"
+    assert i["layout version"].strip() == "2.2"
     assert re.fullmatch(r" +[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                         i["heap id"])
     assert "67108864 bytes" in i["size"]
@@ -467,6 +467,8 @@ def test_stat_cat_rm_mv_and_their_errors(tmp_path):
     assert "placement: paged, 5 data pages\n" in st
     assert "refcount:  1\n" in st
     assert re.search(r"^modified:  epoch \d+$", st, re.M)
+    assert "mode:      unset (shown as 0644)\n" in st
+    assert re.search(r"^mtime:     20\d\d-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} UTC$", st, re.M)
     assert "names:     'doc'\n" in st
     assert objtool(image, "stat", f"#{ident}").out == st
     assert objtool(image, "cat", f"#{ident}").raw == data
@@ -789,9 +791,10 @@ def test_json_forms_say_what_the_text_says(tmp_path):
                 str(r["modified_epoch"])] == row[:5]
     assert json.loads(objtool(image, "ls", "notes/", "--json").out) == rows[:2]
     st = json.loads(objtool(image, "stat", "notes/a", "--json").out)
+    assert abs(st.pop("mtime_ns") / 1e9 - time.time()) < 600  # the host's clock at the import
     assert st == {"id": rows[0]["id"], "type": "blob", "size": 5000, "placement": "paged",
                   "pages": 2, "refcount": 1, "modified_epoch": rows[0]["modified_epoch"],
-                  "names": ["notes/a"]}
+                  "mode": None, "names": ["notes/a"]}
     du = json.loads(objtool(image, "du", "--json").out)
     assert du == {"groups": [{"names": "notes/", "bytes": 12288, "objects": 2},
                              {"names": "top", "bytes": 4096, "objects": 1}],

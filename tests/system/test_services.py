@@ -247,6 +247,34 @@ def test_edit_writes_a_note(machines, image):
     run(m, "edit", r"usage: edit NAME\n")
 
 
+def test_edit_ends_its_input_and_itself_at_ctrl_d(machines, image):
+    """Ctrl-D on an empty line is the end of input (a line read returns 0
+    bytes): it ends the text typed after `a` as '.' does, and at edit's
+    prompt it is `q`, which still keeps unsaved changes."""
+    m = boot(machines, image, logcheck=False)
+    start = len(m.output)
+    m.send("edit scratch\n")
+    m.expect(EDIT_PROMPT, timeout=STEP_TIMEOUT, start=start)
+    m.send("a\n")
+    for line in ["one", "two"]:
+        start = len(m.output)
+        m.send(line + "\n")
+        m.expect(re.escape(line) + r"\n", timeout=STEP_TIMEOUT, start=start)
+    start = len(m.output)
+    m.send("\x04")
+    m.expect(EDIT_PROMPT, timeout=STEP_TIMEOUT, start=start)
+    edit(m, "p", r"   1  one\n   2  two\n")
+    start = len(m.output)
+    m.send("\x04")
+    m.expect(r"q\nedit: unsaved changes: w writes them, Q quits without\n" + EDIT_PROMPT,
+             timeout=STEP_TIMEOUT, start=start)
+    edit(m, "w", r"edit: wrote 2 lines, 8 bytes to 'scratch'\n")
+    start = len(m.output)
+    m.send("\x04")
+    m.expect(r"q\n" + PROMPT, timeout=STEP_TIMEOUT, start=start)
+    run(m, "cat scratch", r"one\ntwo\n")
+
+
 def test_edit_outlives_a_power_cut(machines, image):
     m = boot(machines, image, logcheck=False)
     start = len(m.output)

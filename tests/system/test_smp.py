@@ -9,11 +9,10 @@ two-CPU form is in test_powercut.py; FERRITE_SMP=2 runs every test on two.
 
 import re
 
-from ferrite import PROMPT, run
+from ferrite import BACKGROUND_LINE, PROMPT, run
 
 # A program's whole line; osh's prompt may come first on it (a background
 # program's line after the prompt).
-NUMBER = r"^(?:osh> )*%s\n"
 SPIN = r"spin: (\d+) million rounds, checksum ([0-9a-f]{16}), \d+ ms\n"
 
 
@@ -90,15 +89,15 @@ def test_power_off_with_two_on_with_one_and_back(machines, image):
     twice)."""
     m = power_on(machines, image, 2)
     m.send("counter 1 20 &\n")
-    m.expect(r"\n5\n", timeout=60)
+    m.expect(BACKGROUND_LINE % 5, timeout=60)
     for cpus in (4, 1, 2):
         m.power_cut()
-        last = int(re.findall(NUMBER % r"(\d+)", m.output, re.M)[-1])
+        last = int(re.findall(BACKGROUND_LINE % r"(\d+)", m.output, re.M)[-1])
         m = machines(image=image, size="32M", cpus=cpus)
         m.expect(r"cpus: %d running\n" % cpus, timeout=120)
-        first = int(m.expect(NUMBER % r"(\d+)", timeout=60).group(1))
+        first = int(m.expect(BACKGROUND_LINE % r"(\d+)", timeout=60).group(1))
         assert last <= first <= last + 1, (last, first, m.output[-400:])
-        m.expect(NUMBER % (first + 5), timeout=60)
+        m.expect(BACKGROUND_LINE % (first + 5), timeout=60)
 
 
 def test_usertest_on_two_cpus(machines, image):
@@ -127,9 +126,9 @@ def test_shell_and_checkpoints_on_two_cpus(machines, image):
     run(m, "sync", r"sync: epoch \d+ committed\n")
     run(m, "stats", r"stopping the other cpus at a commit: last [\d.]+ us")
     m.power_cut()
-    last = int(re.findall(NUMBER % r"mtcount: (\d+)", m.output, re.M)[-1])
+    last = int(re.findall(BACKGROUND_LINE % r"mtcount: (\d+)", m.output, re.M)[-1])
     m = machines(image=image, size="32M", cpus=2)
-    first = int(m.expect(NUMBER % r"mtcount: (\d+)", timeout=120).group(1))
+    first = int(m.expect(BACKGROUND_LINE % r"mtcount: (\d+)", timeout=120).group(1))
     assert last <= first <= last + 1, (last, first)
     m.send("\n")
     m.expect(PROMPT, timeout=60)

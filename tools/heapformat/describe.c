@@ -291,10 +291,10 @@ static void os_obj_header(void)
 	FIELD(os_obj_header, data);
 	FIELD(os_obj_header, depth);
 	FIELD(os_obj_header, placement);
-	FIELD(os_obj_header, reserved0);
+	FIELD(os_obj_header, mode);
 	FIELD(os_obj_header, reserved1);
 	FIELD(os_obj_header, modified_epoch);
-	FIELD(os_obj_header, reserved2);
+	FIELD(os_obj_header, mtime_ns);
 	FIELD(os_obj_header, reserved3);
 	FIELD(os_obj_header, crc);
 	end();
@@ -586,7 +586,7 @@ static void klxfile(void)
 	begin("klxfile", sizeof(struct klxfile));
 	FIELD(klxfile, magic);
 	FIELD(klxfile, kind);
-	FIELD(klxfile, reserved);
+	FIELD(klxfile, flock);
 	FIELD(klxfile, flags);
 	FIELD(klxfile, reserved2);
 	FIELD(klxfile, object);

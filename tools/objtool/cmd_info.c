@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kformat/kformat.h"
 #include "objtool.h"
@@ -613,6 +614,28 @@ static int print_names_of(struct image *img, uint64_t id, bool json)
 	return EXIT_OK;
 }
 
+/* mtime_text -- a header's mtime as UTC with its nanoseconds, or "unknown" (0) */
+static const char *mtime_text(char *s, size_t n, int64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000);
+	int64_t frac = ns % 1000000000;
+	struct tm tm;
+
+	if (!ns)
+		return "unknown";
+	if (frac < 0) {
+		frac += 1000000000;
+		sec--;
+	}
+	if (!gmtime_r(&sec, &tm))
+		snprintf(s, n, "%" PRId64 " ns", ns);
+	else
+		snprintf(s, n, "%04d-%02d-%02d %02d:%02d:%02d.%09" PRId64 " UTC",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			 tm.tm_min, tm.tm_sec, frac);
+	return s;
+}
+
 /* stat_json -- stat --json: the header's fields and the names, one object */
 static int stat_json(struct image *img, const struct os_obj_info *info)
 {
@@ -620,10 +643,17 @@ static int stat_json(struct image *img, const struct os_obj_info *info)
 
 	printf("{\"id\": %" PRIu64 ", \"type\": \"%s\", \"size\": %" PRIu64
 	       ", \"placement\": \"%s\", \"pages\": %" PRIu64 ", \"refcount\": %" PRIu32
-	       ", \"modified_epoch\": %" PRIu64 ", \"names\": [", info->id,
+	       ", \"modified_epoch\": %" PRIu64, info->id,
 	       os_obj_type_name(info->type), info->size,
 	       info->placement == OS_PLACE_PAGED ? "paged" : "small", info->pages,
 	       info->refcount, info->modified_epoch);
+	if (info->placement == OS_PLACE_PAGED && info->mode)
+		printf(", \"mode\": %u", info->mode & OS_MODE_BITS);
+	else if (info->placement == OS_PLACE_PAGED)
+		printf(", \"mode\": null");
+	if (info->placement == OS_PLACE_PAGED)
+		printf(", \"mtime_ns\": %" PRId64, info->mtime_ns);
+	printf(", \"names\": [");
 	status = print_names_of(img, info->id, true);
 	printf("]}\n");
 	return status;
@@ -634,7 +664,7 @@ static int run_stat(struct image *img, const struct args *a)
 {
 	struct os_obj_info info;
 	const char *name;
-	char s[32];
+	char s[96];
 	uint64_t id;
 	int status = resolve_object(img, "stat", a->pos[0], &id, &name);
 
@@ -654,6 +684,12 @@ static int run_stat(struct image *img, const struct args *a)
 		printf("placement: small (one block)\n");
 	printf("refcount:  %" PRIu32 "\n", info.refcount);
 	printf("modified:  epoch %" PRIu64 "\n", info.modified_epoch);
+	if (info.placement == OS_PLACE_PAGED && info.mode)
+		printf("mode:      %04o\n", info.mode & OS_MODE_BITS);
+	else if (info.placement == OS_PLACE_PAGED)
+		printf("mode:      unset (shown as 0%o)\n", info.type == OS_TYPE_CODE ? 0755 : 0644);
+	if (info.placement == OS_PLACE_PAGED)
+		printf("mtime:     %s\n", mtime_text(s, sizeof(s), info.mtime_ns));
 	return print_names_of(img, id, false);
 }
 
@@ -667,12 +703,15 @@ const struct command cmd_stat = {
 	.summary = "an object's header (id, type, size...) and its names",
 	.help = "Shows an object's header: its id, type, size, placement (paged:\n"
 		"whole data pages, with how many are allocated; small: one block),\n"
-		"reference count and the epoch of its last change, then every name\n"
-		"bound to it (found by a scan of the catalogue).\n\n"
+		"reference count and the epoch of its last change; for a paged object\n"
+		"its mode (unset until a chmod: 0644 is shown, 0755 for code) and the\n"
+		"wall time of its last change (unknown: 0); then every name bound to\n"
+		"it (found by a scan of the catalogue).\n\n"
 		"NAME is looked up in the catalogue; #ID (e.g. #12) names an object\n"
 		"by its id, named or not.\n"
 		"\n  --json           one JSON object: id, type, size, placement (paged or\n"
-		"                   small), pages, refcount, modified_epoch, names\n"
+		"                   small), pages, refcount, modified_epoch, for a paged\n"
+		"                   object mode (null: unset) and mtime_ns, names\n"
 		"  --snapshot NAME  read snapshot NAME's state instead of the live one\n"
 		"                   (objtool IMAGE snapshots lists them; exit status 8\n"
 		"                   if there is none of that name)\n",

@@ -199,19 +199,22 @@ static void cmd_write(const char *arg)
 	printf("edit: wrote %zu lines, %zu bytes to '%s'\n", line_count, size, name);
 }
 
-/* read_line -- one line from the console into buf[INPUT_CAP], without its '\n'; false on error */
-static bool read_line(char *buf)
+/* read_line -- one line from the console into buf[INPUT_CAP], without its
+ * '\n': 1; 0 at the end of input (Ctrl-D on an empty line); -1 on error */
+static int read_line(char *buf)
 {
 	long n = fe_console_read(buf, INPUT_CAP - 1, FE_CONSOLE_LINE);
 
 	if (n < 0) {
 		printf("edit: reading the console: %s\n", err_str((int)n));
-		return false;
+		return -1;
 	}
-	if (n > 0 && buf[n - 1] == '\n')
+	if (n == 0)
+		return 0;
+	if (buf[n - 1] == '\n')
 		n--;
 	buf[n] = '\0';
-	return true;
+	return 1;
 }
 
 /* input_lines -- read lines up to one holding only ".", inserting them after line `after` */
@@ -219,7 +222,7 @@ static void input_lines(size_t after)
 {
 	static char buf[INPUT_CAP];
 
-	while (read_line(buf) && strcmp(buf, ".") != 0) {
+	while (read_line(buf) > 0 && strcmp(buf, ".") != 0) {
 		if (!line_insert(after, buf, strlen(buf))) {
 			printf("edit: out of memory; line dropped\n");
 			continue;
@@ -404,7 +407,7 @@ static bool run_command(const char *cmdline)
 	return true;
 }
 
-/* main -- load NAME, then read and run commands until q */
+/* main -- load NAME, then read and run commands until q (Ctrl-D is q) */
 int main(int argc, char **argv)
 {
 	static char buf[INPUT_CAP];
@@ -416,8 +419,20 @@ int main(int argc, char **argv)
 	edit_name = argv[1];
 	if (!load(edit_name))
 		return 1;
-	do
+	for (;;) {
+		int got;
+
 		printf("edit> ");
-	while (read_line(buf) && run_command(buf));
+		got = read_line(buf);
+		if (got < 0)
+			break;
+		if (got == 0) {
+			printf("q\n");
+			buf[0] = 'q';
+			buf[1] = '\0';
+		}
+		if (!run_command(buf))
+			break;
+	}
 	return 0;
 }

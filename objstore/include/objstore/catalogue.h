@@ -50,6 +50,13 @@ int os_cat_replace(struct objstore *os, const char *name, uint64_t len,
 int os_cat_rename(struct objstore *os, const char *from, uint64_t from_len,
 		  const char *to, uint64_t to_len);
 
+/* os_cat_rename_bounds -- the most log (*log) and free pages (*pages) one
+ * os_cat_rename may need in the catalogue grown by up to `grow` levels:
+ * a caller making many renames in one transaction checks n times these
+ * first, so that none of them fails half way */
+void os_cat_rename_bounds(const struct objstore *os, unsigned grow, uint64_t *log,
+			  uint64_t *pages);
+
 /* An iteration position. Before the first call it holds the start name
  * (returned if present: `started` 0); afterwards the last name returned,
  * and the next call returns the first name after it. */

@@ -35,7 +35,7 @@
 
 #define OS_MAGIC "FERRHEAP"     /* 8 bytes, no NUL */
 #define OS_LAYOUT_MAJOR 2
-#define OS_LAYOUT_MINOR 1
+#define OS_LAYOUT_MINOR 2
 /* The oldest major version this code still reads: a 1.x heap opens and
  * runs unchanged, without a snapshot area (its snap_size is 0). */
 #define OS_LAYOUT_OLDEST_MAJOR 1
@@ -272,14 +272,35 @@ struct os_obj_header {
 	uint64_t data;              /* see above */
 	uint8_t depth;              /* paged: radix depth */
 	uint8_t placement;          /* enum os_placement */
-	uint16_t reserved0;         /* zero */
+	uint16_t mode;              /* 2.2: OS_MODE_SET | permission bits, or 0 */
 	uint32_t reserved1;         /* zero */
 	uint64_t modified_epoch;    /* epoch of the last change to size or contents */
-	uint64_t reserved2;         /* zero */
+	int64_t mtime_ns;           /* 2.2: wall time of that change, or 0 */
 	uint32_t reserved3;         /* zero */
 	uint32_t crc;               /* CRC32C of the 60 bytes above */
 };
 _Static_assert(sizeof(struct os_obj_header) == 64, "object header size");
+_Static_assert(__builtin_offsetof(struct os_obj_header, mode) == 34, "object header mode");
+_Static_assert(__builtin_offsetof(struct os_obj_header, mtime_ns) == 48, "object header mtime");
+
+/*
+ * A paged object's mode and time (2.2, in what were reserved0 and
+ * reserved2; a small object keeps both 0):
+ *   mode      0 until a mode is set (chmod): readers then show their
+ *             default (0644, 0755 for code); else OS_MODE_SET with the
+ *             permission bits (OS_MODE_BITS: rwx for three classes,
+ *             setuid, setgid, sticky) in the low 12 bits, nothing else.
+ *   mtime_ns  nanoseconds since 1970-01-01 00:00 UTC (negative: before),
+ *             by the platform's clock: every change to the size or the
+ *             contents (where modified_epoch is set) stores the wall time
+ *             of the transaction's first such change, read once per
+ *             transaction, so a kernel epoch stamps one time; a utimes
+ *             call stores any time. 0 until stamped, or by a platform
+ *             without a clock.
+ * Both change only with the header, logged like every header change.
+ */
+#define OS_MODE_SET 0x8000u
+#define OS_MODE_BITS 07777u
 
 /*
  * Index pages (the id index and object data radix trees): a whole data

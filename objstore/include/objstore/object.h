@@ -27,6 +27,8 @@ struct os_obj_info {
 	uint32_t refcount;
 	uint64_t size;
 	uint64_t modified_epoch;
+	uint16_t mode;               /* 0, or OS_MODE_SET | permission bits (format.h) */
+	int64_t mtime_ns;            /* wall time of the last change (format.h), 0 unknown */
 	uint64_t pages;              /* data pages allocated (paged objects) */
 };
 
@@ -65,6 +67,19 @@ int os_obj_ref(struct objstore *os, uint64_t id, int32_t delta, uint32_t *count)
 /* os_obj_resize -- grow (zero-filled) or shrink a paged object; small
  * objects cannot be resized (-ERR_NOTSUP) */
 int os_obj_resize(struct objstore *os, uint64_t id, uint64_t size);
+
+/* os_obj_set_mode -- set paged object `id`'s permission bits (at most
+ * OS_MODE_BITS, else -ERR_INVAL); -ERR_NOTSUP for a small object */
+int os_obj_set_mode(struct objstore *os, uint64_t id, uint16_t mode);
+
+/* os_obj_set_mtime -- set paged object `id`'s mtime (ns since 1970 UTC,
+ * any value; a later change of its contents stamps it again) */
+int os_obj_set_mtime(struct objstore *os, uint64_t id, int64_t ns);
+
+/* os_obj_touch -- stamp paged object `id` as changed now (its epoch and
+ * mtime), for contents written past objstore (mappings, a DRAM cache);
+ * logs its header at most once a transaction */
+int os_obj_touch(struct objstore *os, uint64_t id);
 
 /* os_obj_read -- copy up to len bytes from offset `off`; bytes read
  * (0 at or past the end) */

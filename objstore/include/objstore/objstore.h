@@ -73,6 +73,8 @@ struct objstore {
 	uint64_t log_high_water;       /* largest log_tail seen since open */
 	uint32_t last_record_size;     /* bytes of the last record appended */
 	uint64_t tx_epoch;             /* committed_epoch + 1 while a transaction runs */
+	int64_t tx_wall_ns;            /* the mtime this transaction stamps (os_tx_wall_ns) */
+	bool tx_wall_read;             /* tx_wall_ns read from the clock in this transaction */
 	bool in_tx;
 	bool root_logged;              /* the root block is in this transaction's log */
 	uint64_t log_kept;             /* log bytes no call may take (os_log_keep) */
@@ -166,6 +168,11 @@ int os_tx_begin(struct objstore *os);
 /* os_tx_log -- save [p, p+len) (inside the heap) before changing it;
  * -ERR_NOSPC when the log is full (nothing was logged) */
 int os_tx_log(struct objstore *os, const void *p, size_t len);
+
+/* os_tx_wall_ns -- the wall time this transaction stamps as the mtime of
+ * what it changes (format.h): the platform's clock at the first call in
+ * the transaction, 0 without a clock */
+int64_t os_tx_wall_ns(struct objstore *os);
 
 /* os_tx_commit -- make everything the transaction did durable, atomically */
 int os_tx_commit(struct objstore *os);

@@ -190,6 +190,8 @@ def wait_text(k, thread):
         return "waiting for console input or a Linux pipe (poll, select)" + (
             f" until {int(thread['wake_ns']) / 1e9:.3f} s monotonic"
             if int(thread["wake_ns"]) else "")
+    if name == "KWAIT_LOCK":
+        return f"waiting for a lock on object #{obj} to go (fcntl F_SETLKW, flock)"
     return f"waiting ({name}, object #{obj})"
 
 
