@@ -30,7 +30,8 @@ packages=(
 	musl-tools      # musl-gcc: Linux programs built -static against musl (tests/linux/)
 	strace          # the host's trace of a Linux program, which osh's trace is compared with (tests/system/test_linux.py)
 	liblua5.4-dev   # liblua5.4.a: the Lua REPL the Linux-programs tests run (tests/linux/lua-repl.c)
-	libsqlite3-dev  # libsqlite3.a: the SQL shell the Linux-programs tests run (tests/linux/sql.c)
+	libsqlite3-dev  # libsqlite3.a: the SQL shell the Linux-programs tests run (tests/linux/sql.c), and sqlbench (make bench-lxprog)
+	e2fsprogs       # mkfs.ext4: the Linux guest's ext4 disk that SQLite is measured on (make bench-lxprog)
 )
 
 missing=()

@@ -28,6 +28,14 @@
 #   make bench-linux      wall time from launching QEMU to the first line of
 #                         a Debian kernel + busybox initramfs, the yardstick
 #                         for a resumed program (tests/bench/linux-boot-time)
+#   make bench-lxprog     Linux programs, the same static binaries in Ferrite
+#                         and in the Linux + busybox guest on the same QEMU
+#                         (TCG), side by side: system calls in-process
+#                         (lxbench), busybox sort, md5sum, tar, gzip timed
+#                         from outside (osh's time), SQLite's single-insert
+#                         transactions (sqlbench) against ext4 on
+#                         virtio-blk, against issue 31's targets
+#                         (tests/bench/run-lxprog-bench)
 #   make bench-snapshot   snapshots in objstore: taking one (64 MiB vs 4 GiB
 #                         with a million objects), the first write to a
 #                         page after one with 0, 1 and 5 held, restoring
@@ -70,7 +78,7 @@ BENCH_SNAPSHOT := $(BENCH_DIR)/bench_snapshot
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
 	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot bench-smp \
-	bench-link
+	bench-link bench-lxprog
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -84,11 +92,12 @@ BENCH_RUNS := \
 	"tests/bench/run-snapshot-bench --bin $(BENCH_SNAPSHOT)" \
 	"tests/bench/run-link-bench $(LINK_BENCH_ARGS)" \
 	"tests/bench/linux-boot-time" \
+	"tests/bench/run-lxprog-bench $(LXPROG_BENCH_ARGS)" \
 	"tests/bench/nvm-stats"
 
 bench: bench-deps
 	@$(MAKE) --no-print-directory all trace-kernel bench-objstore-bins $(BENCH_FILL_HEAP) \
-		$(BENCH_SNAPSHOT)
+		$(BENCH_SNAPSHOT) $(BENCH_LXPROGS)
 	@rm -f $(BENCH_DIR)/*.json
 	@start=$$(date +%s); status=0; \
 	for run in $(BENCH_RUNS); do \
@@ -108,6 +117,13 @@ bench-boot: deps kernel iso
 
 bench-linux: bench-deps
 	@tests/bench/linux-boot-time
+
+# the programs run on both sides (tests/linux/linux.mk)
+BENCH_LXPROGS := $(BUILD)/linux/lxbench $(BUILD)/linux/sqlbench
+
+bench-lxprog: bench-deps
+	@$(MAKE) --no-print-directory all $(BENCH_LXPROGS)
+	@tests/bench/run-lxprog-bench $(LXPROG_BENCH_ARGS)
 
 # the traced kernel and the plugin (tools/nvmtrace/nvmtrace.mk)
 nvm-stats: all trace-kernel

@@ -1,7 +1,7 @@
 """benchdata.py -- the results every benchmark script writes for the report.
 
 Each script (run-objstore-bench, run-kernel-bench, run-ckpt-bench,
-boot-time, linux-boot-time) prints its own tables as before and also
+boot-time, linux-boot-time, run-lxprog-bench...) prints its own tables as before and also
 writes one JSON file, build/bench/NAME.json, that tests/bench/report turns
 into build/bench/report.md with its plots. The file:
 

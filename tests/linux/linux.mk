@@ -16,6 +16,10 @@
 #   build/linux/remap-glibc  remap-musl       mremap, and realloc through it
 #   build/linux/locks        record locks and flock between programs (glibc)
 #   build/linux/meta-glibc  meta-musl   a file's mode and times
+#   build/linux/lxbench      system calls timed in-process, against Linux
+#                            (tests/bench/run-lxprog-bench; glibc, -pthread)
+#   build/linux/sqlbench     SQLite inserts, a transaction each, timed
+#                            in-process (Debian's libsqlite3.a; the same)
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -24,7 +28,7 @@
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
-		  remap-glibc remap-musl locks meta-glibc meta-musl)
+		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -76,6 +80,10 @@ $(LINUX_DIR)/meta-glibc: tests/linux/meta.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $<
 $(LINUX_DIR)/meta-musl: tests/linux/meta.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/lxbench: tests/linux/lxbench.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
+$(LINUX_DIR)/sqlbench: tests/linux/sqlbench.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $< $(LINUX_LIBS)/libsqlite3.a -lm
 
 $(LINUX_DIR)/:
 	mkdir -p $@

@@ -123,6 +123,20 @@ def write_fixture(directory, linux=True):
         linux_data.note("skipped: no Debian kernel")
     linux_data.write(directory)
 
+    lxprog = Results("lxprog", "Linux programs: Ferrite against Linux")
+    lxprog.figure("targets", "Ferrite against Linux: the targets", "ratio of the medians")
+    lxprog.add("targets", "getpid", "x", "tcg", runs=3, median=2.5, lo=2.0, hi=3.0,
+               op="getpid", target="<= 1x", result="MISSED", ferrite=5000.0, linux=2000.0,
+               speedup=False, value_unit="ns/op")
+    lxprog.add("targets", "md5sum of 16 MiB", "x", "tcg", runs=3, median=1.1, lo=1.0, hi=1.15,
+               op="md5sum", target="<= 1.2x", result="met", ferrite=0.55, linux=0.5,
+               speedup=False, value_unit="s")
+    lxprog.figure("syscalls", "System calls, in-process", "lxbench")
+    for side, values in (("ferrite", [5000.0, 4000.0, 6000.0]), ("linux", [2000.0, 1900.0, 2100.0])):
+        lxprog.add("syscalls", side + ": getpid", "ns/op", "tcg", values, side=side, op="getpid",
+                   what="getpid")
+    lxprog.write(directory)
+
     nvm = Results("nvm", "NVM write accounting")
     nvm.figure("nvm-writes", "NVM writes per workload", "traced power-ons")
     for column, values in (("guest ms", [45.7, 45.7, 45.8]),
@@ -155,7 +169,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
                     "### Checkpoint overhead", "## Every CPU (`make bench-smp`)",
                     "## Linux + busybox boot",
                     "## The host link: bulk transfers and latency (`make bench-link`)",
-                    "## NVM write accounting (`make nvm-stats`)"):
+                    "## NVM write accounting (`make nvm-stats`)",
+                    "## Linux programs: Ferrite against Linux (`make bench-lxprog`)"):
         assert heading in text, heading
     # what was measured, where, median of how many runs, the spread
     assert "accelerator: tcg; median of 3 runs" in text
@@ -185,6 +200,10 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
     assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
             in text)
+    assert "| getpid | 5000.0 ns | 2000.0 ns | 2.50x | 2.00x – 3.00x | <= 1x | **MISSED** |" in text
+    assert "| md5sum of 16 MiB | 550.0 ms | 500.0 ms | 1.10x | 1.00x – 1.15x | <= 1.2x | met |" in text
+    assert "Missed: getpid." in text
+    assert "| getpid | 5000.0 ns | 4000.0 ns – 6000.0 ns | 2000.0 ns | 1900.0 ns – 2100.0 ns |" in text
     assert "Not run" not in text
     for plot in PLOTS:
         svg = (plots / plot).read_text()

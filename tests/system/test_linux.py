@@ -805,6 +805,33 @@ def test_redirection_in_the_background_and_without_blanks(linux):
     assert reply(m, "rm sorted") == ""
 
 
+def test_time_says_how_long_a_program_took(linux):
+    """osh's `time NAME ARGS...` (docs/shell.md): the program runs in the
+    foreground with its redirections, then a `real` line; $? is the
+    program's. The time covers the program's whole run: a 0.3 s sleep
+    takes at least 0.3 s (no upper bound: a test never judges speed)."""
+    m, files = linux
+    text = reply(m, "time busybox sleep 0.3")
+    found = re.fullmatch(r"real (\d+)\.(\d{6}) s\n", text)
+    assert found and int(found.group(1)) * 10**6 + int(found.group(2)) >= 300000, text
+    assert reply(m, "echo $?") == "0\n"
+    text = reply(m, "time busybox sort -r < t/fruit.txt > sorted")
+    assert re.fullmatch(r"real \d+\.\d{6} s\n", text), text
+    assert reply(m, "cat sorted") == host_run(["busybox", "sort", "-r", "t/fruit.txt"],
+                                              files, BUSYBOX)[0]
+    assert reply(m, "rm sorted") == ""
+    text = reply(m, "time busybox false")
+    assert re.fullmatch(r"real \d+\.\d{6} s\n", text) and reply(m, "echo $?") == "1\n", text
+    text = reply(m, "time hello")              # one of Ferrite's own programs
+    assert re.fullmatch(r"hello[^\n]*\n(?:[^\n]*\n)*real \d+\.\d{6} s\n", text), text
+    for line, message, status in (
+            ("time", "usage: time NAME [ARGS...]", 2),
+            ("time ls", "time: ls is a builtin of osh; time runs a program, bin/NAME", 1),
+            ("time nosuch", "osh: no program named 'bin/nosuch' (help lists the builtins)", 127),
+            ("time busybox true &", "osh: time is a builtin; it cannot run in the background", 1)):
+        assert (reply(m, line), reply(m, "echo $?")) == (message + "\n", "%d\n" % status), line
+
+
 # Lines osh cannot run as they are (docs/shell.md, "Redirection"), and
 # what it says; each runs nothing and sets $? 1.
 REDIRECT_MISTAKES = [

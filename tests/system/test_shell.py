@@ -304,7 +304,7 @@ def test_help(osh):
     out = cmd(osh, "help")
     for name in ["ls", "stat", "cat", "hexdump", "new", "write", "append", "cp",
                  "mv", "rm", "ln", "find", "ps", "kill", "wait", "jobs", "fg",
-                 "status", "resume", "sync", "epoch", "stats", "uptime", "mem", "poweroff",
+                 "status", "resume", "time", "sync", "epoch", "stats", "uptime", "mem", "poweroff",
                  "history", "run", "help"]:
         assert re.search(r"^  %s\b" % name, out, re.M), name
     says(osh, "help ls", "usage: ls [-l] [PREFIX]\n  names in order (-l: id, type, size, "

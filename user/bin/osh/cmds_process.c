@@ -1,7 +1,7 @@
 /*
  * cmds_process.c -- programs and jobs: running bin/NAME in the foreground
  * or the background, and the builtins ps, kill, wait, jobs, fg, status,
- * resume, trace.
+ * resume, trace, time.
  *
  * A foreground program becomes the console's foreground process
  * (SYS_CONSOLE_FG), so the kernel ends it when Ctrl-C is typed; osh
@@ -287,6 +287,40 @@ void cmd_trace(int argc, char **argv)
 		return;
 	}
 	wait_foreground((int32_t)h, argv[1]);
+}
+
+/* run_timed -- time NAME ARGS... [redirections]: run bin/NAME in the
+ * foreground as run_program does and say how long it took, from just
+ * before the spawn to the end of the wait, on the monotonic clock */
+void run_timed(struct words *w)
+{
+	uint64_t begun, took;
+	long h;
+
+	if (w->background) {
+		complain("osh: time is a builtin; it cannot run in the background");
+		return;
+	}
+	if (w->count < 2) {
+		complain("usage: time NAME [ARGS...]");
+		shell_status = STATUS_USAGE;
+		return;
+	}
+	if (find_builtin(w->word[1])) {
+		complain("time: %s is a builtin of osh; time runs a program, bin/NAME", w->word[1]);
+		return;
+	}
+	memmove(w->word, w->word + 1, (size_t)w->count * sizeof(w->word[0]));
+	w->count--;
+	out_flush(); /* what osh said so far goes out before the program speaks */
+	begun = fe_now();
+	h = start(w);
+	if (h < 0)
+		return;
+	wait_foreground((int32_t)h, w->word[0]);
+	took = fe_now() - begun;
+	out_printf("real %lu.%06lu s\n", (unsigned long)(took / 1000000000u),
+		   (unsigned long)(took % 1000000000u / 1000u));
 }
 
 /* parse_pid -- a decimal pid > 0 into *pid; false after complaining */

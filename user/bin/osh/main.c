@@ -46,6 +46,7 @@ const struct builtin builtins[] = {
 	{"status", 0, 0, "status", "how the last foreground program ended", cmd_status},
 	{"resume", 0, 0, "resume", "after a safe power-on: the held processes run on", cmd_resume},
 	{"trace", 1, -1, "trace NAME [ARGS...]", "run bin/NAME, a Linux program, showing each system call it makes", cmd_trace},
+	{"time", 1, -1, "time NAME [ARGS...]", "run bin/NAME in the foreground, then say the real time it took", NULL},
 	{"sync", 0, 0, "sync", "make everything durable now; returns once it is", cmd_sync},
 	{"epoch", 0, 0, "epoch", "checkpoint figures: epoch, commits, pauses, pages", cmd_epoch},
 	{"stats", 0, 0, "stats", "the same as epoch", cmd_epoch},
@@ -130,7 +131,9 @@ static void run_line(const char *line)
 			return;  /* an empty line keeps $? */
 		shell_status = 0;
 		b = find_builtin(w.word[0]);
-		if (b != NULL)
+		if (b != NULL && strcmp(b->name, "time") == 0)
+			run_timed(&w);  /* a program's redirections are its own */
+		else if (b != NULL)
 			run_builtin(b, &w);
 		else
 			run_program(&w);

@@ -206,6 +206,10 @@ void cmd_clear(int argc, char **argv);
  * background if asked */
 void run_program(const struct words *w);
 
+/* run_timed -- time NAME ARGS...: run bin/NAME as run_program does, then
+ * say how long it took (spawn to the end of the wait) */
+void run_timed(struct words *w);
+
 /* report_jobs -- say which background jobs ended, and forget them */
 void report_jobs(void);
 
