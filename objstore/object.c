@@ -1043,16 +1043,24 @@ int os_obj_ref(struct objstore *os, uint64_t id, int32_t delta, uint32_t *count)
 	return 0;
 }
 
+/* paged_get -- paged object `id`'s header; -ERR_NOTSUP for a small object */
+static int paged_get(struct objstore *os, uint64_t id, struct os_obj_header **h)
+{
+	int err = hdr_get(os, id, h);
+
+	if (err)
+		return err;
+	return (*h)->placement == OS_PLACE_PAGED ? 0 : -ERR_NOTSUP;
+}
+
 /* os_obj_resize -- grow (zero-filled) or shrink a paged object */
 int os_obj_resize(struct objstore *os, uint64_t id, uint64_t size)
 {
 	struct os_obj_header *h;
-	int err = hdr_get(os, id, &h);
+	int err = paged_get(os, id, &h);
 
 	if (err)
 		return err;
-	if (h->placement != OS_PLACE_PAGED)
-		return -ERR_NOTSUP;
 	if (size == h->size)
 		return 0;
 	return size > h->size ? grow(os, h, size) : shrink(os, h, size, 0);
@@ -1061,13 +1069,10 @@ int os_obj_resize(struct objstore *os, uint64_t id, uint64_t size)
 /* paged_hdr -- paged object `id`'s header, logged to change (COST_HDR) */
 static int paged_hdr(struct objstore *os, uint64_t id, struct os_obj_header **h)
 {
-	int err = hdr_get(os, id, h);
+	int err = paged_get(os, id, h);
 
-	if (err)
-		return err;
-	if ((*h)->placement != OS_PLACE_PAGED)
-		return -ERR_NOTSUP;
-	err = os_log_room(os, COST_HDR);
+	if (!err)
+		err = os_log_room(os, COST_HDR);
 	return err ? err : os_tx_log(os, *h, sizeof(**h));
 }
 
@@ -1106,12 +1111,10 @@ int os_obj_set_mtime(struct objstore *os, uint64_t id, int64_t ns)
 int os_obj_touch(struct objstore *os, uint64_t id)
 {
 	struct os_obj_header *h;
-	int err = hdr_get(os, id, &h);
+	int err = paged_get(os, id, &h);
 
 	if (err)
 		return err;
-	if (h->placement != OS_PLACE_PAGED)
-		return -ERR_NOTSUP;
 	if (h->modified_epoch == os->tx_epoch && h->mtime_ns == os_tx_wall_ns(os))
 		return 0;
 	err = paged_hdr(os, id, &h);

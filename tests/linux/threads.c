@@ -87,6 +87,25 @@ static void woken_by_a_handler(void)
 	printf("sem_wait after the handler's sem_post: %d\n", r);
 }
 
+/* release_and_join -- let the WORKERS waiting gatherers go, join them, and
+ * say what each returned (`woke`: only that it woke, by its number) */
+static void release_and_join(pthread_t *t, int woke)
+{
+	pthread_mutex_lock(&lock);
+	released = 1;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
+	for (long n = 0; n < WORKERS; n++) {
+		void *result;
+
+		pthread_join(t[n], &result);
+		if (woke)
+			printf("waiter %ld woke\n", (long)(intptr_t)result);
+		else
+			printf("waiter %ld returned %ld\n", n, (long)(intptr_t)result);
+	}
+}
+
 /* Signals to threads: each of SIGNALLED workers waits in sigsuspend on an
  * alternate stack of its own; pthread_kill sends each SIGUSR1, and kill
  * sends the program SIGUSR2, which only worker 1 does not block. */
@@ -196,15 +215,8 @@ static int together(void)
 	pthread_mutex_lock(&lock);
 	while (arrived < WORKERS)
 		pthread_cond_wait(&changed, &lock);
-	released = 1;
-	pthread_cond_broadcast(&changed);
 	pthread_mutex_unlock(&lock);
-	for (long n = 0; n < WORKERS; n++) {
-		void *result;
-
-		pthread_join(t[n], &result);
-		printf("waiter %ld returned %ld\n", n, (long)(intptr_t)result);
-	}
+	release_and_join(t, 0);
 
 	clock_gettime(CLOCK_REALTIME, &when);
 	when.tv_nsec += 50 * 1000 * 1000;
@@ -238,16 +250,7 @@ static int wait_for_input(void)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
-	pthread_mutex_lock(&lock);
-	released = 1;
-	pthread_cond_broadcast(&changed);
-	pthread_mutex_unlock(&lock);
-	for (long n = 0; n < WORKERS; n++) {
-		void *result;
-
-		pthread_join(t[n], &result);
-		printf("waiter %ld woke\n", (long)(intptr_t)result);
-	}
+	release_and_join(t, 1);
 	return 0;
 }
 
