@@ -375,6 +375,12 @@ int os_repair_counts(struct objstore *os, uint64_t objects, uint64_t names)
 	return 0;
 }
 
+/* os_log_free -- what callers may still log */
+uint64_t os_log_free(const struct objstore *os)
+{
+	return os->log_size - os->log_tail - os_snap_log_reserve(os);
+}
+
 /* os_stats -- counts from the root block and the running transaction */
 void os_stats(const struct objstore *os, struct os_stats *out)
 {
@@ -387,7 +393,7 @@ void os_stats(const struct objstore *os, struct os_stats *out)
 	out->epoch = os->sb->committed_epoch;
 	out->log_size = os->log_size;
 	out->log_used = os->log_tail;
-	out->log_free = os->log_size - os->log_tail - os_snap_log_reserve(os);
+	out->log_free = os_log_free(os);
 	out->log_high_water = os->log_high_water;
 	out->rolled_back = os->rolled_back;
 	out->rolled_back_bytes = os->rolled_back_bytes;

@@ -288,6 +288,8 @@ uint64_t arch_syscall_number(const struct trap_frame *tf);
 
 /* arch_syscall_arg -- argument i (0..5: rdi rsi rdx r10 r8 r9) of a SYSCALL frame */
 uint64_t arch_syscall_arg(const struct trap_frame *tf, unsigned i);
+/* arch_syscall_args -- all six arguments of a SYSCALL frame, in order */
+void arch_syscall_args(const struct trap_frame *tf, uint64_t args[6]);
 
 /* arch_syscall_set_result -- the value the call returns (rax) */
 void arch_syscall_set_result(struct trap_frame *tf, int64_t v);

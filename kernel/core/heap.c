@@ -556,8 +556,5 @@ int heap_commit(void)
 /* heap_log_free -- bytes left in the undo log for the running epoch */
 uint64_t heap_log_free(void)
 {
-	struct os_stats st;
-
-	os_stats(&kheap, &st);
-	return st.log_free;
+	return os_log_free(&kheap);
 }

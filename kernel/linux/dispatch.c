@@ -201,8 +201,7 @@ void linux_syscall(struct trap_frame *tf, struct pctx *p)
 	const bool traced = p->proc->flags & KPROC_TRACE;
 	int64_t result;
 
-	for (unsigned i = 0; i < 6; i++)
-		c.arg[i] = arch_syscall_arg(tf, i);
+	arch_syscall_args(tf, c.arg);
 	c.reissued = take_wait_record(p, c.nr, &c.blocked_until);
 	if (traced && lx_trace_begin(&c) == SYSCALL_BLOCKED) {
 		if (c.reissued && c.blocked_until) /* the call's own deadline kept */

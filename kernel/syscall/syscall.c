@@ -87,8 +87,7 @@ void syscall_native(struct trap_frame *tf, struct pctx *caller)
 		arch_syscall_set_result(tf, -ERR_NOSYS);
 		return;
 	}
-	for (unsigned i = 0; i < 6; i++)
-		call.arg[i] = arch_syscall_arg(tf, i);
+	arch_syscall_args(tf, call.arg);
 	result = syscalls[nr](&call);
 	if (result == -ERR_CORRUPT)
 		heap_damaged("system call %llu of pid %llu (%s) met a damaged heap structure",

@@ -315,6 +315,18 @@ uint64_t arch_syscall_arg(const struct trap_frame *tf, unsigned i)
 	return syscall_arg(i, regs);
 }
 
+/* arch_syscall_args -- the six arguments of a SYSCALL frame, in order,
+ * into args (the dispatchers take them all: one call, not six) */
+void arch_syscall_args(const struct trap_frame *tf, uint64_t args[6])
+{
+	args[0] = tf->rdi;
+	args[1] = tf->rsi;
+	args[2] = tf->rdx;
+	args[3] = tf->r10;
+	args[4] = tf->r8;
+	args[5] = tf->r9;
+}
+
 /* arch_saved_syscall_arg -- argument i of the call a blocked thread's saved
  * registers will re-issue */
 uint64_t arch_saved_syscall_arg(const struct arch_user_regs *r, unsigned i)

@@ -366,4 +366,8 @@ struct os_stats {
 /* os_stats -- counts from the root block and the running transaction */
 void os_stats(const struct objstore *os, struct os_stats *out);
 
+/* os_log_free -- os_stats' log_free alone, for callers that ask on every
+ * system call: what callers may still log */
+uint64_t os_log_free(const struct objstore *os);
+
 #endif
