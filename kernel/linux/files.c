@@ -70,11 +70,9 @@ static bool is_pipe(const struct klxfile *f)
 }
 
 /* count_end -- a descriptor now names (delta 1) or no longer names (-1)
- * open file `file`: the pipe of an end counts it */
-static void count_end(uint64_t file, int delta)
+ * open file f: the pipe of an end counts it */
+static void count_end(const struct klxfile *f, int delta)
 {
-	struct klxfile *f = kobj_data(file, OS_TYPE_KERNEL, KLXFILE_MAGIC);
-
 	if (f && is_pipe(f))
 		lx_pipe_count(f->object, f->kind == KLXFILE_PIPE_WRITE, delta);
 }
@@ -89,7 +87,7 @@ static int64_t install(struct klinux *lx, uint64_t file, uint32_t flags, int64_t
 			KLOG(&lx->fd[fd]);
 			lx->fd[fd].file = file;
 			lx->fd[fd].flags = flags;
-			count_end(file, 1);
+			count_end(kobj_data(file, OS_TYPE_KERNEL, KLXFILE_MAGIC), 1);
 			return fd;
 		}
 	kobj_release(file);
@@ -107,7 +105,7 @@ static void drop(struct klinux *lx, int64_t fd)
 	KLOG(&lx->fd[fd]);
 	lx->fd[fd].file = 0;
 	lx->fd[fd].flags = 0;
-	count_end(file, -1);
+	count_end(f, -1);
 	kobj_release(file);
 }
 

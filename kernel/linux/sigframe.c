@@ -139,13 +139,14 @@ int lx_frame_push(struct trap_frame *tf, struct pctx *p, const struct lx_handler
 		  const struct lx_siginfo *info, uint64_t mask)
 {
 	const struct klinux *lx = p->lx;
+	const struct lx_thread_sig t = me(lx);
 	uint64_t sp, fpstate, at;
 	int err;
 
 	arch_frame_save(tf, &regs);
 	sp = regs.rsp;
-	if ((h->flags & LX_SA_ONSTACK) && *me(lx).altstack_size && !lx_on_altstack(lx, sp))
-		sp = *me(lx).altstack_sp + *me(lx).altstack_size;
+	if ((h->flags & LX_SA_ONSTACK) && *t.altstack_size && !lx_on_altstack(lx, sp))
+		sp = *t.altstack_sp + *t.altstack_size;
 	else
 		sp -= RED_ZONE;
 	fpstate = (sp - FXSAVE_BYTES) & ~63ull;
