@@ -82,17 +82,13 @@ static int copy_state(struct lxcall *c, struct pctx *child)
 	const struct lx_thread_sig me = lx_thread_sig(from, sched_current_tid());
 	const struct klxsig *actions = kobj_data(from->signals, OS_TYPE_KERNEL, KLXSIG_MAGIC);
 	struct klinux *lx;
-	uint64_t id, sig;
+	uint64_t sig;
 	void *data;
-	int err = kobj_new(OS_TYPE_KERNEL, sizeof(*lx), KLINUX_MAGIC, &id, &data);
+	int err = lx_state_new(child, 0);
 
 	if (err)
 		return err;
-	KLOG(&child->proc->linux_state);
-	child->proc->linux_state = id;     /* the child holds it from here */
-	KLOG(&child->proc->flags);
-	child->proc->flags |= KPROC_LINUX;
-	child->lx = lx = data;             /* a fresh block: no log */
+	lx = child->lx;                    /* a fresh block: no log */
 	memcpy(lx, from, from->version == 1 ? KLINUX_SIZE_BEFORE_THREADS : sizeof(*lx));
 	lx->version = KLINUX_VERSION;
 	lx->pgid = (uint32_t)lx_pgid(c->p);

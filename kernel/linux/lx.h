@@ -175,6 +175,9 @@ struct lx_exec_args {
 					* strings, NUL-terminated, back to back */
 	char strings[LX_EXEC_STRINGS];
 };
+/* lx_state_new -- process p's Linux state: a fresh klinux p holds, its
+ * kproc flagged KPROC_LINUX and `flags` */
+int lx_state_new(struct pctx *p, uint32_t flags);
 /* lx_start_program -- a program's start: its stack below stack_top with
  * ex's arguments and environment, its break just above img, and regs at
  * img's entry */

@@ -135,6 +135,24 @@ int lx_start_program(struct pctx *p, const struct elf_image *img,
 	return 0;
 }
 
+/* lx_state_new -- process p's Linux state, a fresh klinux (zeroed, so
+ * needing no log) that p holds, flagged KPROC_LINUX and `flags` */
+int lx_state_new(struct pctx *p, uint32_t flags)
+{
+	uint64_t id;
+	void *data;
+	int err = kobj_new(OS_TYPE_KERNEL, sizeof(struct klinux), KLINUX_MAGIC, &id, &data);
+
+	if (err)
+		return err;
+	KLOG(&p->proc->linux_state);
+	p->proc->linux_state = id;           /* the process holds it from here */
+	KLOG(&p->proc->flags);
+	p->proc->flags |= KPROC_LINUX | flags;
+	p->lx = data;
+	return 0;
+}
+
 /* linux_start -- proc.c's hook: the state, descriptors, break and start
  * stack of new Linux program p, with the environment of start_env */
 static int linux_start(struct pctx *p, const struct elf_image *img,
@@ -142,17 +160,11 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
 {
 	static struct lx_exec_args ex; /* the kernel runs one call at a time */
 	struct klinux *lx;
-	uint64_t id;
-	void *data;
-	int err = kobj_new(OS_TYPE_KERNEL, sizeof(*lx), KLINUX_MAGIC, &id, &data);
+	int err = lx_state_new(p, a->flags & FE_SPAWN_TRACE ? KPROC_TRACE : 0);
 
 	if (err)
 		return err;
-	KLOG(&p->proc->linux_state);
-	p->proc->linux_state = id;           /* the process holds it from here */
-	KLOG(&p->proc->flags);
-	p->proc->flags |= KPROC_LINUX | (a->flags & FE_SPAWN_TRACE ? KPROC_TRACE : 0);
-	p->lx = lx = data;             /* a fresh block: no log */
+	lx = p->lx;                    /* a fresh block: no log */
 	lx->version = KLINUX_VERSION;
 	lx->umask = 022;
 	lx->termios = default_termios;
