@@ -66,6 +66,7 @@
 #include "uvm/uvm.h"
 
 #define CTRL_C 0x03
+#define CTRL_Z 0x1a
 #define CTRL_U 0x15
 #define CTRL_D 0x04                    /* the end of input (Linux's VEOF) */
 #define PAGE FE_PAGE_SIZE
@@ -502,6 +503,8 @@ void console_set_foreground(uint64_t pid)
 	}
 	KLOG(&kroot->console_fg_pid);
 	kroot->console_fg_pid = pid;
+	KLOG(&kroot->console_pgrp);
+	kroot->console_pgrp = 0; /* a new foreground: no job of an old shell's */
 }
 
 /* foreground -- the process that holds the console (SYS_CONSOLE_FG), or NULL */
@@ -519,16 +522,17 @@ void console_on_interrupt(console_intr_hook hook)
 }
 
 /* interrupt_foreground -- Ctrl-C: end the foreground process, or raise a
- * Linux program's SIGINT; whether the byte was taken so (not input) */
-static bool interrupt_foreground(void)
+ * Linux program's SIGINT; Ctrl-Z: a Linux program's SIGTSTP (to any other
+ * program it is a byte typed); whether the byte was taken so (not input) */
+static bool interrupt_foreground(char c)
 {
 	struct pctx *p = foreground();
 
-	if (!p)
+	if (!p || (c == CTRL_Z && !p->lx))
 		return false;
-	if (p->lx && linux_interrupt && linux_interrupt(p) == CONSOLE_INTR_BYTE)
+	if (p->lx && linux_interrupt && linux_interrupt(p, c) == CONSOLE_INTR_BYTE)
 		return false;
-	console_emit("^C\n", 3);
+	console_emit(c == CTRL_Z ? "^Z\n" : "^C\n", 3);
 	if (!p->lx)
 		proc_end(p, FE_EXIT_INTERRUPT, 0, "interrupted (Ctrl-C)");
 	return true;
@@ -547,7 +551,7 @@ void console_input_poll(void)
 
 	while ((in_count() + n < KCONSOLE_IN_BYTES || foreground()) &&
 	       uart_read_byte(&c)) {
-		if (c == CTRL_C && interrupt_foreground())
+		if ((c == CTRL_C || c == CTRL_Z) && interrupt_foreground(c))
 			continue;
 		if (in_count() + n == KCONSOLE_IN_BYTES)
 			continue; /* the foreground reads nothing: drop, like a full UART FIFO */

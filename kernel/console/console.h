@@ -91,15 +91,16 @@ int console_inherit_sink(struct pctx *parent, struct pctx *child);
  * (0: none); while a safe power-on holds processes, only until SYS_RESUME */
 void console_set_foreground(uint64_t pid);
 
-/* How a foreground Linux program takes Ctrl-C (linux/ says, through the
- * hook it registers): as SIGINT, or as a byte it reads (its terminal
+/* How a foreground Linux program takes Ctrl-C or Ctrl-Z (`c`; linux/
+ * says, through the hook it registers): as a signal (SIGINT, SIGTSTP) to
+ * the console's foreground group, or as a byte it reads (its terminal
  * modes lack ISIG). */
 enum console_intr { CONSOLE_INTR_SIGNAL, CONSOLE_INTR_BYTE };
 struct pctx;
-typedef enum console_intr (*console_intr_hook)(struct pctx *p);
+typedef enum console_intr (*console_intr_hook)(struct pctx *p, char c);
 
-/* console_on_interrupt -- at power-on: Ctrl-C typed to a foreground
- * Linux program goes to `hook` instead of ending it */
+/* console_on_interrupt -- at power-on: Ctrl-C or Ctrl-Z typed to a
+ * foreground Linux program goes to `hook` instead of ending it */
 void console_on_interrupt(console_intr_hook hook);
 
 /* console_input_poll -- take typed bytes from the UART (Ctrl-C ends the

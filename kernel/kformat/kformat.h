@@ -125,7 +125,8 @@ struct kroot {
 	uint64_t procs[KROOT_MAX_PROCS]; /* process object ids by slot; 0: free */
 	uint64_t console;              /* the kconsole object */
 	uint32_t running_slot;         /* the slot running at the last commit; it runs first after a power-on */
-	uint32_t reserved;
+	uint32_t console_pgrp;         /* the console's foreground process group (Linux's
+					* tcsetpgrp); 0: the foreground process's own */
 };
 KFORMAT_SIZE(kroot, 1880);
 KFORMAT_AT(kroot, magic, 0);
@@ -144,7 +145,7 @@ KFORMAT_AT(kroot, reap_count, 320);
 KFORMAT_AT(kroot, procs, 328);
 KFORMAT_AT(kroot, console, 1864);
 KFORMAT_AT(kroot, running_slot, 1872);
-KFORMAT_AT(kroot, reserved, 1876);
+KFORMAT_AT(kroot, console_pgrp, 1876);
 _Static_assert(sizeof(struct kroot) <= KFORMAT_SMALL_MAX, "a small object");
 
 /*
@@ -265,7 +266,9 @@ enum kproc_state {
 #define KPROC_LINK 0x2u                /* the host link's service (hostlink/hostlink.c) */
 #define KPROC_LINUX 0x4u               /* a Linux program: kproc.linux_state is its state */
 #define KPROC_TRACE 0x8u               /* with KPROC_LINUX: each call it makes is printed (linux/trace.c) */
-#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX | KPROC_TRACE)
+#define KPROC_STOPPED 0x10u            /* with KPROC_LINUX: stopped by a signal (SIGSTOP,
+					* SIGTSTP...) until SIGCONT; none of its threads runs */
+#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX | KPROC_TRACE | KPROC_STOPPED)
 
 /* A process made before kproc.linux_state existed is this many bytes: it has no
  * KPROC_LINUX, and nothing reads its missing linux_state. */
@@ -568,7 +571,12 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
 #define KLINUX_SIGNALS 64              /* Linux's signals 1 .. 64 */
 #define KLINUX_SIG_UNBLOCKABLE ((1ull << (9 - 1)) | (1ull << (19 - 1))) /* SIGKILL, SIGSTOP */
 #define KLINUX_SIG_SUSPENDED 0x1u      /* in rt_sigsuspend: sig_suspend_mask is the mask to restore */
-#define KLINUX_SIG_FLAGS KLINUX_SIG_SUSPENDED
+#define KLINUX_SIG_STOP_NEWS 0x2u      /* stopped, and its parent's wait has not said so yet */
+#define KLINUX_SIG_CONT_NEWS 0x4u      /* continued, and its parent's wait has not said so yet */
+#define KLINUX_SIG_STOPSIG_SHIFT 8     /* bits 8-15: the signal that stopped it last */
+#define KLINUX_SIG_STOPSIG (0xffu << KLINUX_SIG_STOPSIG_SHIFT)
+#define KLINUX_SIG_FLAGS (KLINUX_SIG_SUSPENDED | KLINUX_SIG_STOP_NEWS | KLINUX_SIG_CONT_NEWS | \
+			  KLINUX_SIG_STOPSIG)
 
 struct klinux_fd {
 	uint64_t file;                 /* klxfile object (held); 0: a free descriptor */

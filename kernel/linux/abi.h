@@ -475,6 +475,7 @@ struct lx_dirent64 {
 #define LX_NSIG 64
 #define LX_SIG_BIT(s) (1ull << ((s) - 1))
 
+#define LX_SA_NOCLDSTOP 0x1u
 #define LX_SA_NOCLDWAIT 0x2u
 #define LX_SA_SIGINFO 0x4u
 #define LX_SA_RESTORER 0x04000000u

@@ -1332,13 +1332,19 @@ static int64_t terminal(struct lxcall *c, uint64_t request, uint64_t arg)
 			return lx_errno(err);
 		console_set_window(ws.row, ws.col);
 		return 0;
-	case LX_TIOCSPGRP: /* the console's group is its reader's own */
+	case LX_TIOCSPGRP: /* the console's foreground group: one of the caller's session */
 		err = uvm_copy_in(&c->p->mem, &group, arg, sizeof(group));
 		if (err)
 			return lx_errno(err);
-		return group == (int32_t)c->p->proc->pid ? 0 : -LX_EPERM;
+		if (group <= 0)
+			return -LX_EINVAL;
+		if (!lx_group_exists((uint64_t)group, lx_sid(c->p)))
+			return -LX_EPERM;
+		KLOG(&kroot->console_pgrp);
+		kroot->console_pgrp = (uint32_t)group;
+		return 0;
 	case LX_TIOCGPGRP:
-		group = (int32_t)c->p->proc->pid;
+		group = (int32_t)lx_console_pgrp(c->p);
 		return lx_errno(uvm_copy_out(&c->p->mem, arg, &group, sizeof(group)));
 	default:
 		return -LX_EINVAL;

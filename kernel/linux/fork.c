@@ -58,6 +58,8 @@
 #define LX_P_PGID 2
 #define LX_CLD_EXITED 1
 #define LX_CLD_KILLED 2
+#define LX_CLD_STOPPED 5
+#define LX_CLD_CONTINUED 6
 #define INTERP_LINE 256                /* the longest "#!" line read */
 #define LX_PATH_GIVEN 4096             /* the longest path execve takes (Linux's PATH_MAX) */
 
@@ -411,14 +413,23 @@ static int status_of(const struct fe_exit_info *e, int *code, int *value)
 struct child {
 	int handle;                    /* the parent's handle to it */
 	const struct kproc *proc;
+	int news;                      /* a live one: the signal that stopped it, or SIGCONT */
 };
 
+/* news_wanted -- whether a wait with `options` tells stop or continuation s */
+static bool news_wanted(int s, uint32_t options)
+{
+	return s == LX_SIGCONT ? options & LX_WCONTINUED : s && options & LX_WUNTRACED;
+}
+
 /* find_child -- a child of c's program that `idtype`/`id` picks (waitid's
- * terms: LX_P_ALL, LX_P_PID id, LX_P_PGID id), an ended one first: 1 with
- * it in *out if one ended, 0 if only live ones match (*out: one of them),
+ * terms: LX_P_ALL, LX_P_PID id, LX_P_PGID id): 1 with it in *out if one
+ * ended, or stopped or went on since its last word (options
+ * WUNTRACED, WCONTINUED), 0 if only live ones match (*out: one of them),
  * -ECHILD if none. An ended child's group is not known: a wait for a
  * group takes any ended child. */
-static int64_t find_child(struct lxcall *c, int idtype, uint64_t id, struct child *out)
+static int64_t find_child(struct lxcall *c, int idtype, uint64_t id, uint32_t options,
+			  struct child *out)
 {
 	const struct khandles *t = c->p->ht;
 	bool live = false;
@@ -439,6 +450,10 @@ static int64_t find_child(struct lxcall *c, int idtype, uint64_t id, struct chil
 		*out = (struct child){ .handle = (int)FE_HANDLE_VALUE(i, h->gen), .proc = k };
 		if (k->state != KPROC_ALIVE)
 			return 1;
+		if (q && q->lx && news_wanted(lx_stop_news(q, true), options)) {
+			out->news = lx_stop_news(q, options & LX_WNOWAIT);
+			return 1;
+		}
 		live = true;
 	}
 	return live ? 0 : -LX_ECHILD;
@@ -450,7 +465,7 @@ static int64_t find_child(struct lxcall *c, int idtype, uint64_t id, struct chil
 static int64_t wait_for(struct lxcall *c, int idtype, uint64_t id, uint32_t options,
 			struct child *out)
 {
-	int64_t found = find_child(c, idtype, id, out);
+	int64_t found = find_child(c, idtype, id, options, out);
 
 	if (found != 0)
 		return found;
@@ -483,13 +498,15 @@ int64_t lx_wait4(struct lxcall *c)
 		       options, &ch);
 	if (got != 1)
 		return got;
-	status = status_of(&ch.proc->exit, &code, &value);
+	status = ch.news == LX_SIGCONT ? 0xffff : ch.news ? ch.news << 8 | 0x7f :
+		 status_of(&ch.proc->exit, &code, &value);
 	child_pid = ch.proc->pid;
 	if (status_at)
 		(void)uvm_copy_out(&c->p->mem, status_at, &status, sizeof(status)); /* checked */
 	if (rusage_at)
 		(void)uvm_copy_out(&c->p->mem, rusage_at, usage, sizeof(usage));
-	handle_close(c->p, ch.handle);
+	if (!ch.news)
+		handle_close(c->p, ch.handle);
 	return (int64_t)child_pid;
 }
 
@@ -510,16 +527,17 @@ int64_t lx_waitid(struct lxcall *c)
 		return -LX_EINVAL;
 	if (info_at && uvm_check(&c->p->mem, info_at, sizeof(info), UVM_WRITE))
 		return -LX_EFAULT;
-	if (!(options & LX_WEXITED)) /* no child ever stops */
-		return options & LX_WNOHANG ? 0 : find_child(c, (int)idtype, id, &ch) < 0 ?
-			-LX_ECHILD : (sched_block(c->tf, KWAIT_CHILD, c->p->proc_id, 0),
-				      SYSCALL_BLOCKED);
 	got = wait_for(c, (int)idtype, idtype == LX_P_PGID && !id ? lx_pgid(c->p) : id,
 		       options, &ch);
 	if (got < 0 || got == SYSCALL_BLOCKED)
 		return got;
-	if (got == 1) {
+	if (got == 1 && ch.news) {
+		code = ch.news == LX_SIGCONT ? LX_CLD_CONTINUED : LX_CLD_STOPPED;
+		value = ch.news;
+	} else if (got == 1) {
 		(void)status_of(&ch.proc->exit, &code, &value);
+	}
+	if (got == 1) {
 		info.signo = LX_SIGCHLD;
 		info.code = code;
 		info.pid = (int32_t)ch.proc->pid;
@@ -527,7 +545,7 @@ int64_t lx_waitid(struct lxcall *c)
 	}
 	if (info_at)
 		(void)uvm_copy_out(&c->p->mem, info_at, &info, sizeof(info)); /* checked */
-	if (got == 1 && !(options & LX_WNOWAIT))
+	if (got == 1 && !ch.news && !(options & LX_WNOWAIT))
 		handle_close(c->p, ch.handle);
 	return 0;
 }

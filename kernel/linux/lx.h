@@ -194,6 +194,12 @@ void lx_child_ended(struct pctx *parent, uint64_t child);
 /* lx_pgid, lx_sid -- p's process group and session */
 uint64_t lx_pgid(const struct pctx *p);
 uint64_t lx_sid(const struct pctx *p);
+/* lx_group_exists -- whether a Linux program of session sid is in group pgid */
+bool lx_group_exists(uint64_t pgid, uint64_t sid);
+/* lx_console_pgrp -- the console's foreground group as p's session sees
+ * it: the group tcsetpgrp gave it while that group has a program of the
+ * session, else p's own (process.c) */
+uint64_t lx_console_pgrp(const struct pctx *p);
 /* lx_threads_exec -- an execve by p's thread `keep`: the others end (thread.c) */
 void lx_threads_exec(struct pctx *p, unsigned keep);
 /* lx_signals_exec -- an execve: handled signals back to their defaults;
@@ -246,8 +252,12 @@ int64_t lx_signal_wait_mask(struct lxcall *c, uint64_t mask);
 void lx_signal_wait_done(struct lxcall *c);
 /* lx_signal_name -- "SIGSEGV", or "SIGRT5" for real-time signal 32 + 5 */
 void lx_signal_name(int s, char *buf, size_t cap);
-/* lx_ctrl_c -- Ctrl-C typed to foreground Linux program p (the console's hook) */
-enum console_intr lx_ctrl_c(struct pctx *p);
+/* lx_ctrl_c -- Ctrl-C or Ctrl-Z (c) typed to foreground Linux program p
+ * (the console's hook): SIGINT or SIGTSTP to the console's foreground group */
+enum console_intr lx_ctrl_c(struct pctx *p, char c);
+/* lx_stop_news -- the stop (its signal) or continuation (SIGCONT) of p
+ * its parent's wait has not said yet, 0 if none; taken unless `keep` */
+int lx_stop_news(struct pctx *p, bool keep);
 /* lx_on_altstack -- whether stack pointer sp is on the alternate stack of
  * lx's thread that this CPU runs */
 bool lx_on_altstack(const struct klinux *lx, uint64_t sp);

@@ -157,6 +157,26 @@ uint64_t lx_sid(const struct pctx *p)
 	return p->lx && p->lx->sid ? p->lx->sid : p->proc->pid;
 }
 
+/* lx_group_exists -- whether a Linux program of session sid is in group pgid */
+bool lx_group_exists(uint64_t pgid, uint64_t sid)
+{
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		const struct pctx *q = ptable_slot(i);
+
+		if (q && q->lx && lx_pgid(q) == pgid && lx_sid(q) == sid)
+			return true;
+	}
+	return false;
+}
+
+/* lx_console_pgrp -- the console's foreground group, for p's session */
+uint64_t lx_console_pgrp(const struct pctx *p)
+{
+	const uint64_t pgrp = kroot->console_pgrp;
+
+	return pgrp && lx_group_exists(pgrp, lx_sid(p)) ? pgrp : lx_pgid(p);
+}
+
 /* named -- the live process `pid` asks about: itself for 0 */
 static struct pctx *named(struct lxcall *c, int64_t pid)
 {
@@ -201,17 +221,8 @@ int64_t lx_setpgid(struct lxcall *c)
 	if (!p->lx || lx_sid(p) != lx_sid(c->p) || lx_sid(p) == p->proc->pid)
 		return -LX_EPERM;
 	to = pgid ? (uint64_t)pgid : p->proc->pid;
-	if (to != p->proc->pid) { /* an existing group of the session */
-		bool found = false;
-
-		for (unsigned i = 0; i < KROOT_MAX_PROCS && !found; i++) {
-			const struct pctx *q = ptable_slot(i);
-
-			found = q && q->lx && lx_pgid(q) == to && lx_sid(q) == lx_sid(c->p);
-		}
-		if (!found)
-			return -LX_EPERM;
-	}
+	if (to != p->proc->pid && !lx_group_exists(to, lx_sid(c->p)))
+		return -LX_EPERM; /* not an existing group of the session */
 	KLOG(&p->lx->pgid);
 	p->lx->pgid = (uint32_t)to;
 	return 0;

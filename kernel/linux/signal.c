@@ -96,6 +96,21 @@ static void forget(struct klinux *lx, const struct lx_thread_sig *t, bool own, i
 		}
 }
 
+/* forget_everywhere -- signal s pends no more in p, for any thread */
+static void forget_everywhere(struct pctx *p, int s)
+{
+	forget(p->lx, NULL, false, s);
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		struct lx_thread_sig t;
+
+		if (!p->thread[tid])
+			continue;
+		t = lx_thread_sig(p->lx, tid);
+		if (t.pending)
+			forget(p->lx, &t, true, s);
+	}
+}
+
 static const char *const names[32] = {
 	[LX_SIGHUP] = "SIGHUP", [LX_SIGINT] = "SIGINT", [LX_SIGQUIT] = "SIGQUIT",
 	[LX_SIGILL] = "SIGILL", [LX_SIGTRAP] = "SIGTRAP", [LX_SIGABRT] = "SIGABRT",
@@ -112,9 +127,10 @@ static const char *const names[32] = {
 
 /* Signals whose default is to do nothing (stopping among them: no job control). */
 #define IGNORED_BY_DEFAULT (LX_SIG_BIT(LX_SIGCHLD) | LX_SIG_BIT(LX_SIGCONT) |     \
-			    LX_SIG_BIT(LX_SIGURG) | LX_SIG_BIT(LX_SIGWINCH) |    \
-			    LX_SIG_BIT(LX_SIGSTOP) | LX_SIG_BIT(LX_SIGTSTP) |    \
-			    LX_SIG_BIT(LX_SIGTTIN) | LX_SIG_BIT(LX_SIGTTOU))
+			    LX_SIG_BIT(LX_SIGURG) | LX_SIG_BIT(LX_SIGWINCH))
+/* The signals whose default action stops the program (until SIGCONT) */
+#define STOP_BY_DEFAULT (LX_SIG_BIT(LX_SIGSTOP) | LX_SIG_BIT(LX_SIGTSTP) |           \
+			 LX_SIG_BIT(LX_SIGTTIN) | LX_SIG_BIT(LX_SIGTTOU))
 
 /* actions -- p's dispositions */
 static struct klxsig *actions(const struct klinux *lx)
@@ -170,6 +186,56 @@ int lx_signals_start(struct klinux *lx)
 	return 0;
 }
 
+/* tell_parent -- p stopped or continued: its parent (a Linux program)
+ * hears SIGCHLD, unless it asked not to (SA_NOCLDSTOP), and its wait
+ * looks again */
+static void tell_parent(struct pctx *p)
+{
+	struct pctx *parent = ptable_by_pid(p->proc->parent_pid);
+
+	if (!parent || !parent->lx)
+		return;
+	sched_wake(KWAIT_CHILD, parent->proc_id);
+	if (!(actions(parent->lx)->flags[LX_SIGCHLD - 1] & LX_SA_NOCLDSTOP))
+		lx_signal_raise(parent, LX_SIGCHLD, LX_BY_KERNEL);
+}
+
+/* set_stopped -- p stops (by signal s) or goes on (s 0): KPROC_STOPPED,
+ * which the scheduler reads, and the news for its parent's wait */
+static void set_stopped(struct pctx *p, int s)
+{
+	struct klinux *lx = p->lx;
+
+	KLOG(&p->proc->flags);
+	KLOG(&lx->sig_flags);
+	lx->sig_flags &= ~(KLINUX_SIG_STOP_NEWS | KLINUX_SIG_CONT_NEWS | KLINUX_SIG_STOPSIG);
+	if (s) {
+		p->proc->flags |= KPROC_STOPPED;
+		lx->sig_flags |= KLINUX_SIG_STOP_NEWS | (uint32_t)s << KLINUX_SIG_STOPSIG_SHIFT;
+	} else {
+		p->proc->flags &= ~KPROC_STOPPED;
+		lx->sig_flags |= KLINUX_SIG_CONT_NEWS;
+	}
+	tell_parent(p);
+}
+
+/* lx_stop_news -- p's stop or continuation its parent's wait has not said
+ * yet: the signal that stopped it, or SIGCONT; 0 if none. Taken (said)
+ * unless `keep`. */
+int lx_stop_news(struct pctx *p, bool keep)
+{
+	struct klinux *lx = p->lx;
+	int s = lx->sig_flags & KLINUX_SIG_STOP_NEWS ?
+		(int)((lx->sig_flags & KLINUX_SIG_STOPSIG) >> KLINUX_SIG_STOPSIG_SHIFT) :
+		lx->sig_flags & KLINUX_SIG_CONT_NEWS ? LX_SIGCONT : 0;
+
+	if (s && !keep) {
+		KLOG(&lx->sig_flags);
+		lx->sig_flags &= ~(KLINUX_SIG_STOP_NEWS | KLINUX_SIG_CONT_NEWS);
+	}
+	return s;
+}
+
 /* lx_signal_raise -- signal s (1..64) is raised for program p by `by`:
  * pending unless it does nothing (the first raising's siginfo kept); a
  * thread blocked in a call woken to take it */
@@ -178,6 +244,20 @@ void lx_signal_raise(struct pctx *p, int s, enum lx_sender by)
 	struct klinux *lx = p->lx;
 	const uint64_t bit = LX_SIG_BIT(s);
 
+	/* SIGCONT continues a stopped program whatever it does with the
+	 * signal, and takes back the stops pending; a stop takes back a
+	 * pending SIGCONT; SIGKILL ends even a stopped program */
+	if (s == LX_SIGCONT) {
+		for (int stop = LX_SIGSTOP; stop <= LX_SIGTTOU; stop++)
+			forget_everywhere(p, stop);
+		if (p->proc->flags & KPROC_STOPPED)
+			set_stopped(p, 0);
+	} else if (STOP_BY_DEFAULT & bit) {
+		forget_everywhere(p, LX_SIGCONT);
+	} else if (s == LX_SIGKILL && p->proc->flags & KPROC_STOPPED) {
+		KLOG(&p->proc->flags);
+		p->proc->flags &= ~KPROC_STOPPED;
+	}
 	if (discarded(actions(lx), s) || (lx->sig_pending & bit))
 		return;
 	KLOG(&lx->sig_pending);
@@ -283,9 +363,10 @@ int64_t lx_signal_cuts(struct lxcall *c)
 		return 0;
 	a = actions(lx);
 	s = lowest(takeable(lx));
-	if (!interrupted_always(c->nr) && a->handler[s - 1] > KLXSIG_SIG_IGN &&
-	    (a->flags[s - 1] & LX_SA_RESTART)) {
-		arch_syscall_restart(c->tf); /* made again after the handler */
+	if ((a->handler[s - 1] == KLXSIG_SIG_DFL && STOP_BY_DEFAULT & LX_SIG_BIT(s)) ||
+	    (!interrupted_always(c->nr) && a->handler[s - 1] > KLXSIG_SIG_IGN &&
+	     (a->flags[s - 1] & LX_SA_RESTART))) {
+		arch_syscall_restart(c->tf); /* made again after the handler (or the stop) */
 		return -LX_ERESTARTSYS;
 	}
 	arch_syscall_set_result(c->tf, -LX_EINTR);
@@ -364,6 +445,10 @@ static bool take(struct trap_frame *tf, struct pctx *p, int s)
 	if (h.handler == KLXSIG_SIG_IGN ||
 	    (h.handler == KLXSIG_SIG_DFL && (IGNORED_BY_DEFAULT & LX_SIG_BIT(s))))
 		return true;
+	if (h.handler == KLXSIG_SIG_DFL && STOP_BY_DEFAULT & LX_SIG_BIT(s)) {
+		set_stopped(p, s); /* this thread runs no more (sched_goes_on) */
+		return false;
+	}
 	if (h.handler == KLXSIG_SIG_DFL) {
 		end_by(p, s, by);
 		return false;
@@ -500,12 +585,20 @@ static unsigned signal_group(uint64_t pgid, uint64_t sid, int s, enum lx_sender 
 
 /* lx_ctrl_c -- the console's hook for Ctrl-C typed to foreground Linux
  * program p: SIGINT if its terminal modes have ISIG, else a byte it reads */
-enum console_intr lx_ctrl_c(struct pctx *p)
+enum console_intr lx_ctrl_c(struct pctx *p, char c)
 {
 	if (!(p->lx->termios.lflag & LX_ISIG))
 		return CONSOLE_INTR_BYTE;
-	/* to its whole group: a shell's pipeline with it */
-	signal_group(lx_pgid(p), lx_sid(p), LX_SIGINT, LX_BY_KERNEL);
+	/* Ctrl-Z stops only a job a job-control shell gave the console
+	 * (tcsetpgrp), which is there to take it back: osh, which started
+	 * p, has no jobs, and would wait for a stopped p for ever */
+	if (c == 0x1a && !(kroot->console_pgrp &&
+			   lx_group_exists(kroot->console_pgrp, lx_sid(p))))
+		return CONSOLE_INTR_BYTE;
+	/* to the console's foreground group: a shell's pipeline, or the job
+	 * a job-control shell gave the console */
+	signal_group(lx_console_pgrp(p), lx_sid(p), c == 0x1a ? LX_SIGTSTP : LX_SIGINT,
+		     LX_BY_KERNEL);
 	return CONSOLE_INTR_SIGNAL;
 }
 
@@ -547,18 +640,8 @@ int64_t lx_rt_sigaction(struct lxcall *c)
 	a->mask[s - 1] = new.mask & ~KLINUX_SIG_UNBLOCKABLE;
 	KLOG(&a->flags[s - 1]);
 	a->flags[s - 1] = (uint32_t)new.flags & KLXSIG_FLAGS;
-	if (discarded(a, (int)s)) { /* an ignored signal pends no more, for anyone */
-		forget(c->lx, NULL, false, (int)s);
-		for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
-			struct lx_thread_sig t;
-
-			if (!c->p->thread[tid])
-				continue;
-			t = lx_thread_sig(c->lx, tid);
-			if (t.pending)
-				forget(c->lx, &t, true, (int)s);
-		}
-	}
+	if (discarded(a, (int)s)) /* an ignored signal pends no more, for anyone */
+		forget_everywhere(c->p, (int)s);
 	return 0;
 }
 

@@ -162,7 +162,7 @@ static int pick_next(void)
 		}
 		t = p->thread[ti % KPROC_MAX_THREADS];
 		if (t && t->state == KTHREAD_RUNNABLE && thread_cpu[ti] < 0 &&
-		    !sched_held(p)) {
+		    !sched_held(p) && !(p->proc->flags & KPROC_STOPPED)) {
 			rr_cursor = ti;
 			return (int)ti;
 		}
@@ -180,6 +180,7 @@ bool sched_goes_on(void)
 	struct kthread *t = running_thread(c);
 
 	return t && t->state == KTHREAD_RUNNABLE && !c->need_resched &&
+	       !(sched_current()->proc->flags & KPROC_STOPPED) &&
 	       !upt_activate(&sched_current()->mem);
 }
 

@@ -432,44 +432,83 @@ static bool held_once(uint64_t id)
 	return os_obj_head(&kheap, id, &info) == 0 && info.refcount == 1;
 }
 
-/* merge_down -- copy m's own pages (its shadow's, within what m shows)
- * into the pages of the layer below it, which m alone holds: the view is
- * the same before and after, so a merge stopped part way (the log's
- * budget `floor`, a cache without room) changes nothing that shows. true
- * when every page went down, and the shadow may go. */
-static bool merge_down(const struct kmapping *m, struct klayer *l, uint64_t floor)
+/* merge_pages -- copy the pages of anonymous object `src` in [first,
+ * last) (page indexes) into anonymous object `dst` at the same indexes,
+ * which only one view shows, where they stand above dst: that view is the
+ * same before and after, so a merge stopped part way (the log's budget
+ * `floor`, a cache without room) changes nothing that shows. true when
+ * every page went down. */
+static bool merge_pages(uint64_t src, uint64_t first, uint64_t last, uint64_t dst,
+			uint64_t floor)
 {
 	static uint8_t copy[PAGE]; /* the kernel runs one call at a time */
-	const uint64_t first = m->offset / PAGE, last = (m->offset + (m->end - m->start)) / PAGE;
 	struct os_obj_info info;
 
-	if (os_obj_stat(&kheap, m->shadow, &info)) /* its pages counted: few, since the last fork */
+	if (os_obj_stat(&kheap, src, &info)) /* its pages counted: few, since the last fork */
 		return false;
 	for (uint64_t i = first, left = info.pages; i < last && left; i++) {
 		uint64_t home, frame;
-		int err = os_obj_page(&kheap, m->shadow, i, false, &home);
+		int err = os_obj_page(&kheap, src, i, false, &home);
 
 		if (err || !home)
 			continue;
 		left--;
 		if (heap_log_free() < floor + 2 * PAGE ||
-		    pagecache_read(m->shadow, i * PAGE, copy, PAGE) != PAGE)
+		    pagecache_read(src, i * PAGE, copy, PAGE) != PAGE)
 			return false;
 		if (pagecache_on() &&
-		    pagecache_frame(l->pages, i, false, &frame) == 0 && frame) {
-			if (pagecache_frame(l->pages, i, true, &frame) || !frame)
+		    pagecache_frame(dst, i, false, &frame) == 0 && frame) {
+			if (pagecache_frame(dst, i, true, &frame) || !frame)
 				return false;
 			memcpy(phys_to_virt(frame), copy, PAGE);
-		} else if (os_obj_write(&kheap, l->pages, i * PAGE, copy, PAGE) != PAGE) {
+		} else if (os_obj_write(&kheap, dst, i * PAGE, copy, PAGE) != PAGE) {
 			return false;
 		}
 	}
 	return true;
 }
 
+/* collapse -- layer l (the top of a mapping's chain) swallows the layers
+ * below it that only it holds: their pages under l's merged down into
+ * theirs (merge_pages), l takes their place in the chain, one level less
+ * each time. What l shows stays the same; so a parent whose children
+ * came and went while others lived keeps a short chain. */
+static void collapse(struct klayer *l, uint64_t floor)
+{
+	struct klayer *b;
+
+	while ((b = layer_at(l->below)) && held_once(l->below) && held_once(b->pages) &&
+	       l->end <= b->end && l->limit == UINT64_MAX &&
+	       merge_pages(l->pages, 0, l->end / PAGE, b->pages, floor)) {
+		const uint64_t gone = l->below, pages = l->pages;
+
+		KLOG(l);
+		KLOG(b);
+		l->pages = b->pages;   /* b's references move to l */
+		l->end = b->end;
+		l->below = b->below;
+		l->limit = b->limit;
+		b->pages = b->below = 0;
+		kobj_release(pages);
+		kobj_release(gone);    /* l's reference: b goes, holding nothing */
+	}
+}
+
+/* depth -- the layers of the chain that starts at object id */
+static unsigned depth(uint64_t id)
+{
+	unsigned n = 0;
+	const struct klayer *l;
+
+	for (; (l = layer_at(id)) && n <= KLAYER_DEPTH_MAX; n++)
+		id = l->below;
+	return n;
+}
+
 /* freeze -- private mapping m (or a shared mapping of its process's own
  * anonymous memory) shows what it shows now from a frozen layer, with no
- * copies of its own, so that a fork's child may show the same layer */
+ * copies of its own, so that a fork's child may show the same layer;
+ * -ERR_NOSPC when that would make its chain deeper than KLAYER_DEPTH_MAX */
 static int freeze(struct kmapping *m, uint64_t floor)
 {
 	const uint64_t end = m->offset + (m->end - m->start);
@@ -479,15 +518,20 @@ static int freeze(struct kmapping *m, uint64_t floor)
 	void *data;
 	int err;
 
+	if (below)
+		collapse(below, floor);
 	if (!own && !m->shadow)
 		return 0;              /* nothing of its own: it shows its source as it is */
 	if (!own && below && end <= below->end && held_once(m->object) &&
-	    held_once(below->pages) && merge_down(m, below, floor)) {
+	    held_once(below->pages) &&
+	    merge_pages(m->shadow, m->offset / PAGE, end / PAGE, below->pages, floor)) {
 		kobj_release(m->shadow);
 		KLOG(&m->shadow);
 		m->shadow = 0;
 		return 0;
 	}
+	if (!own && depth(m->object) >= KLAYER_DEPTH_MAX)
+		return -ERR_NOSPC;
 	err = kobj_new(OS_TYPE_KERNEL, sizeof(*l), KLAYER_MAGIC, &id, &data);
 	if (err)
 		return err;

@@ -35,6 +35,9 @@ SH_LINES = [
     "sh -c 'kill -TERM $$'; echo $?",
     "for i in 1 2 3 4 5 6 7 8 9 10; do echo $i | busybox md5sum; done | busybox sort | busybox uniq -c | busybox wc -l",
     "busybox yes | busybox head -n 1000 | busybox wc -l",
+    # two children alive at once, a hundred times: the parent's layers
+    # collapse as the children go (on two CPUs they overlap)
+    "i=0; while [ $i -lt 100 ]; do echo $i | busybox md5sum > out; i=$((i+1)); done; busybox cat out",
 ]
 
 
@@ -75,3 +78,44 @@ def test_busybox_sh_forks_as_on_the_host(lxproc, line):
     m, work = lxproc
     want = host_run(["sh", "-c", line], work, BUSYBOX)
     assert ferrite_run(m, ["busybox", "sh", "-c", line]) == want
+
+
+# Jobs that say they run once they hold the console: a job-control shell's
+# child gives the console to the job's group before it runs the command.
+TICKER = "busybox sh -c 'echo started; while busybox sleep 1; do echo tick; done'"
+SLEEPER = "busybox sh -c 'echo asleep; exec busybox sleep 1000'"
+
+
+def sh_line(m, line, want, start):
+    """Type a line into the interactive busybox sh; wait for `want` after
+    it; the offset past what matched."""
+    m.send(line + "\n")
+    return m.expect(want, timeout=STEP, start=start).end()
+
+
+def test_job_control_on_the_console(lxproc):
+    """busybox sh, interactive on the console, with its job control:
+    Ctrl-Z stops the foreground job, `jobs` says so, `fg` brings it back
+    (it ticks again), Ctrl-C ends it (status 130); `bg` runs a stopped job
+    on in the background, and `kill %1` ends it."""
+    m, work = lxproc
+    PS = r"[\s\S]*?/ # "
+    m.send("busybox sh\n")
+    start = m.expect(r"/ # ", timeout=STEP).end()
+    start = sh_line(m, TICKER, r"\nstarted\n", start)
+    m.send("\x1a")
+    start = m.expect(r"\[1\]\+ *Stopped[^\n]*\n" + PS, timeout=STEP, start=start).end()
+    start = sh_line(m, "jobs", r"\[1\]\+ *Stopped[^\n]*tick[^\n]*\n" + PS, start)
+    start = sh_line(m, "fg", r"\ntick\n", start)
+    m.send("\x03")
+    start = m.expect(r"/ # ", timeout=STEP, start=start).end()
+    start = sh_line(m, "echo status $?", r"status 130\n" + PS, start)
+    start = sh_line(m, SLEEPER, r"\nasleep\n", start)
+    m.send("\x1a")
+    start = m.expect(r"\[1\]\+ *Stopped[^\n]*\n" + PS, timeout=STEP, start=start).end()
+    start = sh_line(m, "bg", r"\[1\][^\n]*sleep 1000[^\n]*\n" + PS, start)
+    start = sh_line(m, "jobs", r"\[1\]\+ *Running[^\n]*\n" + PS, start)
+    start = sh_line(m, "kill %1; wait; echo waited $?",
+                    r"waited 0\n\[1\]\+ *Terminated[^\n]*sleep 1000[^\n]*\n" + PS, start)
+    m.send("exit 0\n")
+    m.expect(PROMPT, timeout=STEP, start=start)
