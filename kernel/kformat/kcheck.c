@@ -696,8 +696,8 @@ static void check_process(struct kcheck *k, const struct kroot *r,
 	if (p->flags & ~KPROC_FLAGS_ALL)
 		problem(k, "process #%llu (pid %llu): flags %#x out of range",
 			ULL(id), ULL(p->pid), p->flags);
-	if ((p->flags & (KPROC_TRACE | KPROC_STOPPED)) && !(p->flags & KPROC_LINUX))
-		problem(k, "process #%llu (pid %llu): traced or stopped, yet not a Linux program (flags %#x)",
+	if ((p->flags & (KPROC_TRACE | KPROC_STOPPED | KPROC_VFORK)) && !(p->flags & KPROC_LINUX))
+		problem(k, "process #%llu (pid %llu): traced, stopped or vforked, yet not a Linux program (flags %#x)",
 			ULL(id), ULL(p->pid), p->flags);
 	check_threads(k, p, id);
 	snprintf(what, sizeof(what), "process #%llu (pid %llu): address space", ULL(id), ULL(p->pid));

@@ -268,7 +268,10 @@ enum kproc_state {
 #define KPROC_TRACE 0x8u               /* with KPROC_LINUX: each call it makes is printed (linux/trace.c) */
 #define KPROC_STOPPED 0x10u            /* with KPROC_LINUX: stopped by a signal (SIGSTOP,
 					* SIGTSTP...) until SIGCONT; none of its threads runs */
-#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX | KPROC_TRACE | KPROC_STOPPED)
+#define KPROC_VFORK 0x20u              /* its address space is its parent's, lent by vfork
+					* until it execs or ends (the parent waits: KWAIT_VFORK) */
+#define KPROC_FLAGS_ALL (KPROC_RESCUE | KPROC_LINK | KPROC_LINUX | KPROC_TRACE | KPROC_STOPPED | \
+			 KPROC_VFORK)
 
 /* A process made before kproc.linux_state existed is this many bytes: it has no
  * KPROC_LINUX, and nothing reads its missing linux_state. */
@@ -330,8 +333,11 @@ enum kwait {
 	KWAIT_LOCK = 12,               /* until a Linux program's lock on catalogue object
 					* `wait_obj` goes (record locks, flock) */
 	KWAIT_CHILD = 13,              /* until a child of process `wait_obj` ends (wait4) */
+	KWAIT_VFORK = 14,              /* until process `wait_obj`, its vfork child, gives
+					* back the address space it borrowed (execve, exit);
+					* no signal cuts it short */
 };
-#define KWAIT_LAST KWAIT_CHILD
+#define KWAIT_LAST KWAIT_VFORK
 
 /* kthread.blocked_call of a Linux program: its call number with this bit,
  * so that no Linux call is ever taken for Ferrite's call of that number. */

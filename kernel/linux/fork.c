@@ -115,11 +115,15 @@ static int copy_state(struct lxcall *c, struct pctx *child)
 }
 
 /* fork_process -- a child running on from this call with rax 0: on
- * `stack` unless 0, with FS base `tls` if CLONE_SETTLS, its tid written
- * at child_tid in its memory if CLONE_CHILD_SETTID (and cleared there
- * at its end if CLONE_CHILD_CLEARTID); the child's pid */
+ * `stack` unless 0, with FS base `tls` if CLONE_SETTLS, its pid written
+ * at parent_tid in the parent's memory if CLONE_PARENT_SETTID and at
+ * child_tid in its own if CLONE_CHILD_SETTID (and that cleared at its
+ * end if CLONE_CHILD_CLEARTID). With `borrow` (vfork) the child runs in
+ * the caller's own memory, and the caller's call waits until the child
+ * execs or ends (KWAIT_VFORK: proc.c completes it with the pid). The
+ * child's pid. */
 static int64_t fork_process(struct lxcall *c, uint64_t flags, uint64_t stack,
-			    uint64_t child_tid, uint64_t tls)
+			    uint64_t parent_tid, uint64_t child_tid, uint64_t tls, bool borrow)
 {
 	static struct arch_user_regs regs; /* the kernel runs one call at a time */
 	struct pctx *child;
@@ -129,15 +133,17 @@ static int64_t fork_process(struct lxcall *c, uint64_t flags, uint64_t stack,
 
 	if (handle_full(c->p, 1))
 		return -LX_EAGAIN;     /* no room for the handle that keeps the child */
+	if (flags & LX_CLONE_PARENT_SETTID && uvm_check(&c->p->mem, parent_tid, 4, UVM_WRITE))
+		return -LX_EFAULT;
 	arch_frame_save(c->tf, &regs);
 	regs.rax = 0;
 	if (stack)
 		regs.rsp = stack;
 	if (flags & LX_CLONE_SETTLS)
 		regs.fs_base = tls;
-	err = proc_fork(c->p, &regs, &child);
+	err = proc_fork(c->p, &regs, borrow, &child);
 	if (err)
-		return err == -ERR_NOSPC ? -LX_EAGAIN : lx_errno(err == -ERR_NOMEM ? -ERR_NOMEM : err);
+		return err == -ERR_NOSPC ? -LX_EAGAIN : lx_errno(err);
 	pid = (uint32_t)child->proc->pid;
 	err = copy_state(c, child);
 	if (!err && flags & LX_CLONE_CHILD_SETTID)
@@ -158,25 +164,34 @@ static int64_t fork_process(struct lxcall *c, uint64_t flags, uint64_t stack,
 		proc_end(child, FE_EXIT_KILLED, 0, "fork failed");
 		return lx_errno(err == -ERR_NOSPC ? -ERR_NOMEM : err);
 	}
+	if (flags & LX_CLONE_PARENT_SETTID)
+		(void)uvm_copy_out(&c->p->mem, parent_tid, &pid, sizeof(pid)); /* checked */
 	child->thread[0]->state = KTHREAD_RUNNABLE; /* a fresh thread: no log */
 	sched_thread_new();
-	return pid;
+	if (!borrow)
+		return pid;
+	sched_block(c->tf, KWAIT_VFORK, child->proc_id, 0);
+	return SYSCALL_BLOCKED;
 }
 
 /* fork () */
 int64_t lx_fork(struct lxcall *c)
 {
-	return fork_process(c, 0, 0, 0, 0);
+	return fork_process(c, 0, 0, 0, 0, 0, false);
 }
 
-/* vfork () -- a fork (above) */
+/* vfork () -- the child borrows the caller's memory, the caller waits
+ * until it execs or ends; a program of more threads than one forks
+ * (the others would run on in the memory the child changes) */
 int64_t lx_vfork(struct lxcall *c)
 {
-	return fork_process(c, 0, 0, 0, 0);
+	return fork_process(c, 0, 0, 0, 0, 0, proc_threads_alive(c->p) == 1);
 }
 
 /* clone (flags, stack, parent_tid, child_tid, tls) -- with CLONE_THREAD
- * a thread (thread.c); without, a fork, its child on `stack` if not 0 */
+ * a thread (thread.c); without, a process: a vfork with CLONE_VM and
+ * CLONE_VFORK (glibc's posix_spawn, its child on `stack`), else a fork
+ * (CLONE_VM alone too: the child gets a copy) */
 int64_t lx_clone(struct lxcall *c)
 {
 	const uint64_t flags = c->arg[0], stack = c->arg[1], parent_tid = c->arg[2];
@@ -184,22 +199,15 @@ int64_t lx_clone(struct lxcall *c)
 	const uint64_t known = 0xff | LX_CLONE_VM | LX_CLONE_VFORK | LX_CLONE_SETTLS |
 			       LX_CLONE_PARENT_SETTID | LX_CLONE_CHILD_SETTID |
 			       LX_CLONE_CHILD_CLEARTID;
-	int64_t pid;
-	uint32_t pid32;
+	const uint64_t vfork = LX_CLONE_VM | LX_CLONE_VFORK;
 
 	if (flags & LX_CLONE_THREAD)
 		return lx_clone_thread(c);
 	if (flags & ~known || (flags & 0xff) != LX_SIGCHLD ||
 	    stack >= FE_USER_TOP || (flags & LX_CLONE_SETTLS && tls >= FE_USER_TOP))
 		return -LX_EINVAL;
-	if (flags & LX_CLONE_PARENT_SETTID && uvm_check(&c->p->mem, parent_tid, 4, UVM_WRITE))
-		return -LX_EFAULT;
-	pid = fork_process(c, flags, stack, child_tid, tls);
-	if (pid > 0 && flags & LX_CLONE_PARENT_SETTID) {
-		pid32 = (uint32_t)pid;
-		(void)uvm_copy_out(&c->p->mem, parent_tid, &pid32, sizeof(pid32)); /* checked */
-	}
-	return pid;
+	return fork_process(c, flags, stack, parent_tid, child_tid, tls,
+			    (flags & vfork) == vfork && proc_threads_alive(c->p) == 1);
 }
 
 /* --- execve --------------------------------------------------------------- */

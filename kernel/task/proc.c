@@ -149,6 +149,53 @@ static void release_id(uint64_t *field)
 	*field = 0;
 }
 
+/* vfork_child -- sched_complete_waiting's pick: the parent of the child
+ * giving back its borrowed address space */
+static uint64_t vfork_child_id;
+static bool vfork_child(const struct kthread *t)
+{
+	return t->wait_obj == vfork_child_id;
+}
+
+/* give_back -- vfork's child p ends or execs: the address space it
+ * borrowed is its parent's alone again, the parent's tables dropped (p
+ * may have changed the mappings under them), and the parent's vfork
+ * returns p's pid */
+static void give_back(struct pctx *p)
+{
+	struct pctx *parent = ptable_by_pid(p->proc->parent_pid);
+
+	uvm_drop_tables(&p->mem);
+	KLOG(&p->proc->flags);
+	p->proc->flags &= ~KPROC_VFORK;
+	KLOG(&p->proc->aspace);
+	release_id(&p->proc->aspace);
+	p->mem.as = NULL;
+	if (!parent)
+		return;
+	uvm_drop_tables(&parent->mem);
+	vfork_child_id = p->proc_id;
+	sched_complete_waiting(KWAIT_VFORK, vfork_child, (int64_t)p->proc->pid);
+}
+
+/* release_space -- p lets go of its address space: its mappings too,
+ * unless a vfork's child borrows it still (its parent died first) */
+static void release_space(struct pctx *p)
+{
+	struct os_obj_info info;
+
+	if (!p->mem.as)
+		return;
+	if (p->proc->flags & KPROC_VFORK) {
+		give_back(p);
+		return;
+	}
+	if (os_obj_head(&kheap, p->proc->aspace, &info) == 0 && info.refcount > 1)
+		uvm_drop_tables(&p->mem); /* the borrower keeps the mappings */
+	else
+		uvm_destroy(&p->mem);
+}
+
 /* teardown -- release everything p holds and free its slot */
 static void teardown(struct pctx *p)
 {
@@ -158,8 +205,7 @@ static void teardown(struct pctx *p)
 	sched_forget(slot); /* first: no CPU may run on the tables uvm_destroy frees */
 	if (p->ht)
 		handle_close_all(p);
-	if (p->mem.as)
-		uvm_destroy(&p->mem);
+	release_space(p);
 	KLOG(proc);
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++)
 		if (p->thread[tid] && p->thread_id[tid] != proc->thread)
@@ -424,7 +470,8 @@ void proc_on_linux_start(proc_linux_start_fn start, proc_child_end_fn ended)
  * for process handles (a parent's children are not its child's). The
  * caller adds what its personality keeps. An error ends the half-made
  * child; p is as it was. */
-int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **out)
+int proc_fork(struct pctx *p, const struct arch_user_regs *regs, bool borrow,
+	      struct pctx **out)
 {
 	int free = ptable_free_slot();
 	struct pctx *c = NULL;
@@ -434,8 +481,16 @@ int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **o
 	if (free < 0 || ptable_count() >= SPAWN_MAX_PROCS)
 		return -ERR_NOSPC;
 	err = new_process((unsigned)free, p, p->proc->code, p->proc->name, &c);
-	if (!err)
+	if (!err && borrow) { /* vfork: p's own address space, not a copy */
+		KLOG(c->proc);
+		kobj_release(c->proc->aspace);
+		kobj_hold(p->proc->aspace);
+		c->proc->aspace = p->proc->aspace;
+		c->proc->flags |= KPROC_VFORK;
+		c->mem.as = p->mem.as;
+	} else if (!err) {
 		err = uvm_fork(&p->mem, &c->mem);
+	}
 	if (err) {
 		if (c)
 			proc_end(c, FE_EXIT_KILLED, 0, "fork failed");
@@ -444,7 +499,7 @@ int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **o
 	handle_fork(p, c);
 	c->thread[0]->regs = *regs;                /* a fresh thread: no log */
 	KLOG(&c->proc->flags);
-	c->proc->flags = p->proc->flags & KPROC_TRACE;
+	c->proc->flags |= p->proc->flags & KPROC_TRACE;
 	*out = c;
 	return 0;
 }
@@ -457,7 +512,19 @@ int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **o
 int proc_exec_image(struct pctx *p, uint64_t code, const struct elf_image *img,
 		    const char *name, uint64_t *stack_top)
 {
-	uvm_destroy(&p->mem);
+	void *data;
+	int err;
+
+	if (p->proc->flags & KPROC_VFORK) { /* a space of its own from here */
+		give_back(p);
+		err = kobj_new(OS_TYPE_ASPACE, sizeof(struct kaspace), KASPACE_MAGIC,
+			       &p->proc->aspace, &data); /* logged by give_back */
+		if (err)
+			return err;
+		p->mem.as = data;
+	} else {
+		uvm_destroy(&p->mem);
+	}
 	KLOG(p->proc);
 	kobj_hold(code);
 	kobj_release(p->proc->code);

@@ -84,10 +84,15 @@ typedef void (*proc_child_end_fn)(struct pctx *parent, uint64_t child);
 void proc_on_linux_start(proc_linux_start_fn start, proc_child_end_fn ended);
 
 /* proc_fork -- a child of p running p's code from `regs` (its first
- * thread, not yet runnable), its memory p's copy-on-write, its handles
- * p's but for process handles; in *out. An error ends the half-made child. */
+ * thread, not yet runnable), its memory p's copy-on-write -- or, if
+ * `borrow` (vfork), p's own address space, lent until the child execs or
+ * ends (KPROC_VFORK; the caller blocks p's thread on KWAIT_VFORK, and
+ * the child's execve or end completes that call with its pid) --, its
+ * handles p's but for process handles; in *out. An error ends the
+ * half-made child. */
 struct arch_user_regs;
-int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **out);
+int proc_fork(struct pctx *p, const struct arch_user_regs *regs, bool borrow,
+	      struct pctx **out);
 
 /* proc_exec_image -- p runs `code` (parsed into img) in place of what it
  * ran: its mappings replaced by the program's segments and a fresh stack

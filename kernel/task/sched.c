@@ -353,7 +353,7 @@ void sched_interrupt(struct pctx *p)
 	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
 		struct kthread *t = p->thread[tid];
 
-		if (t && t->state == KTHREAD_BLOCKED) {
+		if (t && t->state == KTHREAD_BLOCKED && t->wait != KWAIT_VFORK) {
 			KLOG(&t->state);
 			t->state = KTHREAD_RUNNABLE;
 			made_runnable();

@@ -41,7 +41,8 @@ void sched_block(struct trap_frame *tf, enum kwait wait, uint64_t obj,
 void sched_block_deadline(uint64_t ns);
 
 /* sched_interrupt -- make every blocked thread of p runnable: their calls
- * are issued again (for a signal, which cuts them short: linux/) */
+ * are issued again (for a signal, which cuts them short: linux/); but
+ * for a vfork's wait, which only the child ends */
 void sched_interrupt(struct pctx *p);
 
 /* sched_wake -- make runnable every thread blocked on (wait, obj) */

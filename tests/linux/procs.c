@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
 static int data_word = 7;              /* in the data segment */
 
 /* status -- what wait4 said of a child, in words */
@@ -115,6 +117,37 @@ static void fork_of_a_fork(void)
 	}
 	big[0] = 40;
 	reap("three generations (2 + 3 + 1 + 1)", pid);
+}
+
+/* vforks -- vfork's child runs in its parent's memory until it execs or
+ * ends, the parent waiting (busybox's spawn reports a failed exec so);
+ * posix_spawn (glibc: clone with CLONE_VM | CLONE_VFORK on a stack of its
+ * own) runs a program and says when it cannot */
+static void vforks(const char *busybox)
+{
+	static volatile int told;
+	char *argv[] = { "echo", "spawned", NULL };
+	char *missing[] = { "nothing", NULL };
+	pid_t pid;
+	int err;
+
+	told = 0;
+	pid = vfork();
+	if (pid == 0) {
+		told = 42;
+		_exit(5);
+	}
+	printf("vfork: the child wrote %d before its end\n", told);
+	reap("vfork child", pid);
+	fflush(stdout);
+	err = posix_spawn(&pid, busybox, NULL, NULL, argv, environ);
+	printf("posix_spawn: %d\n", err);
+	if (!err)
+		reap("spawned", pid);
+	err = posix_spawn(&pid, "no/such/program", NULL, NULL, missing, environ);
+	printf("posix_spawn of nothing: %s\n", strerror(err));
+	if (!err)
+		reap("nothing", pid);
 }
 
 /* statuses -- exit codes and signals through wait4 and waitid */
@@ -295,6 +328,7 @@ int main(int argc, char **argv)
 	(void)mkdir(argv[2], 0755);
 	copy_on_write();
 	fork_of_a_fork();
+	vforks(argv[1]);
 	statuses();
 	pipes();
 	exec(argv[1], argv[2]);

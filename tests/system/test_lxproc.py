@@ -35,6 +35,8 @@ SH_LINES = [
     "sh -c 'kill -TERM $$'; echo $?",
     "for i in 1 2 3 4 5 6 7 8 9 10; do echo $i | busybox md5sum; done | busybox sort | busybox uniq -c | busybox wc -l",
     "busybox yes | busybox head -n 1000 | busybox wc -l",
+    # busybox's spawn (vfork): its child tells a failed exec in the memory it shares
+    "echo a | busybox xargs nosuchcommand; echo $?",
     # two children alive at once, a hundred times: the parent's layers
     # collapse as the children go (on two CPUs they overlap)
     "i=0; while [ $i -lt 100 ]; do echo $i | busybox md5sum > out; i=$((i+1)); done; busybox cat out",
