@@ -131,6 +131,7 @@ int lx_start_program(struct pctx *p, const struct elf_image *img,
 	err = push_start(p, img, ex, stack_top, &sp);
 	if (err)
 		return err;
+	KLOG(regs); /* an execve's thread is not fresh */
 	arch_user_regs_init(regs, img->entry, sp, 0, 0, 0);
 	return 0;
 }

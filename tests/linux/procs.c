@@ -141,9 +141,9 @@ static void vforks(const char *busybox)
 	reap("vfork child", pid);
 	fflush(stdout);
 	err = posix_spawn(&pid, busybox, NULL, NULL, argv, environ);
-	printf("posix_spawn: %d\n", err);
 	if (!err)
-		reap("spawned", pid);
+		reap("spawned", pid); /* after its line: the two run at once */
+	printf("posix_spawn: %d\n", err);
 	err = posix_spawn(&pid, "no/such/program", NULL, NULL, missing, environ);
 	printf("posix_spawn of nothing: %s\n", strerror(err));
 	if (!err)
