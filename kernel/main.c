@@ -141,6 +141,7 @@ static __attribute__((noreturn)) void power_on(void)
 
 	kobj_on_delete(channel_deleted);
 	kobj_on_delete(pagecache_deleted);
+	kobj_on_delete(uvm_layer_deleted);
 	linux_init();
 	console_init();
 	KLOG(&kroot->power_ons);

@@ -265,11 +265,43 @@ static const char *mapping_problem(const struct kmapping *m, uint64_t prev_end)
 	if (m->prot & ~FE_PROT_MASK || m->maxprot & ~FE_PROT_MASK ||
 	    m->prot & ~m->maxprot)
 		return "protection out of range";
-	if (m->flags != FE_MAP_SHARED && m->flags != FE_MAP_PRIVATE)
+	if (m->flags != FE_MAP_SHARED && m->flags != FE_MAP_PRIVATE &&
+	    m->flags != (FE_MAP_SHARED | KMAPPING_INHERIT))
 		return "neither shared nor private";
 	if (m->flags == FE_MAP_SHARED && m->shadow)
 		return "a shared mapping with a private shadow";
 	return NULL;
+}
+
+/* check_source -- what private mapping `what` shows below its copies: a
+ * mappable object, or a chain of frozen layers (kformat.h, struct
+ * klayer) ending in one or in nothing, no deeper than KLAYER_DEPTH_MAX */
+static void check_source(struct kcheck *k, uint64_t id, const char *what)
+{
+	struct os_obj_info info;
+
+	for (unsigned depth = 0; id; depth++) {
+		const struct klayer *l;
+
+		if (!head(k, id, 0, what, &info))
+			return;
+		if (info.type != OS_TYPE_KERNEL) {
+			if (!mappable(info.type))
+				problem(k, "%s: shows #%llu, of type %s, which cannot be mapped",
+					what, ULL(id), os_obj_type_name(info.type));
+			return;
+		}
+		if (depth == KLAYER_DEPTH_MAX) {
+			problem(k, "%s: layers deeper than %u", what, KLAYER_DEPTH_MAX);
+			return;
+		}
+		l = kobj_bytes(k, id, OS_TYPE_KERNEL, sizeof(*l), KLAYER_MAGIC, what);
+		if (!l)
+			return;
+		if (l->pages)
+			(void)head(k, l->pages, OS_TYPE_ANON, what, &info);
+		id = l->below;
+	}
 }
 
 /* check_aspace -- an address space: sorted, disjoint mappings of mappable objects */
@@ -301,7 +333,9 @@ static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid,
 		}
 		snprintf(what, sizeof(what), "address space #%llu (pid %llu): mapping %u",
 			 ULL(id), ULL(pid), i);
-		if (head(k, m->object, 0, what, &info) && !mappable(info.type))
+		if (m->flags & FE_MAP_PRIVATE)
+			check_source(k, m->object, what);
+		else if (head(k, m->object, 0, what, &info) && !mappable(info.type))
 			problem(k, "%s: shows #%llu, of type %s, which cannot be mapped",
 				what, ULL(m->object), os_obj_type_name(info.type));
 		if (m->shadow)
@@ -378,14 +412,18 @@ static bool path_ok(const char *path)
 	return end && (end == path || end[-1] == '/');
 }
 
-/* The ends of pipes one program's descriptors name, and how many name each. */
+/* The ends of pipes the live programs' descriptors name, and how many
+ * name each (a pipe outlives the fork that shares it, so its counts are
+ * every program's). Static: far too big for a kernel stack, and a check
+ * runs one at a time. */
 struct pipe_tally {
 	unsigned count;
 	struct {
 		uint64_t pipe;
 		uint32_t ends[2];      /* descriptors naming its read end, its write end */
-	} pipe[KLINUX_FDS];
+	} pipe[KROOT_MAX_PROCS * KLINUX_FDS];
 };
+static struct pipe_tally pipes;
 
 /* tally_end -- one more descriptor names an end of pipe `pipe` */
 static void tally_end(struct pipe_tally *t, uint64_t pipe, bool write)
@@ -419,16 +457,15 @@ static bool check_lxpipe(struct kcheck *k, uint64_t id, const char *owner)
 }
 
 /* check_pipe_counts -- each pipe's counts of descriptors naming its ends
- * are those of the program that names them (pipes live within one
- * program until fork) */
-static void check_pipe_counts(struct kcheck *k, const struct pipe_tally *t, const char *owner)
+ * are those of the programs that name them */
+static void check_pipe_counts(struct kcheck *k, const struct pipe_tally *t)
 {
 	for (unsigned i = 0; i < t->count; i++) {
 		const struct klxpipe *p = os_obj_data(k->os, t->pipe[i].pipe);
 
 		if (p->readers != t->pipe[i].ends[0] || p->writers != t->pipe[i].ends[1])
-			problem(k, "%s: pipe #%llu counts %u readers and %u writers; %u and %u descriptors name its ends",
-				owner, ULL(t->pipe[i].pipe), p->readers, p->writers,
+			problem(k, "pipe #%llu counts %u readers and %u writers; %u and %u descriptors name its ends",
+				ULL(t->pipe[i].pipe), p->readers, p->writers,
 				t->pipe[i].ends[0], t->pipe[i].ends[1]);
 	}
 }
@@ -588,7 +625,6 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 {
 	const struct klinux *lx;
 	struct os_obj_info info;
-	struct pipe_tally pipes = { .count = 0 };
 	char what[96];
 
 	snprintf(what, sizeof(what), "Linux state #%llu (pid %llu)", ULL(id), ULL(pid));
@@ -611,7 +647,8 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 	    lx->brk >= FE_USER_TOP)
 		problem(k, "%s: break [%#llx, %#llx) out of range", what,
 			ULL(lx->brk_start), ULL(lx->brk));
-	(void)head(k, lx->brk_object, OS_TYPE_ANON, what, &info);
+	if (lx->brk_object)
+		(void)head(k, lx->brk_object, OS_TYPE_ANON, what, &info);
 	if (!path_ok(lx->root) || !path_ok(lx->cwd))
 		problem(k, "%s: root or current directory malformed", what);
 	for (unsigned fd = 0; fd < KLINUX_FDS; fd++) {
@@ -627,7 +664,6 @@ static void check_linux(struct kcheck *k, uint64_t id, uint64_t pid)
 		}
 	}
 	check_linux_signals(k, lx, what);
-	check_pipe_counts(k, &pipes, what);
 	if (lx->version >= 2 && lx->threads)
 		check_lxthreads(k, lx->threads, what);
 	if (lx->version >= 2 && lx->locks)
@@ -778,8 +814,10 @@ unsigned kcheck_image(const struct objstore *os, const struct kcheck_report *rep
 	id = os_app_root(os, OS_APP_ROOT_LINK);
 	if (id)
 		check_link(&k, id);
+	pipes.count = 0;
 	for (unsigned slot = 0; slot < KROOT_MAX_PROCS; slot++)
 		if (r->procs[slot])
 			check_process(&k, r, slot, r->procs[slot]);
+	check_pipe_counts(&k, &pipes);
 	return k.problems;
 }

@@ -96,6 +96,7 @@
 #define KLXPIPE_MAGIC 0x5050584cu  /* "LXPP" */
 #define KLXTHREADS_MAGIC 0x4854584cu /* "LXTH" */
 #define KLXLOCKS_MAGIC 0x4b434c4cu   /* "LLCK" */
+#define KLAYER_MAGIC 0x5259414cu     /* "LAYR" */
 
 #define KROOT_VERSION 2
 
@@ -325,8 +326,9 @@ enum kwait {
 					* changes: a wait on many files (poll, select) */
 	KWAIT_LOCK = 12,               /* until a Linux program's lock on catalogue object
 					* `wait_obj` goes (record locks, flock) */
+	KWAIT_CHILD = 13,              /* until a child of process `wait_obj` ends (wait4) */
 };
-#define KWAIT_LAST KWAIT_LOCK
+#define KWAIT_LAST KWAIT_CHILD
 
 /* kthread.blocked_call of a Linux program: its call number with this bit,
  * so that no Linux call is ever taken for Ferrite's call of that number. */
@@ -389,6 +391,47 @@ KFORMAT_AT(kmapping, shadow, 40);
 KFORMAT_AT(kmapping, prot, 48);
 KFORMAT_AT(kmapping, flags, 52);
 KFORMAT_AT(kmapping, maxprot, 54);
+
+/* kmapping.flags beside FE_MAP_SHARED or FE_MAP_PRIVATE: a fork shares
+ * this shared mapping of an anonymous object with the child (Linux's
+ * MAP_SHARED | MAP_ANONYMOUS). Without it a shared mapping of an
+ * anonymous object is its process's own memory (a stack, a break, a
+ * private anonymous mmap), which a fork freezes into a layer (below). */
+#define KMAPPING_INHERIT 0x80
+
+/*
+ * A frozen layer of private memory (kernel/uvm/uvm.c, docs/linux.md
+ * "fork"): what a mapping showed when a fork froze it, shared from then on
+ * by the private mappings of both processes, which write their own copies
+ * (their shadows) above it. A private mapping's `object` may be a layer:
+ * its page i is then `pages`'s page i if i lies below `end` and `pages`
+ * has it; else `below`'s page i when `below` is a layer; else the bytes
+ * of `below` (an object) at page i that lie below `limit`, zero past it
+ * or where below is 0. Every layer of a chain is indexed like the object
+ * at its bottom, as a shadow is.
+ *
+ * Invariant (uvm.c): no page of `pages` is ever written once the layer
+ * exists -- nothing maps them writable, no kernel call writes them, and
+ * no object is resized while a layer holds it -- except by the merge at a
+ * fork (uvm_fork), when the layer is held by one mapping alone, so that
+ * nobody else sees it.
+ * Checked (kcheck.c): pages an anonymous object; below 0, a layer or a
+ * mappable object; chains no deeper than KLAYER_DEPTH_MAX.
+ */
+#define KLAYER_DEPTH_MAX 64
+struct klayer {
+	uint32_t magic;                /* KLAYER_MAGIC */
+	uint32_t reserved;
+	uint64_t pages;                /* OS_TYPE_ANON (held): the frozen copies */
+	uint64_t end;                  /* pages' bytes at or past this offset do not show */
+	uint64_t below;                /* a klayer or an object (held); 0: zeros */
+	uint64_t limit;                /* an object below: its bytes at or past this read as zero */
+};
+KFORMAT_SIZE(klayer, 40);
+KFORMAT_AT(klayer, pages, 8);
+KFORMAT_AT(klayer, end, 16);
+KFORMAT_AT(klayer, below, 24);
+KFORMAT_AT(klayer, limit, 32);
 
 #define KASPACE_MAX_MAPS 32
 
@@ -487,12 +530,13 @@ _Static_assert(sizeof(struct kchannel) <= KFORMAT_SMALL_MAX, "a small object");
  * program set with TCSETS, which decide how its reads of the console are
  * edited and echoed.
  *
- * The break shows brk_object, an anonymous object of KLINUX_BRK_MAX bytes
- * (sparse), mapped at brk_start for as much as the break covers.
+ * The break is [brk_start, page_up(brk)), shown by ordinary mappings
+ * (kernel/linux/memory.c); brk_object is 0 (a program started before
+ * fork kept its break's object there, held, and nothing reads it now).
  *
  * Invariants (kcheck.c): version KLINUX_VERSION; brk_start <= brk <=
  * brk_start + KLINUX_BRK_MAX, in the user half, brk_start page aligned;
- * brk_object an anonymous object; root and cwd NUL-terminated,
+ * brk_object 0 or an anonymous object; root and cwd NUL-terminated,
  * empty or ending in '/'; every fd[i].file 0 or a klxfile; fd flags within
  * KLINUX_FD_FLAGS; signals a klxsig; sig_mask and sig_suspend_mask without
  * KLINUX_SIG_UNBLOCKABLE; sig_sent and sig_tsent within sig_pending, apart; sig_flags within
@@ -551,11 +595,12 @@ struct klinux {
 	uint64_t brk_start;            /* the program break's lowest address */
 	uint64_t brk;                  /* the break now; [brk_start, page_up(brk)) is mapped */
 	uint64_t tid_address;          /* clear_child_tid of its thread of tid 0; 0: none */
-	uint64_t brk_object;           /* the anonymous object the break shows (held) */
+	uint64_t brk_object;           /* 0; before fork, the anonymous object the
+					* break showed (held), which nothing reads now */
 	uint32_t umask;
-	uint32_t reserved;
+	uint32_t pgid;                 /* its process group (fork.c); 0: its own pid */
 	struct klinux_termios termios;
-	uint32_t reserved2;
+	uint32_t sid;                  /* its session; 0: its own pid */
 	char root[KLINUX_PATH_MAX];
 	char cwd[KLINUX_PATH_MAX];
 	struct klinux_fd fd[KLINUX_FDS];
@@ -588,9 +633,9 @@ KFORMAT_AT(klinux, brk, 16);
 KFORMAT_AT(klinux, tid_address, 24);
 KFORMAT_AT(klinux, brk_object, 32);
 KFORMAT_AT(klinux, umask, 40);
-KFORMAT_AT(klinux, reserved, 44);
+KFORMAT_AT(klinux, pgid, 44);
 KFORMAT_AT(klinux, termios, 48);
-KFORMAT_AT(klinux, reserved2, 84);
+KFORMAT_AT(klinux, sid, 84);
 KFORMAT_AT(klinux, root, 88);
 KFORMAT_AT(klinux, cwd, 344);
 KFORMAT_AT(klinux, fd, 600);

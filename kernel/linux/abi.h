@@ -45,8 +45,8 @@ enum lx_nr {
 	LX_futex = 202, LX_clone3 = 435,
 	LX_chown = 92, LX_lchown = 94, LX_fchownat = 260, LX_fchmodat = 268,
 	/* calls the kernel lacks, named for the trace (trace.c) */
-	LX_sendfile = 40, LX_fork = 57,
-	LX_vfork = 58, LX_execve = 59,
+	LX_fork = 57, LX_vfork = 58, LX_execve = 59, LX_waitid = 247,
+	LX_sendfile = 40,
 	LX_truncate = 76, LX_fchdir = 81, LX_creat = 85, LX_symlink = 88,
 	LX_statfs = 137, LX_fstatfs = 138, LX_setrlimit = 160,
 	LX_symlinkat = 266, LX_statx = 332,
@@ -58,6 +58,7 @@ enum lx_nr {
 #define LX_CLONE_FS 0x00000200u
 #define LX_CLONE_FILES 0x00000400u
 #define LX_CLONE_SIGHAND 0x00000800u
+#define LX_CLONE_VFORK 0x00004000u
 #define LX_CLONE_THREAD 0x00010000u
 #define LX_CLONE_SYSVSEM 0x00040000u
 #define LX_CLONE_SETTLS 0x00080000u
@@ -86,6 +87,7 @@ enum lx_nr {
 #define LX_E2BIG 7
 #define LX_ENOEXEC 8
 #define LX_EBADF 9
+#define LX_ECHILD 10
 #define LX_EAGAIN 11
 #define LX_ENOMEM 12
 #define LX_EACCES 13
@@ -473,6 +475,7 @@ struct lx_dirent64 {
 #define LX_NSIG 64
 #define LX_SIG_BIT(s) (1ull << ((s) - 1))
 
+#define LX_SA_NOCLDWAIT 0x2u
 #define LX_SA_SIGINFO 0x4u
 #define LX_SA_RESTORER 0x04000000u
 #define LX_SA_ONSTACK 0x08000000u

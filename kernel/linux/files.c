@@ -241,21 +241,16 @@ static int append_part(char *name, size_t *len, const char *part, size_t n,
 	return 0;
 }
 
-/* resolve -- the catalogue name of the path at user address `upath`,
- * relative to directory `dirfd` (LX_AT_FDCWD: the current one). The name
- * has no trailing '/' ("" is the root); *special is set for /dev/ files. */
-static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
-		       char name[KLINUX_PATH_MAX], uint16_t *special)
+/* resolve_path -- the catalogue name of `path`, relative to directory
+ * `dirfd` (LX_AT_FDCWD: the current one). The name has no trailing '/'
+ * ("" is the root); *special is set for /dev/ files. */
+static int64_t resolve_path(struct lxcall *c, int64_t dirfd, const char *path,
+			    char name[KLINUX_PATH_MAX], uint16_t *special)
 {
-	static char path[USER_PATH_MAX];
 	struct klinux *lx = c->lx;
 	size_t len, floor = strlen(lx->root), at = 0;
-	int err = uvm_copy_string(&c->p->mem, path, upath, sizeof(path));
+	int err;
 
-	if (err == -ERR_RANGE || err == -ERR_TOOBIG)
-		return -LX_ENAMETOOLONG;
-	if (err < 0)
-		return lx_errno(err);
 	if (!path[0])
 		return -LX_ENOENT;
 	memcpy(name, lx->root, floor);
@@ -306,6 +301,39 @@ static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
 	else if (!strcmp(name + floor, "proc/meminfo"))
 		*special = KLXFILE_MEMINFO;
 	return 0;
+}
+
+/* resolve -- resolve_path of the path at user address `upath` */
+static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
+		       char name[KLINUX_PATH_MAX], uint16_t *special)
+{
+	static char path[USER_PATH_MAX];
+	int err = uvm_copy_string(&c->p->mem, path, upath, sizeof(path));
+
+	if (err == -ERR_RANGE || err == -ERR_TOOBIG)
+		return -LX_ENAMETOOLONG;
+	if (err < 0)
+		return lx_errno(err);
+	return resolve_path(c, dirfd, path, name, special);
+}
+
+/* lx_files_forked -- a fork's child's klinux, copied from its parent's:
+ * each of its descriptors names its open file once more (a pipe counts it) */
+void lx_files_forked(struct klinux *lx)
+{
+	for (unsigned fd = 0; fd < KLINUX_FDS; fd++)
+		if (lx->fd[fd].file) {
+			kobj_hold(lx->fd[fd].file);
+			count_end(kobj_data(lx->fd[fd].file, OS_TYPE_KERNEL, KLXFILE_MAGIC), 1);
+		}
+}
+
+/* lx_files_exec -- an execve: the descriptors marked close-on-exec close */
+void lx_files_exec(struct klinux *lx)
+{
+	for (unsigned fd = 0; fd < KLINUX_FDS; fd++)
+		if (lx->fd[fd].file && lx->fd[fd].flags & KLINUX_FD_CLOEXEC)
+			drop(lx, fd);
 }
 
 /* is_dir -- whether catalogue name `name` (no trailing '/') is a directory:
@@ -1179,6 +1207,31 @@ static size_t exe_path(struct lxcall *c, char out[KLINUX_PATH_MAX])
 	    os_cat_lookup(&kheap, out, (uint64_t)n, &code) || code != k->code)
 		return 0;
 	return (size_t)snprintf(out, KLINUX_PATH_MAX, "/bin/%s", k->name);
+}
+
+/* lx_exec_lookup -- the file execve's `path` names (a user address, or a
+ * kernel string when upath is 0: an interpreter's): its catalogue name
+ * in `name` and its object in *object; -ENOENT, -EACCES for a directory
+ * or a special file */
+int64_t lx_exec_lookup(struct lxcall *c, uint64_t upath, const char *path,
+		       char name[KLINUX_PATH_MAX], uint64_t *object)
+{
+	uint16_t special;
+	int64_t err = upath ? resolve(c, LX_AT_FDCWD, upath, name, &special)
+			    : resolve_path(c, LX_AT_FDCWD, path, name, &special);
+
+	if (err)
+		return err;
+	if (!strcmp(name + strlen(c->lx->root), "proc/self/exe")) { /* the program itself */
+		*object = c->p->proc->code;
+		snprintf(name, KLINUX_PATH_MAX, "%s", c->p->proc->name);
+		return 0;
+	}
+	if (special)
+		return -LX_EACCES;
+	if (os_cat_lookup(&kheap, name, strlen(name), object))
+		return is_dir(c->lx, name) ? -LX_EACCES : -LX_ENOENT;
+	return 0;
 }
 
 /* readlink (path, buf, size), readlinkat (dirfd, path, buf, size): the

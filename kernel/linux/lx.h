@@ -63,6 +63,14 @@ void lx_trace_end(struct lxcall *c, int64_t result);
 /* lx_files_start -- a new program's descriptors 0, 1 and 2: the objects
  * its spawn gave them (checked by sys_process.c), else the console */
 int lx_files_start(struct klinux *lx, const struct spawn_args *a);
+/* lx_exec_lookup -- the file execve's path names (user address upath, or
+ * the kernel string `path` when upath is 0): its catalogue name and object */
+int64_t lx_exec_lookup(struct lxcall *c, uint64_t upath, const char *path,
+		       char name[KLINUX_PATH_MAX], uint64_t *object);
+/* lx_files_forked -- a fork's child's copied descriptors name their files once more */
+void lx_files_forked(struct klinux *lx);
+/* lx_files_exec -- an execve: the close-on-exec descriptors close */
+void lx_files_exec(struct klinux *lx);
 /* lx_state_deleted -- a klinux or klxfile is gone: release what it held */
 void lx_state_deleted(uint64_t id, uint16_t type);
 /* lx_fd_object -- the catalogue object descriptor fd shows, and the open
@@ -157,9 +165,52 @@ int64_t lx_select(struct lxcall *c);
 int64_t lx_pselect6(struct lxcall *c);
 int64_t lx_utimensat(struct lxcall *c);
 
+/* --- the start of a program (start.c) ------------------------------------- */
+#define LX_EXEC_STRINGS (128u << 10)   /* argument and environment bytes (Linux: 2 MiB) */
+#define LX_EXEC_POINTERS 4096          /* argument and environment strings */
+/* A program's arguments and environment, as execve takes them. */
+struct lx_exec_args {
+	unsigned argc, envc;
+	size_t bytes;                  /* argc argument strings, then envc environment
+					* strings, NUL-terminated, back to back */
+	char strings[LX_EXEC_STRINGS];
+};
+/* lx_state_new -- process p's Linux state: a fresh klinux p holds, its
+ * kproc flagged KPROC_LINUX and `flags` */
+int lx_state_new(struct pctx *p, uint32_t flags);
+/* lx_start_program -- a program's start: its stack below stack_top with
+ * ex's arguments and environment, its break just above img, and regs at
+ * img's entry */
+struct arch_user_regs;
+struct elf_image;
+int lx_start_program(struct pctx *p, const struct elf_image *img,
+		     const struct lx_exec_args *ex, uint64_t stack_top,
+		     struct arch_user_regs *regs);
+
+/* --- processes making processes (fork.c) ---------------------------------- */
+/* lx_child_ended -- proc.c's hook: child `child` (its process object) of
+ * Linux program `parent` ended: SIGCHLD (signal.c) */
+void lx_child_ended(struct pctx *parent, uint64_t child);
+/* lx_pgid, lx_sid -- p's process group and session */
+uint64_t lx_pgid(const struct pctx *p);
+uint64_t lx_sid(const struct pctx *p);
+/* lx_threads_exec -- an execve by p's thread `keep`: the others end (thread.c) */
+void lx_threads_exec(struct pctx *p, unsigned keep);
+/* lx_signals_exec -- an execve: handled signals back to their defaults;
+ * ignored ones, the masks, pending signals and the timer stay (signal.c) */
+void lx_signals_exec(struct klinux *lx);
+int64_t lx_fork(struct lxcall *c);
+int64_t lx_vfork(struct lxcall *c);
+int64_t lx_clone(struct lxcall *c);
+int64_t lx_execve(struct lxcall *c);
+int64_t lx_wait4(struct lxcall *c);
+int64_t lx_waitid(struct lxcall *c);
+int64_t lx_setsid(struct lxcall *c);
+int64_t lx_getsid(struct lxcall *c);
+
 /* --- memory (memory.c) ---------------------------------------------------- */
-/* lx_memory_start -- the break of a new program, just above its image */
-int lx_memory_start(struct pctx *p, struct klinux *lx, uint64_t image_end);
+/* lx_memory_start -- the break of a new program, empty just above its image */
+void lx_memory_start(struct klinux *lx, uint64_t image_end);
 int64_t lx_brk(struct lxcall *c);
 int64_t lx_mmap(struct lxcall *c);
 int64_t lx_munmap(struct lxcall *c);
@@ -239,6 +290,7 @@ int64_t lx_getrlimit(struct lxcall *c);
 int64_t lx_prlimit64(struct lxcall *c);
 int64_t lx_prctl(struct lxcall *c);
 int64_t lx_getpgid(struct lxcall *c);
+int64_t lx_getpgrp(struct lxcall *c);
 int64_t lx_setpgid(struct lxcall *c);
 /* --- threads (thread.c) -------------------------------------------------- */
 /* lx_thread_tid -- the Ferrite tid of p's live thread with Linux tid ltid,
@@ -261,7 +313,7 @@ struct lx_thread_sig {
 
 /* lx_thread_sig -- where the signal state of lx's thread `tid` is kept */
 struct lx_thread_sig lx_thread_sig(const struct klinux *lx, unsigned tid);
-int64_t lx_clone(struct lxcall *c);
+int64_t lx_clone_thread(struct lxcall *c);
 int64_t lx_exit(struct lxcall *c);
 int64_t lx_futex(struct lxcall *c);
 int64_t lx_gettid(struct lxcall *c);

@@ -39,72 +39,77 @@ static uint64_t page_up(uint64_t v)
 	return (v + PAGE - 1) & ~(PAGE - 1);
 }
 
-/* lx_memory_start -- the break of a new program starts at image_end,
- * empty, over a fresh object the program's state holds */
-int lx_memory_start(struct pctx *p, struct klinux *lx, uint64_t image_end)
+/* lx_memory_start -- the break of a new program starts at image_end, empty */
+void lx_memory_start(struct klinux *lx, uint64_t image_end)
 {
-	uint64_t object;
-	int err = os_obj_create(&kheap, OS_TYPE_ANON, 0, &object);
+	lx->brk_start = image_end;     /* a fresh klinux: no log */
+	lx->brk = image_end;
+}
 
-	(void)p;
+static int64_t grow_at(struct lxcall *c, uint64_t end, uint64_t extra);
+
+/* map_fresh -- a fresh anonymous object of len bytes, the program's own
+ * memory, mapped at addr (free) with prot */
+static int map_fresh(struct lxcall *c, uint64_t addr, uint64_t len, unsigned prot)
+{
+	uint64_t object, at;
+	int err = os_obj_create(&kheap, OS_TYPE_ANON, len, &object);
+
 	if (err)
 		return err;
-	lx->brk_object = object;       /* a fresh klinux: no log */
-	lx->brk_start = image_end;
-	lx->brk = image_end;
-	return 0;
+	err = uvm_map(&c->p->mem, object, 0, len, prot, FE_MAP_SHARED | FE_MAP_FIXED,
+		      FE_PROT_READ | FE_PROT_WRITE, 0, addr, &at);
+	kobj_release(object); /* the mapping holds it now, or nothing does */
+	return err;
 }
 
-/* show_break -- map the break's object for `len` bytes at brk_start
- * (nothing for 0), after unmapping what showed of it before */
-static int show_break(struct pctx *p, struct klinux *lx, uint64_t old_len,
-		      uint64_t len)
+/* free_past -- after its tail was unmapped, the mapping that ends at `end`
+ * lets its object's pages past what it shows go, when it is the only
+ * holder of its own anonymous object (so nothing else shows them) */
+static void free_past(struct lxcall *c, uint64_t end)
 {
-	uint64_t addr;
+	struct kmapping m;
+	struct os_obj_info info;
+	uint64_t shown;
 
-	if (old_len)
-		(void)uvm_unmap(&p->mem, lx->brk_start, old_len);
-	if (!len)
-		return 0;
-	return uvm_map(&p->mem, lx->brk_object, 0, len, FE_PROT_READ | FE_PROT_WRITE,
-		       FE_MAP_SHARED | FE_MAP_FIXED, FE_PROT_READ | FE_PROT_WRITE, 0,
-		       lx->brk_start, &addr);
+	if (uvm_mapping_at(&c->p->mem, end - PAGE, &m) || m.end != end ||
+	    m.flags != FE_MAP_SHARED || os_obj_head(&kheap, m.object, &info) ||
+	    info.type != OS_TYPE_ANON || info.refcount != 1)
+		return;
+	shown = m.offset + (m.end - m.start);
+	if (info.size > shown && os_obj_resize(&kheap, m.object, shown) == 0)
+		pagecache_resized(m.object, shown);
 }
 
-/* brk (addr) -> the break: moved to addr if it can be, else as it was */
+/* brk (addr) -> the break: moved to addr if it can be, else as it was.
+ * The break's memory is mappings like any other: the first a fresh
+ * object at brk_start, then grown as mremap grows a mapping; a shrink
+ * unmaps the tail (and frees its pages), so memory the break gives again
+ * reads as zero, as the C library's calloc expects of it. A fork shares
+ * it copy-on-write like the rest. */
 int64_t lx_brk(struct lxcall *c)
 {
 	struct klinux *lx = c->lx;
 	const uint64_t want = c->arg[0];
-	uint64_t old_len = page_up(lx->brk) - lx->brk_start;
+	const uint64_t old_len = page_up(lx->brk) - lx->brk_start;
 	uint64_t len;
-	int err;
+	int64_t err = 0;
 
 	if (want < lx->brk_start || want - lx->brk_start > KLINUX_BRK_MAX)
 		return (int64_t)lx->brk;
 	len = page_up(want) - lx->brk_start;
-	if (len > old_len) {
-		err = os_obj_resize(&kheap, lx->brk_object, len);
-		if (!err)
-			pagecache_resized(lx->brk_object, len);
-		if (!err)
-			err = show_break(c->p, lx, old_len, len);
-		if (err) { /* as it was: the object, then the mapping */
-			if (os_obj_resize(&kheap, lx->brk_object, old_len) == 0)
-				pagecache_resized(lx->brk_object, old_len);
-			(void)show_break(c->p, lx, 0, old_len);
-			lx_errno(err); /* -ERR_CORRUPT stops here */
-			return (int64_t)lx->brk;
-		}
-	} else if (len < old_len) {
-		(void)uvm_unmap(&c->p->mem, lx->brk_start + len, old_len - len);
-		err = os_obj_resize(&kheap, lx->brk_object, len);
-		if (err) {
-			lx_errno(err);
-			(void)show_break(c->p, lx, 0, old_len);
-			return (int64_t)lx->brk;
-		}
-		pagecache_resized(lx->brk_object, len);
+	if (len > old_len && !old_len)
+		err = map_fresh(c, lx->brk_start, len, FE_PROT_READ | FE_PROT_WRITE);
+	else if (len > old_len)
+		err = grow_at(c, lx->brk_start + old_len, len - old_len);
+	else if (len < old_len) {
+		err = uvm_unmap(&c->p->mem, lx->brk_start + len, old_len - len);
+		if (!err && len)
+			free_past(c, lx->brk_start + len);
+	}
+	if (err) {
+		lx_errno(err); /* -ERR_CORRUPT stops here */
+		return (int64_t)lx->brk;
 	}
 	KLOG(&lx->brk);
 	lx->brk = want;
@@ -132,6 +137,8 @@ int64_t lx_mmap(struct lxcall *c)
 		err = os_obj_create(&kheap, OS_TYPE_ANON, size, &object);
 		if (err)
 			return lx_errno(err);
+		if (type == LX_MAP_SHARED) /* a fork's child shares it */
+			how |= KMAPPING_INHERIT;
 	} else {
 		err = lx_fd_object(c, fd, &object, &open_flags);
 		if (err)

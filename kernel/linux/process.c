@@ -143,28 +143,99 @@ int64_t lx_prctl(struct lxcall *c)
 	}
 }
 
-/* getpgid, getsid (pid) -- every process leads its own process group and
- * session (process groups come with fork, the next step); of another
- * process only its existence is known */
-int64_t lx_getpgid(struct lxcall *c)
+/* lx_pgid -- Linux program p's process group (a program started from a
+ * Ferrite program leads its own, as does one whose klinux predates
+ * groups: pgid 0) */
+uint64_t lx_pgid(const struct pctx *p)
 {
-	const uint64_t pid = c->arg[0];
-
-	if (pid == 0 || pid == c->p->proc->pid)
-		return (int64_t)c->p->proc->pid;
-	return ptable_by_pid(pid) ? (int64_t)pid : -LX_ESRCH;
+	return p->lx && p->lx->pgid ? p->lx->pgid : p->proc->pid;
 }
 
-/* setpgid (pid, pgid) -- making itself the leader of its own group, which
- * it is already, succeeds; anything else is not possible yet */
+/* lx_sid -- p's session, the same way */
+uint64_t lx_sid(const struct pctx *p)
+{
+	return p->lx && p->lx->sid ? p->lx->sid : p->proc->pid;
+}
+
+/* named -- the live process `pid` asks about: itself for 0 */
+static struct pctx *named(struct lxcall *c, int64_t pid)
+{
+	return pid == 0 ? c->p : pid > 0 ? ptable_by_pid((uint64_t)pid) : NULL;
+}
+
+/* getpgid (pid) */
+int64_t lx_getpgid(struct lxcall *c)
+{
+	const struct pctx *p = named(c, (int64_t)(int32_t)c->arg[0]);
+
+	return p ? (int64_t)lx_pgid(p) : -LX_ESRCH;
+}
+
+/* getpgrp () */
+int64_t lx_getpgrp(struct lxcall *c)
+{
+	return (int64_t)lx_pgid(c->p);
+}
+
+/* getsid (pid) */
+int64_t lx_getsid(struct lxcall *c)
+{
+	const struct pctx *p = named(c, (int64_t)(int32_t)c->arg[0]);
+
+	return p ? (int64_t)lx_sid(p) : -LX_ESRCH;
+}
+
+/* setpgid (pid, pgid) -- the caller or a child of its (Linux, in its
+ * session) joins group pgid (0: its own pid), which must be its own or
+ * one in the session; a session's leader stays where it is */
 int64_t lx_setpgid(struct lxcall *c)
 {
-	const uint64_t pid = c->arg[0], pgid = c->arg[1];
+	const int64_t pid = (int64_t)(int32_t)c->arg[0], pgid = (int64_t)(int32_t)c->arg[1];
+	struct pctx *p = named(c, pid);
+	uint64_t to;
+
+	if (pgid < 0)
+		return -LX_EINVAL;
+	if (!p || (p != c->p && p->proc->parent_pid != c->p->proc->pid))
+		return -LX_ESRCH;
+	if (!p->lx || lx_sid(p) != lx_sid(c->p) || lx_sid(p) == p->proc->pid)
+		return -LX_EPERM;
+	to = pgid ? (uint64_t)pgid : p->proc->pid;
+	if (to != p->proc->pid) { /* an existing group of the session */
+		bool found = false;
+
+		for (unsigned i = 0; i < KROOT_MAX_PROCS && !found; i++) {
+			const struct pctx *q = ptable_slot(i);
+
+			found = q && q->lx && lx_pgid(q) == to && lx_sid(q) == lx_sid(c->p);
+		}
+		if (!found)
+			return -LX_EPERM;
+	}
+	KLOG(&p->lx->pgid);
+	p->lx->pgid = (uint32_t)to;
+	return 0;
+}
+
+/* setsid () -- the caller leads a new session and group, unless it leads
+ * a group already (as every program started from osh does) */
+int64_t lx_setsid(struct lxcall *c)
+{
 	const uint64_t self = c->p->proc->pid;
 
-	if ((pid == 0 || pid == self) && (pgid == 0 || pgid == self))
-		return 0;
-	return -LX_EPERM;
+	if (lx_pgid(c->p) == self)
+		return -LX_EPERM;
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		const struct pctx *q = ptable_slot(i);
+
+		if (q && q->lx && lx_pgid(q) == self)
+			return -LX_EPERM; /* a group still bears its id */
+	}
+	KLOG(&c->lx->pgid);
+	c->lx->pgid = (uint32_t)self;
+	KLOG(&c->lx->sid);
+	c->lx->sid = (uint32_t)self;
+	return (int64_t)self;
 }
 
 /* clock_ns -- clock `id` now; false for a clock Linux does not have */

@@ -51,6 +51,7 @@
 #include "linux/linux.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
+#include "task/handle.h"
 #include "task/proc.h"
 #include "task/ptable.h"
 #include "task/sched.h"
@@ -458,13 +459,53 @@ bool linux_fault(struct pctx *p, const struct arch_fault *f)
 	return true;
 }
 
+/* lx_signals_exec -- an execve: every handled signal back to its default
+ * (the new program has none of the old one's handlers); the ignored stay
+ * ignored, and masks, pending signals and the timer stay, as on Linux */
+void lx_signals_exec(struct klinux *lx)
+{
+	struct klxsig *a = actions(lx);
+
+	for (unsigned i = 0; i < KLINUX_SIGNALS; i++) {
+		if (a->handler[i] <= KLXSIG_SIG_IGN)
+			continue;
+		KLOG(&a->handler[i]);
+		a->handler[i] = KLXSIG_SIG_DFL;
+		KLOG(&a->restorer[i]);
+		a->restorer[i] = 0;
+		KLOG(&a->mask[i]);
+		a->mask[i] = 0;
+		KLOG(&a->flags[i]);
+		a->flags[i] = 0;
+	}
+}
+
+/* signal_group -- signal s (0: none) to every Linux program of group
+ * `pgid` in session `sid`; how many there were */
+static unsigned signal_group(uint64_t pgid, uint64_t sid, int s, enum lx_sender by)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+		struct pctx *q = ptable_slot(i);
+
+		if (!q || !q->lx || lx_pgid(q) != pgid || lx_sid(q) != sid)
+			continue;
+		n++;
+		if (s)
+			lx_signal_raise(q, s, by);
+	}
+	return n;
+}
+
 /* lx_ctrl_c -- the console's hook for Ctrl-C typed to foreground Linux
  * program p: SIGINT if its terminal modes have ISIG, else a byte it reads */
 enum console_intr lx_ctrl_c(struct pctx *p)
 {
 	if (!(p->lx->termios.lflag & LX_ISIG))
 		return CONSOLE_INTR_BYTE;
-	lx_signal_raise(p, LX_SIGINT, LX_BY_KERNEL);
+	/* to its whole group: a shell's pipeline with it */
+	signal_group(lx_pgid(p), lx_sid(p), LX_SIGINT, LX_BY_KERNEL);
 	return CONSOLE_INTR_SIGNAL;
 }
 
@@ -640,21 +681,59 @@ int64_t lx_sigaltstack(struct lxcall *c)
 	return 0;
 }
 
-/* kill (pid, sig) -- to itself only: pid its own, 0 or -1 (its group and
- * everyone it may signal are itself); another process is not its to
- * signal (EPERM) */
+/* kill (pid, sig) -- to process pid (a Linux program: a Ferrite program
+ * is not the caller's to signal, EPERM), to the caller's group (0), to
+ * group -pid, or (-1) to every Linux program of its session but itself;
+ * sig 0 only asks whether there is one */
 int64_t lx_kill(struct lxcall *c)
 {
-	const int64_t pid = (int64_t)c->arg[0];
-	const uint64_t s = c->arg[1], self = c->p->proc->pid;
+	const int64_t pid = (int64_t)(int32_t)c->arg[0];
+	const uint64_t s = c->arg[1], sid = lx_sid(c->p);
+	unsigned n = 0;
 
 	if (s > LX_NSIG)
 		return -LX_EINVAL;
-	if (pid != (int64_t)self && pid != 0 && pid != -1 && pid != -(int64_t)self)
-		return pid > 0 && ptable_by_pid((uint64_t)pid) ? -LX_EPERM : -LX_ESRCH;
-	if (s)
-		lx_signal_raise(c->p, (int)s, LX_BY_KILL);
-	return 0;
+	if (pid > 0) {
+		struct pctx *q = ptable_by_pid((uint64_t)pid);
+
+		if (!q)
+			return -LX_ESRCH;
+		if (!q->lx)
+			return -LX_EPERM;
+		if (s)
+			lx_signal_raise(q, (int)s, LX_BY_KILL);
+		return 0;
+	}
+	if (pid == -1) {
+		for (unsigned i = 0; i < KROOT_MAX_PROCS; i++) {
+			struct pctx *q = ptable_slot(i);
+
+			if (!q || !q->lx || q == c->p || lx_sid(q) != sid)
+				continue;
+			n++;
+			if (s)
+				lx_signal_raise(q, (int)s, LX_BY_KILL);
+		}
+	} else {
+		n = signal_group(pid ? (uint64_t)-pid : lx_pgid(c->p), sid, (int)s, LX_BY_KILL);
+	}
+	return n ? 0 : -LX_ESRCH;
+}
+
+/* lx_child_ended -- proc.c's hook: child `child` (a process object) of
+ * Linux program `parent` ended: SIGCHLD, and no zombie kept when the
+ * parent ignores SIGCHLD or set SA_NOCLDWAIT (Linux reaps the child) */
+void lx_child_ended(struct pctx *parent, uint64_t child)
+{
+	const struct klxsig *a;
+
+	if (!parent->lx)
+		return;
+	a = actions(parent->lx);
+	if (a->handler[LX_SIGCHLD - 1] == KLXSIG_SIG_IGN ||
+	    a->flags[LX_SIGCHLD - 1] & LX_SA_NOCLDWAIT)
+		handle_close_object(parent, child);
+	lx_signal_raise(parent, LX_SIGCHLD, LX_BY_KERNEL);
 }
 
 /* tgkill (tgid, tid, sig) -- to a thread of its own, that thread alone */

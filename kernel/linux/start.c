@@ -38,7 +38,7 @@ static const char platform[] = "x86_64";
 
 #define AUXV_PAIRS 17                  /* AT_NULL included */
 /* argc, argv and its NULL, envp and its NULL, the auxiliary vector */
-#define START_WORDS (1 + FE_SPAWN_MAX_ARGS + 1 + START_ENV_COUNT + 1 + 2 * AUXV_PAIRS)
+#define START_WORDS (1 + LX_EXEC_POINTERS + 2 + 2 * AUXV_PAIRS)
 
 /* The default modes of a terminal (Linux's tty_std_termios): canonical
  * input with echo and signals, CR to NL in, NL to CR NL out. */
@@ -60,29 +60,26 @@ static uint64_t image_end(const struct elf_image *img)
 
 /* push_start -- the start stack below stack_top; the stack pointer in *sp */
 static int push_start(struct pctx *p, const struct elf_image *img,
-		      const struct spawn_args *a, uint64_t stack_top, uint64_t *sp)
+		      const struct lx_exec_args *ex, uint64_t stack_top, uint64_t *sp)
 {
 	static uint64_t words[START_WORDS]; /* the kernel runs one call at a time */
 	uint64_t random_at = stack_top - 16;
 	uint64_t platform_at = random_at - sizeof(platform);
-	uint64_t env_at = platform_at - sizeof(start_env);
-	uint64_t argv_at = env_at - a->argv_bytes;
+	uint64_t strings_at = (platform_at - ex->bytes) & ~7ull;
 	uint64_t random[2] = { arch_random(), arch_random() };
 	unsigned n = 0;
 	size_t pos = 0;
 	int err;
 
-	words[n++] = a->argc;
-	for (unsigned i = 0; i < a->argc; i++) {
-		words[n++] = argv_at + pos;
-		pos += strlen(&a->argv[pos]) + 1;
+	words[n++] = ex->argc;
+	for (unsigned i = 0; i < ex->argc + ex->envc; i++) {
+		if (i == ex->argc)
+			words[n++] = 0; /* argv's end, then envp */
+		words[n++] = strings_at + pos;
+		pos += strlen(&ex->strings[pos]) + 1;
 	}
-	words[n++] = 0;
-	pos = 0;
-	for (unsigned i = 0; i < START_ENV_COUNT; i++) {
-		words[n++] = env_at + pos;
-		pos += strlen(&start_env[pos]) + 1;
-	}
+	if (!ex->envc)
+		words[n++] = 0;
 	words[n++] = 0;
 #define AUX(type, value) (words[n++] = (type), words[n++] = (value))
 	AUX(LX_AT_PHDR, img->phdr);
@@ -100,54 +97,88 @@ static int push_start(struct pctx *p, const struct elf_image *img,
 	AUX(LX_AT_CLKTCK, 100);
 	AUX(LX_AT_RANDOM, random_at);
 	AUX(LX_AT_PLATFORM, platform_at);
-	AUX(LX_AT_EXECFN, argv_at);
+	AUX(LX_AT_EXECFN, strings_at);
 	AUX(LX_AT_NULL, 0);
 #undef AUX
-	*sp = ((argv_at & ~15ull) - n * 8) & ~15ull;
+	*sp = (strings_at - n * 8) & ~15ull;
 	err = uvm_copy_out(&p->mem, random_at, random, sizeof(random));
 	if (!err)
 		err = uvm_copy_out(&p->mem, platform_at, platform, sizeof(platform));
 	if (!err)
-		err = uvm_copy_out(&p->mem, env_at, start_env, sizeof(start_env));
-	if (!err)
-		err = uvm_copy_out(&p->mem, argv_at, a->argv, a->argv_bytes);
+		err = uvm_copy_out(&p->mem, strings_at, ex->strings, ex->bytes);
 	if (!err)
 		err = uvm_copy_out(&p->mem, *sp, words, n * 8);
 	return err;
 }
 _Static_assert(sizeof(start_env) == 28, "the environment's strings, NULs included");
+_Static_assert(FE_SPAWN_MAX_ARGV_BYTES + sizeof(start_env) <= LX_EXEC_STRINGS &&
+	       FE_SPAWN_MAX_ARGS + START_ENV_COUNT <= LX_EXEC_POINTERS,
+	       "a spawn's arguments fit an execve's");
 
-/* linux_start -- proc.c's hook: the state, descriptors, break and start
- * stack of new Linux program p */
-static int linux_start(struct pctx *p, const struct elf_image *img,
-		       const struct spawn_args *a, uint64_t stack_top)
+/* lx_start_program -- a program's start: its stack below stack_top with
+ * ex's arguments and environment, its break just above img, and regs
+ * at img's entry, every register but rsp 0 */
+int lx_start_program(struct pctx *p, const struct elf_image *img,
+		     const struct lx_exec_args *ex, uint64_t stack_top,
+		     struct arch_user_regs *regs)
 {
-	struct klinux *lx;
-	uint64_t id, sp;
+	uint64_t sp;
+	int err;
+
+	KLOG(&p->lx->brk_start);
+	KLOG(&p->lx->brk);
+	lx_memory_start(p->lx, image_end(img));
+	err = push_start(p, img, ex, stack_top, &sp);
+	if (err)
+		return err;
+	arch_user_regs_init(regs, img->entry, sp, 0, 0, 0);
+	return 0;
+}
+
+/* lx_state_new -- process p's Linux state, a fresh klinux (zeroed, so
+ * needing no log) that p holds, flagged KPROC_LINUX and `flags` */
+int lx_state_new(struct pctx *p, uint32_t flags)
+{
+	uint64_t id;
 	void *data;
-	int err = kobj_new(OS_TYPE_KERNEL, sizeof(*lx), KLINUX_MAGIC, &id, &data);
+	int err = kobj_new(OS_TYPE_KERNEL, sizeof(struct klinux), KLINUX_MAGIC, &id, &data);
 
 	if (err)
 		return err;
 	KLOG(&p->proc->linux_state);
 	p->proc->linux_state = id;           /* the process holds it from here */
 	KLOG(&p->proc->flags);
-	p->proc->flags |= KPROC_LINUX | (a->flags & FE_SPAWN_TRACE ? KPROC_TRACE : 0);
-	p->lx = lx = data;             /* a fresh block: no log (kobj_new) */
+	p->proc->flags |= KPROC_LINUX | flags;
+	p->lx = data;
+	return 0;
+}
+
+/* linux_start -- proc.c's hook: the state, descriptors, break and start
+ * stack of new Linux program p, with the environment of start_env */
+static int linux_start(struct pctx *p, const struct elf_image *img,
+		       const struct spawn_args *a, uint64_t stack_top)
+{
+	static struct lx_exec_args ex; /* the kernel runs one call at a time */
+	struct klinux *lx;
+	int err = lx_state_new(p, a->flags & FE_SPAWN_TRACE ? KPROC_TRACE : 0);
+
+	if (err)
+		return err;
+	lx = p->lx;                    /* a fresh block: no log */
 	lx->version = KLINUX_VERSION;
 	lx->umask = 022;
 	lx->termios = default_termios;
 	err = lx_files_start(lx, a);
 	if (!err)
 		err = lx_signals_start(lx);
-	if (!err)
-		err = lx_memory_start(p, lx, image_end(img));
-	if (!err)
-		err = push_start(p, img, a, stack_top, &sp);
 	if (err)
 		return err;
-	arch_user_regs_init(&p->thread[0]->regs, img->entry, sp, 0, 0, 0);
-	return 0;
+	ex.argc = a->argc;
+	ex.envc = START_ENV_COUNT;
+	memcpy(ex.strings, a->argv, a->argv_bytes);
+	memcpy(ex.strings + a->argv_bytes, start_env, sizeof(start_env));
+	ex.bytes = a->argv_bytes + sizeof(start_env);
+	return lx_start_program(p, img, &ex, stack_top, &p->thread[0]->regs);
 }
 
 /* linux_init -- at power-on: Linux programs start here, their state lets
@@ -155,7 +186,7 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
  * SIGINT */
 void linux_init(void)
 {
-	proc_on_linux_start(linux_start);
+	proc_on_linux_start(linux_start, lx_child_ended);
 	kobj_on_delete(lx_state_deleted);
 	console_on_interrupt(lx_ctrl_c);
 }

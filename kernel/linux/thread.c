@@ -176,9 +176,10 @@ static int free_tid(const struct pctx *p)
 	return -1;
 }
 
-/* clone (flags, stack, parent_tid, child_tid, tls) -> the new thread's
- * tid; it returns 0 on its stack, with tls as its FS base */
-int64_t lx_clone(struct lxcall *c)
+/* lx_clone_thread -- clone (flags, stack, parent_tid, child_tid, tls)
+ * with CLONE_THREAD -> the new thread's tid; it returns 0 on its stack,
+ * with tls as its FS base */
+int64_t lx_clone_thread(struct lxcall *c)
 {
 	const uint64_t flags = c->arg[0], stack = c->arg[1], parent_tid = c->arg[2];
 	const uint64_t child_tid = c->arg[3], tls = c->arg[4];
@@ -190,7 +191,7 @@ int64_t lx_clone(struct lxcall *c)
 	int next;
 
 	if ((flags & CLONE_A_THREAD) != CLONE_A_THREAD)
-		return -LX_ENOSYS;      /* a new process: not yet */
+		return -LX_EINVAL;
 	if (flags & ~(uint64_t)CLONE_KNOWN || stack < FE_USER_BASE || stack > FE_USER_TOP ||
 	    (flags & LX_CLONE_SETTLS && tls >= FE_USER_TOP) ||
 	    (flags & (LX_CLONE_CHILD_CLEARTID | LX_CLONE_CHILD_SETTID) &&
@@ -245,6 +246,31 @@ int64_t lx_exit(struct lxcall *c)
 	sched_thread_exit();
 	proc_thread_forget(p, tid);     /* nobody joins a Linux thread in the kernel */
 	return SYSCALL_GONE;
+}
+
+/* lx_threads_exec -- an execve by p's thread `keep`: every other thread
+ * ends, and keep has no clear_child_tid or alternate stack any more (its
+ * mask stays, as on Linux) */
+void lx_threads_exec(struct pctx *p, unsigned keep)
+{
+	const struct lx_thread_sig me = lx_thread_sig(p->lx, keep);
+
+	for (unsigned tid = 0; tid < KPROC_MAX_THREADS; tid++) {
+		struct kthread *t = p->thread[tid];
+
+		if (!t || tid == keep)
+			continue;
+		set_clear_tid(p->lx, tid, 0);
+		thread_sig_cleared(p->lx, tid);
+		if (t->state != KTHREAD_EXITED) {
+			KLOG(t);
+			t->state = KTHREAD_EXITED;
+		}
+		proc_thread_forget(p, tid);
+	}
+	set_clear_tid(p->lx, keep, 0);
+	set_word(me.altstack_sp, 0);
+	set_word(me.altstack_size, 0);
 }
 
 /* gettid () -- the first thread's tid is the pid, as on Linux */

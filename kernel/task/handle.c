@@ -137,6 +137,33 @@ int handle_close(struct pctx *p, int64_t value)
 	return 0;
 }
 
+/* handle_close_object -- close p's handles to object `id` */
+void handle_close_object(struct pctx *p, uint64_t id)
+{
+	for (unsigned i = 0; i < FE_HANDLE_SLOTS; i++)
+		if (p->ht->slot[i].object == id)
+			close_entry(p, &p->ht->slot[i]);
+}
+
+/* handle_fork -- child c's table (new, empty) holds what p's does, at the
+ * same values (its console sink's among them), but for handles to
+ * processes: p's children are not c's */
+void handle_fork(struct pctx *p, struct pctx *c)
+{
+	for (unsigned i = 0; i < FE_HANDLE_SLOTS; i++) {
+		const struct khandle *h = &p->ht->slot[i];
+
+		if (!h->object || kobj_type(h->object) == OS_TYPE_PROCESS)
+			continue;
+		c->ht->slot[i] = *h;   /* a fresh table: no log */
+		c->ht->count++;
+		kobj_hold(h->object);
+		if (kobj_type(h->object) == OS_TYPE_CHANNEL)
+			channel_end_opened(h->object, h->end);
+	}
+	c->ht->console_sink = p->ht->console_sink;
+}
+
 /* handle_close_all -- close every handle (the process is ending) */
 void handle_close_all(struct pctx *p)
 {

@@ -51,4 +51,11 @@ int handle_close(struct pctx *p, int64_t h);
 /* handle_close_all -- close every handle (the process is ending) */
 void handle_close_all(struct pctx *p);
 
+/* handle_close_object -- close p's handles to object `id` */
+void handle_close_object(struct pctx *p, uint64_t id);
+
+/* handle_fork -- fork's child c (its table new and empty) holds p's
+ * handles at the same values, but for handles to processes */
+void handle_fork(struct pctx *p, struct pctx *c);
+
 #endif

@@ -49,6 +49,7 @@
 
 /* Volatile: since power-on. */
 static proc_linux_start_fn linux_start;        /* the Linux personality's start */
+static proc_child_end_fn child_ended;          /* and its word of a child's end */
 static uint64_t ends;                          /* processes ended */
 static struct fe_exit_info console_shell_end;  /* the last shell on the console to end */
 
@@ -190,11 +191,13 @@ static void adopt_orphans(struct pctx *p)
 	}
 }
 
-/* proc_exit -- end a process, record how, wake its waiters */
+/* proc_exit -- end a process, record how, wake its waiters (its
+ * parent's among them: wait4) */
 void proc_exit(struct pctx *p, struct fe_exit_info *how)
 {
 	uint64_t id = p->proc_id;
 	struct kproc *proc = p->proc;
+	struct pctx *parent = ptable_by_pid(proc->parent_pid);
 	/* a spawn that failed before the handle table was made (a full heap) has none */
 	bool console_shell = p->ht && proc_on_console(p) && proc_is_shell(p);
 
@@ -204,6 +207,11 @@ void proc_exit(struct pctx *p, struct fe_exit_info *how)
 	proc->exit = *how;
 	proc->state = KPROC_EXITED;
 	sched_wake(KWAIT_PROCESS, id);
+	if (parent) {
+		sched_wake(KWAIT_CHILD, parent->proc_id);
+		if (child_ended)
+			child_ended(parent, id);
+	}
 	kobj_release(id); /* the slot's reference */
 	ends++;
 	if (console_shell)
@@ -344,11 +352,10 @@ static int push_arguments(struct pctx *p, const struct spawn_args *a,
 	return err;
 }
 
-/* build -- everything of a new process after its objects exist */
-static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
-		 const struct spawn_args *a)
+/* map_image -- the program's segments and a fresh stack below STACK_TOP */
+static int map_image(struct pctx *p, uint64_t code, const struct elf_image *img)
 {
-	uint64_t stack, addr, sp = 0, argv = 0;
+	uint64_t stack, addr;
 	int err = map_program(p, code, img);
 
 	if (err)
@@ -360,6 +367,16 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 		      FE_MAP_SHARED | FE_MAP_FIXED, FE_PROT_READ | FE_PROT_WRITE,
 		      0, STACK_TOP - STACK_SIZE, &addr);
 	kobj_release(stack); /* the mapping holds it now, or nothing does */
+	return err;
+}
+
+/* build -- everything of a new process after its objects exist */
+static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
+		 const struct spawn_args *a)
+{
+	uint64_t sp = 0, argv = 0;
+	int err = map_image(p, code, img);
+
 	if (err)
 		return err;
 	if (img->abi == ELF_ABI_FERRITE) {
@@ -393,10 +410,61 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	return 0;
 }
 
-/* proc_on_linux_start -- at power-on: how Linux programs start */
-void proc_on_linux_start(proc_linux_start_fn start)
+/* proc_on_linux_start -- at power-on: how Linux programs start, and what
+ * a Linux parent hears of a child's end */
+void proc_on_linux_start(proc_linux_start_fn start, proc_child_end_fn ended)
 {
 	linux_start = start;
+	child_ended = ended;
+}
+
+/* proc_fork -- a child of p: a new process running p's code from `regs`
+ * (its first thread, not yet runnable: the caller makes it so), its
+ * address space p's copy-on-write (uvm_fork), its handle table p's but
+ * for process handles (a parent's children are not its child's). The
+ * caller adds what its personality keeps. An error ends the half-made
+ * child; p is as it was. */
+int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **out)
+{
+	int free = ptable_free_slot();
+	struct pctx *c = NULL;
+	int err;
+
+	*out = NULL;
+	if (free < 0 || ptable_count() >= SPAWN_MAX_PROCS)
+		return -ERR_NOSPC;
+	err = new_process((unsigned)free, p, p->proc->code, p->proc->name, &c);
+	if (!err)
+		err = uvm_fork(&p->mem, &c->mem);
+	if (err) {
+		if (c)
+			proc_end(c, FE_EXIT_KILLED, 0, "fork failed");
+		return err;
+	}
+	handle_fork(p, c);
+	c->thread[0]->regs = *regs;                /* a fresh thread: no log */
+	KLOG(&c->proc->flags);
+	c->proc->flags = p->proc->flags & KPROC_TRACE;
+	*out = c;
+	return 0;
+}
+
+/* proc_exec_image -- p runs `code` (img) in place of what it ran: every
+ * mapping gone, the new program's segments and a fresh stack (its top in
+ * *stack_top) made, and p named `name`. The caller checked all it could
+ * first: an error here leaves p without its program, and the caller ends
+ * it. */
+int proc_exec_image(struct pctx *p, uint64_t code, const struct elf_image *img,
+		    const char *name, uint64_t *stack_top)
+{
+	uvm_destroy(&p->mem);
+	KLOG(p->proc);
+	kobj_hold(code);
+	kobj_release(p->proc->code);
+	p->proc->code = code;
+	snprintf(p->proc->name, sizeof(p->proc->name), "%s", name);
+	*stack_top = STACK_TOP;
+	return map_image(p, code, img);
 }
 
 /* redirects -- whether a gives a descriptor 0, 1 or 2 something other

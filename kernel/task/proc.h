@@ -76,8 +76,25 @@ struct elf_image;
 typedef int (*proc_linux_start_fn)(struct pctx *p, const struct elf_image *img,
 				   const struct spawn_args *a, uint64_t stack_top);
 
-/* proc_on_linux_start -- at power-on: how Linux programs start */
-void proc_on_linux_start(proc_linux_start_fn start);
+/* A Linux parent hears that a child of its ended (SIGCHLD). */
+typedef void (*proc_child_end_fn)(struct pctx *parent, uint64_t child);
+
+/* proc_on_linux_start -- at power-on: how Linux programs start, and what
+ * a Linux parent hears of a child's end */
+void proc_on_linux_start(proc_linux_start_fn start, proc_child_end_fn ended);
+
+/* proc_fork -- a child of p running p's code from `regs` (its first
+ * thread, not yet runnable), its memory p's copy-on-write, its handles
+ * p's but for process handles; in *out. An error ends the half-made child. */
+struct arch_user_regs;
+int proc_fork(struct pctx *p, const struct arch_user_regs *regs, struct pctx **out);
+
+/* proc_exec_image -- p runs `code` (parsed into img) in place of what it
+ * ran: its mappings replaced by the program's segments and a fresh stack
+ * (whose top is *stack_top), and named `name`; an error leaves p without
+ * a program (the caller ends it) */
+int proc_exec_image(struct pctx *p, uint64_t code, const struct elf_image *img,
+		    const char *name, uint64_t *stack_top);
 
 /* What SYS_SPAWN copied from the caller, validated. */
 struct spawn_grant {

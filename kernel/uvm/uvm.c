@@ -105,6 +105,12 @@ static bool range_ok(uint64_t addr, uint64_t len)
 	       len <= FE_USER_TOP - addr;
 }
 
+/* layer_at -- object `id` as a frozen layer, NULL if it is not one */
+static struct klayer *layer_at(uint64_t id)
+{
+	return id ? kobj_data(id, OS_TYPE_KERNEL, KLAYER_MAGIC) : NULL;
+}
+
 /* find -- the mapping holding va, NULL if none */
 static struct kmapping *find(struct kaspace *as, uint64_t va)
 {
@@ -246,7 +252,7 @@ int uvm_map(struct uspace *us, uint64_t object, uint64_t offset, uint64_t len,
 		.offset = offset,
 		.limit = limit,
 		.prot = prot & FE_PROT_MASK,
-		.flags = (uint16_t)(flags & (FE_MAP_SHARED | FE_MAP_PRIVATE)),
+		.flags = (uint16_t)(flags & (FE_MAP_SHARED | FE_MAP_PRIVATE | KMAPPING_INHERIT)),
 		.maxprot = (uint16_t)(maxprot & FE_PROT_MASK),
 	};
 	kobj_hold(object);
@@ -401,6 +407,149 @@ int uvm_move(struct uspace *us, uint64_t from, uint64_t len, uint64_t room, uint
 	return 0;
 }
 
+/* uvm_layer_deleted -- kobj_on_delete's hook: a layer about to go lets go
+ * of its pages and of what lies below it (fields cleared, so that a
+ * deletion cut short and run again releases nothing twice) */
+void uvm_layer_deleted(uint64_t id, uint16_t type)
+{
+	struct klayer *l = type == OS_TYPE_KERNEL ? layer_at(id) : NULL;
+
+	if (!l)
+		return;
+	KLOG(l);
+	if (l->pages)
+		kobj_release(l->pages);
+	if (l->below)
+		kobj_release(l->below);
+	l->pages = l->below = 0;
+}
+
+/* held_once -- whether object `id` has one reference */
+static bool held_once(uint64_t id)
+{
+	struct os_obj_info info;
+
+	return os_obj_head(&kheap, id, &info) == 0 && info.refcount == 1;
+}
+
+/* merge_down -- copy m's own pages (its shadow's, within what m shows)
+ * into the pages of the layer below it, which m alone holds: the view is
+ * the same before and after, so a merge stopped part way (the log's
+ * budget `floor`, a cache without room) changes nothing that shows. true
+ * when every page went down, and the shadow may go. */
+static bool merge_down(const struct kmapping *m, struct klayer *l, uint64_t floor)
+{
+	static uint8_t copy[PAGE]; /* the kernel runs one call at a time */
+	const uint64_t first = m->offset / PAGE, last = (m->offset + (m->end - m->start)) / PAGE;
+	struct os_obj_info info;
+
+	if (os_obj_stat(&kheap, m->shadow, &info)) /* its pages counted: few, since the last fork */
+		return false;
+	for (uint64_t i = first, left = info.pages; i < last && left; i++) {
+		uint64_t home, frame;
+		int err = os_obj_page(&kheap, m->shadow, i, false, &home);
+
+		if (err || !home)
+			continue;
+		left--;
+		if (heap_log_free() < floor + 2 * PAGE ||
+		    pagecache_read(m->shadow, i * PAGE, copy, PAGE) != PAGE)
+			return false;
+		if (pagecache_on() &&
+		    pagecache_frame(l->pages, i, false, &frame) == 0 && frame) {
+			if (pagecache_frame(l->pages, i, true, &frame) || !frame)
+				return false;
+			memcpy(phys_to_virt(frame), copy, PAGE);
+		} else if (os_obj_write(&kheap, l->pages, i * PAGE, copy, PAGE) != PAGE) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* freeze -- private mapping m (or a shared mapping of its process's own
+ * anonymous memory) shows what it shows now from a frozen layer, with no
+ * copies of its own, so that a fork's child may show the same layer */
+static int freeze(struct kmapping *m, uint64_t floor)
+{
+	const uint64_t end = m->offset + (m->end - m->start);
+	struct klayer *below = layer_at(m->object), *l;
+	bool own = m->flags & FE_MAP_SHARED;
+	uint64_t id;
+	void *data;
+	int err;
+
+	if (!own && !m->shadow)
+		return 0;              /* nothing of its own: it shows its source as it is */
+	if (!own && below && end <= below->end && held_once(m->object) &&
+	    held_once(below->pages) && merge_down(m, below, floor)) {
+		kobj_release(m->shadow);
+		KLOG(&m->shadow);
+		m->shadow = 0;
+		return 0;
+	}
+	err = kobj_new(OS_TYPE_KERNEL, sizeof(*l), KLAYER_MAGIC, &id, &data);
+	if (err)
+		return err;
+	l = data;                      /* fresh: no log; m's references move to it */
+	l->end = end;
+	if (own) {
+		l->pages = m->object;
+	} else {
+		l->pages = m->shadow;
+		l->below = m->object;
+		l->limit = m->limit;
+	}
+	KLOG(m);
+	m->object = id;
+	m->shadow = 0;
+	m->limit = UINT64_MAX;
+	m->flags = FE_MAP_PRIVATE;
+	return 0;
+}
+
+/* shared_at_fork -- whether a fork's child shows m's object as the parent
+ * does, writes and all: a shared mapping of a catalogue object (code
+ * text among them), or of anonymous memory mapped to be shared */
+static bool shared_at_fork(const struct kmapping *m)
+{
+	struct os_obj_info info;
+
+	if (!(m->flags & FE_MAP_SHARED) || m->flags & KMAPPING_INHERIT)
+		return m->flags & FE_MAP_SHARED;
+	return os_obj_head(&kheap, m->object, &info) || info.type != OS_TYPE_ANON;
+}
+
+/* uvm_fork -- child `to` (no mappings yet) shows what `from` shows */
+int uvm_fork(struct uspace *from, struct uspace *to)
+{
+	struct kaspace *as = from->as, *cas = to->as;
+	/* half of a call's log for merges, the rest for everything else */
+	const uint64_t free = heap_log_free();
+	const uint64_t floor = free - (free < HEAP_ENTRY_LOG_MAX ? free : HEAP_ENTRY_LOG_MAX) / 2;
+
+	KASSERT(cas->count == 0);
+	/* first: no CPU writes from's pages through its old tables while
+	 * they freeze; its next writes fault and make copies */
+	uvm_drop_tables(from);
+	for (unsigned i = 0; i < as->count; i++) {
+		struct kmapping *m = &as->map[i];
+
+		if (!shared_at_fork(m)) {
+			int err = freeze(m, floor);
+
+			if (err)
+				return err;
+		}
+		KASSERT(!m->shadow); /* frozen, or shared (which has none: kcheck) */
+		kobj_hold(m->object);
+	}
+	KLOG(cas);
+	cas->count = as->count;
+	memcpy(cas->map, as->map, as->count * sizeof(as->map[0]));
+	return 0;
+}
+
 /* uvm_destroy -- release every mapping and the page tables */
 void uvm_destroy(struct uspace *us)
 {
@@ -453,10 +602,57 @@ struct upage {
 	bool fresh;                    /* home allocated just now */
 };
 
-/* make_copy -- the shadow page for object page `index`, made from the source */
-static int make_copy(struct kmapping *m, struct upage *pg)
+/* The source of a private mapping's page: the page it shows until the
+ * mapping writes its own copy. */
+struct source {
+	uint64_t object;               /* whose page: a layer's pages or the bottom object; 0 none */
+	uint64_t home;                 /* that page; 0: none (it reads as zero) */
+	uint64_t bytes;                /* how many of its first bytes show (the rest read as zero) */
+};
+
+/* source_page -- the source of object page `index` of private mapping m:
+ * down its layers (kformat.h, struct klayer) to the object at the bottom */
+static int source_page(const struct kmapping *m, uint64_t index, struct source *src)
 {
-	uint64_t start = pg->index * PAGE;
+	uint64_t below = m->object, limit = m->limit, at = index * PAGE;
+	const struct klayer *l;
+	unsigned depth = 0;
+	int err;
+
+	*src = (struct source){ 0 };
+	for (; (l = layer_at(below)); depth++) {
+		if (depth == KLAYER_DEPTH_MAX)
+			heap_damaged("uvm: layer #%llu: a chain deeper than %u",
+				     (unsigned long long)below, KLAYER_DEPTH_MAX);
+		if (at < limit && at < l->end) {
+			err = os_obj_page(&kheap, l->pages, index, false, &src->home);
+			if (err && err != -ERR_RANGE)
+				return err;
+			if (!err && src->home) {
+				src->object = l->pages;
+				src->bytes = PAGE;
+				return 0;
+			}
+		}
+		limit = limit < l->limit ? limit : l->limit;
+		below = l->below;
+	}
+	src->home = 0;
+	if (!below || at >= limit)
+		return 0;
+	err = os_obj_page(&kheap, below, index, false, &src->home);
+	if (err == -ERR_RANGE) /* the source shrank since: its bytes read as zero */
+		return 0;
+	if (err)
+		return err;
+	src->object = below;
+	src->bytes = limit - at < PAGE ? limit - at : PAGE;
+	return 0;
+}
+
+/* make_copy -- the shadow page for object page `index`, made from its source */
+static int make_copy(struct kmapping *m, struct upage *pg, const struct source *src)
+{
 	int err;
 
 	if (!m->shadow) {
@@ -475,10 +671,9 @@ static int make_copy(struct kmapping *m, struct upage *pg)
 	pg->object = m->shadow;
 	pg->copied = pg->fresh = true;
 	/* A fresh, zeroed page: filling it needs no log. */
-	if (m->limit > start) {
-		uint64_t bytes = m->limit - start < PAGE ? m->limit - start : PAGE;
-		int64_t got = pagecache_read(m->object, start,
-					     os_ptr(&kheap, pg->home), bytes);
+	if (src->home) {
+		int64_t got = pagecache_read(src->object, pg->index * PAGE,
+					     os_ptr(&kheap, pg->home), src->bytes);
 
 		if (got < 0)
 			return (int)got;
@@ -507,6 +702,7 @@ static int shared_page(struct kmapping *m, struct upage *pg)
 static int page_for(struct kmapping *m, uint64_t va, bool write,
 		    struct upage *pg)
 {
+	struct source src;
 	int err;
 
 	*pg = (struct upage){ .index = (m->offset + (va - m->start)) / PAGE,
@@ -521,19 +717,16 @@ static int page_for(struct kmapping *m, uint64_t va, bool write,
 		if (pg->home)
 			return 0;
 	}
-	if (!write && (pg->index + 1) * PAGE <= m->limit) {
-		err = os_obj_page(&kheap, m->object, pg->index, false, &pg->home);
-		if (err == -ERR_RANGE)
-			pg->home = 0; /* the source shrank since: its bytes read as zero */
-		else if (err)
-			return err;
-		if (pg->home) {
-			pg->object = m->object;
-			pg->writable = false;
-			return 0;
-		}
+	err = source_page(m, pg->index, &src);
+	if (err)
+		return err;
+	if (!write && src.home && src.bytes == PAGE) {
+		pg->object = src.object;
+		pg->home = src.home;
+		pg->writable = false;
+		return 0;
 	}
-	return make_copy(m, pg);
+	return make_copy(m, pg, &src);
 }
 
 /* shows -- the address at which mapping m shows page `index` of `object`,

@@ -49,6 +49,18 @@ int uvm_grow(struct uspace *us, uint64_t end, uint64_t extra);
  * (room >= len: the caller may grow the mapping into the rest) */
 int uvm_move(struct uspace *us, uint64_t from, uint64_t len, uint64_t room, uint64_t *to);
 
+/* uvm_fork -- child address space `to` (empty) shows what `from` shows:
+ * shared mappings shared, everything else of from's own frozen into
+ * layers (kformat.h, struct klayer) that both show, each writing its own
+ * copies from then on. O(mappings), not O(pages): no page is copied, but
+ * for the pages merged down into a layer only from held (at most half a
+ * call's log). from's page tables are dropped first. On an error the
+ * caller ends the child; from shows what it showed. */
+int uvm_fork(struct uspace *from, struct uspace *to);
+
+/* uvm_layer_deleted -- kobj_on_delete's hook: a layer lets go of what it holds */
+void uvm_layer_deleted(uint64_t id, uint16_t type);
+
 /* uvm_destroy -- release every mapping and the page tables */
 void uvm_destroy(struct uspace *us);
 

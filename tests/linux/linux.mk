@@ -11,6 +11,7 @@
 #   build/linux/pipes-glibc  pipes-musl: a pipe, select and poll
 #   build/linux/lxfuzz       sysfuzz's Linux mode (musl)
 #   build/linux/signals-glibc  signals-musl   signals within a program
+#   build/linux/procs-glibc  procs-musl       fork, exec, wait, pipes, groups
 #   build/linux/lxcount      the power-cut campaign's Linux program (musl)
 #   build/linux/threads-glibc  threads-musl   POSIX threads
 #   build/linux/remap-glibc  remap-musl       mremap, and realloc through it
@@ -28,7 +29,8 @@
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
-		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench)
+		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench \
+		  procs-glibc procs-musl)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -61,6 +63,10 @@ $(LINUX_DIR)/lxcount: tests/linux/lxcount.c | $(LINUX_DIR)/
 $(LINUX_DIR)/signals-glibc: tests/linux/signals.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $<
 $(LINUX_DIR)/signals-musl: tests/linux/signals.c | $(LINUX_DIR)/
+	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/procs-glibc: tests/linux/procs.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
+$(LINUX_DIR)/procs-musl: tests/linux/procs.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/threads-glibc: tests/linux/threads.c | $(LINUX_DIR)/

@@ -21,7 +21,11 @@
  * wrote full would wait for ever, the signals it may send itself are
  * SIGUSR1, whose handler only counts, and no call changes the
  * dispositions of it or of the signals the kernel could raise), and exit
- * and exit_group are never drawn.
+ * and exit_group are never drawn. fork, vfork and clone are: a child
+ * ends at once with a random status (a clone's on a wild stack dies of
+ * its fault first), wait4 and waitid never wait, kill reaches only its
+ * last child, execve never finds a program; at the end it reaps every
+ * child.
  *
  * At the end it checks that its own memory is intact and that a file it
  * writes reads back, prints "lxfuzz: N calls, M errors, K signals taken,
@@ -29,6 +33,7 @@
  * The test runs it under the log checker and checks the image offline.
  */
 #define _GNU_SOURCE                    /* MREMAP_FIXED */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -38,6 +43,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +54,8 @@ static uint64_t state;
 static char *scratch;                  /* SCRATCH bytes the calls may change */
 static char *readonly;                 /* a page the calls may only read */
 static uint64_t guard[64];             /* must never change */
+static unsigned long children;         /* forked (fork, vfork, clone) */
+static pid_t last_child;
 
 /* next -- xorshift64* */
 static uint64_t next(void)
@@ -125,7 +133,7 @@ static const long numbers[] = {
 	90, 91, 92, 94, 260, 268, 280,
 	22, 23, 270, 293,              /* pipes and select: twice as often */
 	13, 14, 36, 37, 38, 127, 131, 200, 234,
-	40, 56, 57, 59, 61, 62, 202, 290, 334, 435,
+	40, 56, 57, 58, 59, 61, 62, 202, 247, 112, 290, 334, 435,
 	25, 99, 73,
 };
 
@@ -266,6 +274,22 @@ static void tame(long nr, uint64_t *a)
 			a[1] = nr == 234 ? (uint64_t)getpid() : a[1];
 		}
 		break;
+	case 59: /* execve: of what never runs (an empty file, a directory,
+		  * nothing, a special file, a bad pointer): never itself */
+		a[0] = pick(5) ? (uint64_t)strcpy(scratch + SCRATCH / 2 - 8192,
+						  (const char *const[]){ "fz/a", "/", "nosuch",
+									 "/dev/null" }[pick(4)])
+			       : pointer();
+		break;
+	case 61: case 247: /* wait4, waitid: never waiting */
+		a[nr == 61 ? 2 : 3] = (a[nr == 61 ? 2 : 3] & ~0xfull) | WNOHANG |
+				      (nr == 247 ? WEXITED : 0);
+		break;
+	case 62: /* kill: its last child (SIGKILL, SIGUSR1 or nothing), or
+		  * itself (SIGUSR1 or nothing) */
+		a[0] = (uint64_t)(children ? last_child : getpid());
+		a[1] = children && pick(3) == 0 ? SIGKILL : pick(2) ? SIGUSR1 : 0;
+		break;
 	case 37: /* alarm: never set (SIGALRM would end it) */
 		a[0] = 0;
 		break;
@@ -285,6 +309,7 @@ static void nonblocking(const int *fds)
 int main(int argc, char **argv)
 {
 	unsigned long count, errors = 0;
+	long r;
 	int fd;
 
 	if (argc != 3) {
@@ -313,21 +338,28 @@ int main(int argc, char **argv)
 
 		if (pick(50) == 0)
 			nr = (long)pick(600);
-		if (nr == 60 || nr == 231 || nr == 15 || nr == 34 || nr == 61 || nr == 62 ||
-		    nr == 130)
-			continue; /* exit, exit_group, rt_sigreturn, pause, wait4, kill,
-				   * rt_sigsuspend */
+		if (nr == 60 || nr == 231 || nr == 15 || nr == 34 || nr == 130)
+			continue; /* exit, exit_group, rt_sigreturn, pause, rt_sigsuspend */
 		for (unsigned j = 0; j < 6; j++)
 			a[j] = pick(3) ? value() : (nr == 2 || nr == 4 || nr == 21 || j == 1 ? path() : value());
 		if (nr == 2 || nr == 4 || nr == 6 || nr == 21 || nr == 80 || nr == 83 ||
 		    nr == 84 || nr == 87 || nr == 89)
 			a[0] = pick(4) ? path() : pointer();
 		tame(nr, a);
-		if (syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]) < 0)
+		r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (r == 0 && (nr == 56 || nr == 57 || nr == 58))
+			_exit((int)pick(256)); /* a fork's child (a clone's on a wild stack dies first) */
+		if ((nr == 56 || nr == 57 || nr == 58) && r > 0) {
+			children++;
+			last_child = (pid_t)r;
+		}
+		if (r < 0)
 			errors++;
 		else if (nr == 22 || nr == 293)
 			nonblocking((const int *)a[0]);
 	}
+	while (wait(NULL) > 0 || errno == EINTR) /* every child it forked, reaped */
+		;
 	for (unsigned i = 0; i < 64; i++)
 		if (guard[i] != (0x5a5a5a5a00000000ull | i)) {
 			dprintf(REPORT, "lxfuzz: its own memory changed\n");
