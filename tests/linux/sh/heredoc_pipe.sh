@@ -1,7 +1,8 @@
 # heredoc_pipe.sh -- here-documents feeding pipelines: a here-document as
 # the first stage's input, one read by a loop at a pipeline's end, one
-# holding $(...) that forks, quoted ones kept as they are, and one given
-# to sh as its script.
+# holding $(...) that forks, quoted ones kept as they are, one given to
+# sh as its script, and one of 108 KB (more than a pipe holds: ash forks
+# a child to write it).
 d=scratch/heredoc_pipe; rm -rf $d; mkdir -p $d; cd $d
 sort <<EOF | uniq -c | sort -rn
 pear
@@ -38,5 +39,11 @@ five 5
 EOF
 md5sum <<EOF
 $(seq 1 100)
+EOF
+cat <<EOF | wc -c
+$(seq 1 20000)
+EOF
+md5sum <<EOF
+$(seq 1 20000)
 EOF
 cd ../..; rm -rf $d

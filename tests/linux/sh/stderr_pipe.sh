@@ -7,6 +7,7 @@ d=scratch/stderr_pipe; rm -rf $d; mkdir -p $d; cd $d
 { echo out; echo err >&2; } 2>&1 >/dev/null | sed 's/^/stderr only: /'
 cat nosuch 2>&1 | sed 's/^/piped: /'
 ls nosuch 2>&1 | wc -l
+cat 2>&1 < nosuch | sed 's/^[^:]*: [^:]*: //'
 sh -c 'echo to-stderr >&2; exit 3' 2>&1 | tr a-z A-Z
 echo "status of tr: $?"
 sh -c 'echo e1 >&2; echo o1; echo e2 >&2' 2>&1 >/dev/null | cat
