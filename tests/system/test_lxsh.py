@@ -98,7 +98,7 @@ class Session:
         self.image = image
         self.pristine = pristine
         self.m = None
-        self.boots = 0
+        self.said = ""
 
     def boot(self):
         shutil.copyfile(self.pristine, self.image)
@@ -106,7 +106,6 @@ class Session:
         # each heap byte it wrote: a fork's and an exec's state included.
         self.m = self.module_machines(image=self.image, append="panic=exit logcheck")
         self.m.expect(PROMPT, timeout=STEP)
-        self.boots += 1
         assert self.answer("ln bin/busybox bin/sh", STEP) == ""
 
     def answer(self, line, timeout):
