@@ -166,8 +166,8 @@ int64_t lx_pselect6(struct lxcall *c);
 int64_t lx_utimensat(struct lxcall *c);
 
 /* --- the start of a program (start.c) ------------------------------------- */
-#define LX_EXEC_STRINGS (128u << 10)   /* argument and environment bytes (Linux: 2 MiB) */
-#define LX_EXEC_POINTERS 4096          /* argument and environment strings */
+#define LX_EXEC_STRINGS (512u << 10)   /* argument and environment bytes (Linux: 2 MiB) */
+#define LX_EXEC_POINTERS 16384         /* argument and environment strings */
 /* A program's arguments and environment, as execve takes them. */
 struct lx_exec_args {
 	unsigned argc, envc;
