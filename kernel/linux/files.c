@@ -328,6 +328,16 @@ void lx_files_forked(struct klinux *lx)
 		}
 }
 
+/* lx_files_end -- proc.c's hook: Linux program p ends, and its
+ * descriptors close at once, not when the reaper gets to its state: the
+ * open files, pipes and locks it shares with others are theirs alone now */
+void lx_files_end(struct pctx *p)
+{
+	for (unsigned fd = 0; fd < KLINUX_FDS; fd++)
+		if (p->lx->fd[fd].file)
+			drop(p->lx, fd);
+}
+
 /* lx_files_exec -- an execve: the descriptors marked close-on-exec close */
 void lx_files_exec(struct klinux *lx)
 {

@@ -69,6 +69,8 @@ int64_t lx_exec_lookup(struct lxcall *c, uint64_t upath, const char *path,
 		       char name[KLINUX_PATH_MAX], uint64_t *object);
 /* lx_files_forked -- a fork's child's copied descriptors name their files once more */
 void lx_files_forked(struct klinux *lx);
+/* lx_files_end -- proc.c's hook: a Linux program ends, its descriptors close now */
+void lx_files_end(struct pctx *p);
 /* lx_files_exec -- an execve: the close-on-exec descriptors close */
 void lx_files_exec(struct klinux *lx);
 /* lx_state_deleted -- a klinux or klxfile is gone: release what it held */

@@ -187,7 +187,7 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
  * SIGINT */
 void linux_init(void)
 {
-	proc_on_linux_start(linux_start, lx_child_ended);
+	proc_on_linux_start(linux_start, lx_files_end, lx_child_ended);
 	kobj_on_delete(lx_state_deleted);
 	console_on_interrupt(lx_ctrl_c);
 }

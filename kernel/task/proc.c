@@ -49,6 +49,7 @@
 
 /* Volatile: since power-on. */
 static proc_linux_start_fn linux_start;        /* the Linux personality's start */
+static proc_linux_end_fn linux_ended;          /* its end */
 static proc_child_end_fn child_ended;          /* and its word of a child's end */
 static uint64_t ends;                          /* processes ended */
 static struct fe_exit_info console_shell_end;  /* the last shell on the console to end */
@@ -214,6 +215,8 @@ static void teardown(struct pctx *p)
 	release_id(&proc->aspace);
 	release_id(&proc->handles);
 	release_id(&proc->code);
+	if (p->lx && linux_ended)
+		linux_ended(p);
 	if (proc->flags & KPROC_LINUX) /* kproc.linux_state exists: kformat.h */
 		release_id(&proc->linux_state);
 	p->lx = NULL;
@@ -456,12 +459,14 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	return 0;
 }
 
-/* proc_on_linux_start -- at power-on: how Linux programs start, and what
- * a Linux parent hears of a child's end */
-void proc_on_linux_start(proc_linux_start_fn start, proc_child_end_fn ended)
+/* proc_on_linux_start -- at power-on: how Linux programs start and end,
+ * and what a Linux parent hears of a child's end */
+void proc_on_linux_start(proc_linux_start_fn start, proc_linux_end_fn end,
+			 proc_child_end_fn child_end)
 {
 	linux_start = start;
-	child_ended = ended;
+	linux_ended = end;
+	child_ended = child_end;
 }
 
 /* proc_fork -- a child of p: a new process running p's code from `regs`

@@ -76,12 +76,16 @@ struct elf_image;
 typedef int (*proc_linux_start_fn)(struct pctx *p, const struct elf_image *img,
 				   const struct spawn_args *a, uint64_t stack_top);
 
+/* A Linux program ends: what it holds of others' goes at once (its
+ * descriptors: a pipe's reader sees the end of its file). */
+typedef void (*proc_linux_end_fn)(struct pctx *p);
 /* A Linux parent hears that a child of its ended (SIGCHLD). */
 typedef void (*proc_child_end_fn)(struct pctx *parent, uint64_t child);
 
-/* proc_on_linux_start -- at power-on: how Linux programs start, and what
- * a Linux parent hears of a child's end */
-void proc_on_linux_start(proc_linux_start_fn start, proc_child_end_fn ended);
+/* proc_on_linux_start -- at power-on: how Linux programs start and end,
+ * and what a Linux parent hears of a child's end */
+void proc_on_linux_start(proc_linux_start_fn start, proc_linux_end_fn end,
+			 proc_child_end_fn child_end);
 
 /* proc_fork -- a child of p running p's code from `regs` (its first
  * thread, not yet runnable), its memory p's copy-on-write -- or, if

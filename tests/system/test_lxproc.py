@@ -10,13 +10,16 @@ The machine runs with the log checker.
 """
 
 import os
+import random
 import re
 import subprocess
+import time
 
 import pytest
 
 from ferrite import PROMPT
-from test_linux import BUSYBOX, LINUX, OBJTOOL, STEP, ferrite_run, host_run
+from test_linux import (BUSYBOX, LINUX, OBJTOOL, STEP, check_image, ferrite_run, host_run,
+                        linux_image, power_cycle, reply)
 
 PROCS = ("procs-glibc", "procs-musl")
 # The kernel's word on a program a fault ended (Linux says nothing)
@@ -121,3 +124,45 @@ def test_job_control_on_the_console(lxproc):
                     r"waited 0\n\[1\]\+ *Terminated[^\n]*sleep 1000[^\n]*\n" + PS, start)
     m.send("exit 0\n")
     m.expect(PROMPT, timeout=STEP, start=start)
+
+
+# The pipeline a power cut interrupts, and how many cuts: the quick form
+# here, FERRITE_PIPELINE_CUTS=20 for the long one (docs/linux.md).
+PIPELINE = "busybox seq 1 200000 | busybox sort -rn | busybox md5sum"
+PIPELINE_CUTS = int(os.environ.get("FERRITE_PIPELINE_CUTS", "3"))
+
+
+def test_a_pipeline_cut_by_power_prints_the_host_s_sum(machines, tmp_path):
+    """seq | sort -rn | md5sum, four processes and two pipes, cut by power
+    while it runs, up to three times a run: after each power-on every
+    process goes on where it was (its memory, its place in its pipes, the
+    bytes in them), and the sum is the host's. Each cut comes at a random
+    moment once `ps` shows the pipeline has run; the first cut of a run
+    must come before its sum is out (else it tested nothing); the runs go
+    on until PIPELINE_CUTS cuts were made."""
+    want = subprocess.run(["sh", "-c", PIPELINE.replace("busybox ", "")],
+                          capture_output=True, text=True).stdout
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="128M")
+    rng = random.Random(os.environ.get("FERRITE_SEED", "pipeline"))
+    cuts = 0
+    while cuts < PIPELINE_CUTS:
+        start = len(m.output)
+        m.send("busybox sh -c '%s' &\n" % PIPELINE)
+        m.expect(r"\[\d+\] started", timeout=STEP, start=start)
+        for cut in range(min(3, PIPELINE_CUTS - cuts)):
+            for _ in range(400):
+                ps = reply(m, "ps")
+                if re.search(r"^\s*\d+\s+\d+\s+\w+\s+[1-9]\d*\s+\d+\s+busybox$", ps, re.M):
+                    break
+            time.sleep(rng.uniform(0, 1.0))   # a random moment: any must do
+            if want in m.output[start:]:
+                assert cut > 0, "the pipeline ended before its first cut"
+                break
+            m = power_cycle(machines, m, image)
+            start = 0
+            cuts += 1
+        m.expect(re.escape(want), timeout=STEP, start=start)
+        assert re.search(r"\[\d+\] done, status 0\n", reply(m, "wait")), m.output
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
