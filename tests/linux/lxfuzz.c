@@ -21,9 +21,10 @@
  * wrote full would wait for ever, the signals it may send itself are
  * SIGUSR1, whose handler only counts, and no call changes the
  * dispositions of it or of the signals the kernel could raise), and exit
- * and exit_group are never drawn. fork, vfork and clone are: a child
- * ends at once with a random status (a clone's on a wild stack dies of
- * its fault first), wait4 and waitid never wait, kill reaches only its
+ * and exit_group are never drawn. fork, vfork and clone are (vfork as a
+ * fork, and clone without CLONE_VFORK: a vfork's child returning from
+ * syscall() would wreck its parent's frame): a child ends at once with a
+ * random status (a clone's on a wild stack dies of its fault first), wait4 and waitid never wait, kill reaches only its
  * last child, execve never finds a program; at the end it reaps every
  * child.
  *
@@ -35,6 +36,7 @@
 #define _GNU_SOURCE                    /* MREMAP_FIXED */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -346,6 +348,10 @@ int main(int argc, char **argv)
 		    nr == 84 || nr == 87 || nr == 89)
 			a[0] = pick(4) ? path() : pointer();
 		tame(nr, a);
+		if (nr == 58) /* vfork's child would return into this frame and */
+			nr = 57; /* wreck it for the parent: a fork instead */
+		if (nr == 56) /* and clone not as vfork either */
+			a[0] &= ~(uint64_t)CLONE_VFORK;
 		r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (r == 0 && (nr == 56 || nr == 57 || nr == 58))
 			_exit((int)pick(256)); /* a fork's child (a clone's on a wild stack dies first) */
