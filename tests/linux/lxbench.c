@@ -28,6 +28,11 @@
  *   mmap-1m    mmap of 1 MiB of anonymous memory, untouched, and munmap
  *   thread     pthread_create of a thread that returns at once, and
  *              pthread_join: the clone, the thread's exit, the join's wake
+ *   fork-exec-wait  fork, execve of /bin/busybox true in the child, waitpid
+ *   fork-1m    fork of the program once it has touched 1 MiB more, the
+ *              child's _exit, waitpid
+ *   fork-64m   the same once it has touched 64 MiB: copy-on-write makes a
+ *              fork cost its mappings, not the bytes they hold
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +59,7 @@ struct figure {
 	const char *name;
 	long ops;                    /* in a full run; a tenth with --quick */
 	int (*run)(long ops);        /* 0, or -1 after saying why */
+	long long (*timed)(long ops); /* instead of run: times itself (ns, -1) */
 };
 
 static int data_fd = -1;
@@ -146,12 +152,72 @@ static int run_thread(long ops)
 	return 0;
 }
 
+/* fork_wait -- ops forks whose child ends at once (after an execve of
+ * busybox true if `exec`), each waited for */
+static int fork_wait(long ops, int exec)
+{
+	for (long i = 0; i < ops; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return fail("fork");
+		if (pid == 0) {
+			if (exec)
+				execl("/bin/busybox", "true", (char *)NULL);
+			_exit(exec ? 127 : 0);
+		}
+		if (waitpid(pid, &status, 0) != pid || status != 0)
+			return fail("waitpid");
+	}
+	return 0;
+}
+
+/* run_fork_exec -- ops fork + execve + exit + waitpid */
+static int run_fork_exec(long ops)
+{
+	return fork_wait(ops, 1);
+}
+
+/* forks_touched -- the ns of ops forks (each waited for) of the program
+ * with `bytes` of anonymous memory written first (not timed), -1 */
+static long long forks_touched(long ops, size_t bytes)
+{
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long long start;
+	int err;
+
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	for (size_t i = 0; i < bytes; i += PAGE)
+		p[i] = (char)i;
+	start = now_ns();
+	err = fork_wait(ops, 0);
+	start = err ? -1 : now_ns() - start;
+	munmap(p, bytes);
+	return start;
+}
+
+/* time_fork_1m, time_fork_64m -- forks_touched of 1 MiB, of 64 MiB */
+static long long time_fork_1m(long ops)
+{
+	return forks_touched(ops, 1 << 20);
+}
+
+static long long time_fork_64m(long ops)
+{
+	return forks_touched(ops, 64 << 20);
+}
+
 static const struct figure figures[] = {
-	{"getpid", 200000, run_getpid},
-	{"pread-4k", 100000, run_pread},
-	{"open-close", 20000, run_open_close},
-	{"mmap-1m", 20000, run_mmap},
-	{"thread", 2000, run_thread},
+	{"getpid", 200000, run_getpid, NULL},
+	{"pread-4k", 100000, run_pread, NULL},
+	{"open-close", 20000, run_open_close, NULL},
+	{"mmap-1m", 20000, run_mmap, NULL},
+	{"thread", 2000, run_thread, NULL},
+	{"fork-exec-wait", 200, run_fork_exec, NULL},
+	{"fork-1m", 200, NULL, time_fork_1m},
+	{"fork-64m", 200, NULL, time_fork_64m},
 };
 
 /* make_data -- write the data file and read it once (so it is cached) */
@@ -183,9 +249,12 @@ static int measure(int rounds, long divisor)
 			long ops = figures[f].ops / divisor;
 			long long start = now_ns(), took;
 
-			if (figures[f].run(ops) != 0)
+			if (figures[f].timed)
+				took = figures[f].timed(ops);
+			else
+				took = figures[f].run(ops) ? -1 : now_ns() - start;
+			if (took < 0)
 				return 1;
-			took = now_ns() - start;
 			printf("lxbench: %s %.1f ns/op (%ld ops)\n", figures[f].name,
 			       (double)took / (double)ops, ops);
 			fflush(stdout);

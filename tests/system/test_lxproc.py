@@ -166,3 +166,26 @@ def test_a_pipeline_cut_by_power_prints_the_host_s_sum(machines, tmp_path):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)
+
+
+# A fork bomb that ends: a tree of 2^13 shells, each forking two and
+# ending; far more at once than the process table holds (191)
+BOMB = "f() { [ $1 -lt 13 ] && { f $(($1 + 1)) | f $(($1 + 1)) & }; }; f 0"
+
+
+def test_a_fork_bomb_is_stopped_by_the_process_limit(machines, tmp_path):
+    """A fork bomb in busybox sh meets the process limit: forks past it
+    fail (EAGAIN: ash says it can't fork), the kernel stays up, osh
+    answers while the bomb runs, the bomb ends, and the heap checks."""
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="128M")
+    m.send("busybox sh -c '%s' &\n" % BOMB)
+    m.expect(r"can't fork", timeout=STEP)
+    assert reply(m, "echo alive").startswith("alive\n")  # the job may be reported after it
+    for _ in range(2000):
+        if "busybox" not in reply(m, "ps"):
+            break
+    else:
+        raise AssertionError("the bomb did not end:\n" + m.output[-3000:])
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
