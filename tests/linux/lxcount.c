@@ -8,7 +8,11 @@
  * Step n waits for SIGALRM from an interval timer (sigsuspend), then:
  *   - the log object lxcount/log holds exactly n - 1 lines, the last one
  *     n - 1 (it was opened once, O_APPEND, and stays open);
- *   - n goes through a pipe made at the start, and comes back;
+ *   - n goes through a pipe made at the start to a child forked for the
+ *     step, which sends 2n + 1 back through another and ends with status
+ *     n % 128, its parent waiting for it (fork, copy-on-write memory,
+ *     pipes between processes, a zombie reaped: a cut may fall anywhere
+ *     in them);
  *   - exactly n - 1 SIGALRMs were taken before this step's;
  *   - n is appended to the log, and "lxcount: n ok" printed.
  * Anything else prints a line with FAIL and ends the program. A power
@@ -24,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define LINE 9                         /* "%08lu\n" */
@@ -66,7 +71,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	sigset_t alrm, none;
 	char line[LINE + 1];
-	int fd, pipefd[2];
+	int fd, pipefd[2], backfd[2], status;
+	pid_t child;
 
 	if (!period || period > 10000) {
 		fprintf(stderr, "usage: lxcount PERIOD_MS\n");
@@ -75,8 +81,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	mkdir("lxcount", 0755);
 	fd = open("lxcount/log", O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	if (fd < 0 || pipe(pipefd))
-		fail("the log or the pipe cannot be made", 0);
+	if (fd < 0 || pipe(pipefd) || pipe(backfd))
+		fail("the log or the pipes cannot be made", 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigemptyset(&alrm);
@@ -95,9 +101,23 @@ int main(int argc, char **argv)
 		if (alarms != n)
 			fail("more alarms than steps", n);
 		check_log(fd, n);
+		child = fork();
+		if (child == 0) { /* the step's child: n in, 2n + 1 out */
+			unsigned long got;
+
+			if (read(pipefd[0], &got, sizeof(got)) != sizeof(got) || got != n)
+				_exit(255);
+			got = 2 * got + 1;
+			_exit(write(backfd[1], &got, sizeof(got)) == sizeof(got) ? (int)(n % 128) : 255);
+		}
+		if (child < 0)
+			fail("no child", n);
 		if (write(pipefd[1], &n, sizeof(n)) != sizeof(n) ||
-		    read(pipefd[0], &back, sizeof(back)) != sizeof(back) || back != n)
-			fail("the pipe did not give the step back", n);
+		    read(backfd[0], &back, sizeof(back)) != sizeof(back) || back != 2 * n + 1)
+			fail("the child did not give the step back", n);
+		if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != (int)(n % 128))
+			fail("the child did not end as it should", n);
 		snprintf(line, sizeof(line), "%08lu\n", n);
 		if (write(fd, line, LINE) != LINE)
 			fail("the log cannot be appended to", n);
