@@ -30,7 +30,7 @@ static unsigned word_count;
 static const char *const known_keys[] = {
 	"panic", "loglevel", "earlyprintk", "flush", "selftest", "crash",
 	"nvm.min", "import", "ckpt", "logcheck", "resume", "safe", "cpus",
-	"cache", "nopersist",
+	"cache", "nopersist", "shell",
 };
 
 /* cmdline_init -- keep a copy of the loader's command line and parse it */

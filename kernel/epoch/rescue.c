@@ -220,14 +220,16 @@ static void say_why(void)
 	const struct fe_exit_info *end = proc_console_shell_end();
 	char line[200];
 
+	const char *shell = sched_holding() || !cmdline_is("shell", "sh") ? "osh" : "busybox sh";
+
 	if (end->pid)
 		snprintf(line, sizeof(line),
-			 "ferrite: the console's shell (pid %llu) ended: %s; starting a new osh\n",
-			 (unsigned long long)end->pid, end->detail);
+			 "ferrite: the console's shell (pid %llu) ended: %s; starting a new %s\n",
+			 (unsigned long long)end->pid, end->detail, shell);
 	else
 		snprintf(line, sizeof(line),
-			 "ferrite: no shell holds the console (%u processes run); starting osh\n",
-			 ptable_count());
+			 "ferrite: no shell holds the console (%u processes run); starting %s\n",
+			 ptable_count(), shell);
 	emit(line);
 }
 
@@ -254,6 +256,8 @@ void rescue_keep_shell(void)
 	if (ptable_count())
 		say_why();
 	p = proc_start_shell(sched_holding() ? KPROC_RESCUE : 0);
+	if (p && p->lx)
+		console_set_foreground(p->proc->pid); /* busybox sh: Ctrl-C and Ctrl-Z for its jobs */
 	started_ns = p ? time_mono_ns() : 0;
 	if (!p)
 		emit("ferrite: the console has no shell: power on with `safe` on the command line (every process held, and a rescue shell on a reserve of the heap), or with `import` if bin/osh is gone\n");

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/cmdline.h"
 #include "core/heap.h"
 #include "core/panic.h"
 #include "core/printk.h"
@@ -42,6 +43,10 @@
 #define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
 #define SHELL_PROGRAM "bin/osh"
 #define SHELL_NAME "osh"
+/* shell=sh on the command line: the console's shell is busybox's sh (a
+ * Linux program, bin/busybox started as "sh"); a rescue shell is osh */
+#define LINUX_SHELL_PROGRAM "bin/busybox"
+#define LINUX_SHELL_NAME "sh"
 /* SYS_SPAWN never takes the table's last free slot: it is kept for the
  * shell the kernel starts, a safe power-on's rescue shell above all (a
  * runaway program may have filled the rest). */
@@ -615,21 +620,33 @@ struct pctx *proc_start(uint64_t code, const char *name, uint32_t flags,
 	return p;
 }
 
-/* proc_start_shell -- bin/osh with no parent and kproc.flags `flags`;
- * NULL, after saying why, if it cannot start */
-struct pctx *proc_start_shell(uint32_t flags)
+/* linux_shell -- whether the console's shell is busybox sh (shell=sh) */
+static bool linux_shell(void)
 {
-	uint64_t code;
-
-	if (os_cat_lookup(&kheap, SHELL_PROGRAM, strlen(SHELL_PROGRAM), &code)) {
-		pr_info("ferrite: no %s in the catalogue\n", SHELL_PROGRAM);
-		return NULL;
-	}
-	return proc_start(code, SHELL_NAME, flags, NULL);
+	return cmdline_is("shell", "sh");
 }
 
-/* proc_is_shell -- whether p is a shell: a process named as bin/osh's are */
+/* proc_start_shell -- the console's shell (bin/osh; busybox sh with
+ * shell=sh, but for a rescue shell) with no parent and kproc.flags
+ * `flags`; NULL, after saying why, if it cannot start */
+struct pctx *proc_start_shell(uint32_t flags)
+{
+	const bool lx = linux_shell() && !(flags & KPROC_RESCUE);
+	const char *program = lx ? LINUX_SHELL_PROGRAM : SHELL_PROGRAM;
+	uint64_t code;
+
+	if (os_cat_lookup(&kheap, program, strlen(program), &code)) {
+		pr_info("ferrite: no %s in the catalogue\n", program);
+		return NULL;
+	}
+	return proc_start(code, lx ? LINUX_SHELL_NAME : SHELL_NAME, flags, NULL);
+}
+
+/* proc_is_shell -- whether p is a shell: a process named as bin/osh's
+ * are, or with shell=sh the Linux program the kernel gave the console
+ * (its children and orphans, named sh too, are not) */
 bool proc_is_shell(const struct pctx *p)
 {
-	return strcmp(p->proc->name, SHELL_NAME) == 0;
+	return strcmp(p->proc->name, SHELL_NAME) == 0 ||
+	       (linux_shell() && p->lx && p->proc->pid == kroot->console_fg_pid);
 }

@@ -189,3 +189,34 @@ def test_a_fork_bomb_is_stopped_by_the_process_limit(machines, tmp_path):
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     check_image(image)
+
+
+def test_busybox_sh_as_the_console_s_shell(machines, tmp_path):
+    """With shell=sh on the command line the shell the kernel starts for
+    the console is busybox sh (osh stays the default, and the rescue
+    shell): once the osh the machine had ends, it runs pipelines, its jobs
+    take Ctrl-C, it carries on across a power cut, and when it ends the
+    kernel starts another, as it does for osh."""
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="128M")
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    m = machines(image=image, append="panic=exit logcheck shell=sh")
+    m.expect(PROMPT, timeout=STEP)        # the osh of the power-on before, resumed
+    m.send("exit\n")                     # the shell the kernel starts now: busybox sh
+    start = m.expect(r"/ # ", timeout=STEP).end()
+    start = sh_line(m, "x=$(busybox seq 1 10 | busybox sort -rn | busybox head -n 1); echo top $x",
+                    r"top 10\n[\s\S]*?/ # ", start)
+    start = sh_line(m, SLEEPER, r"\nasleep\n", start)
+    m.send("\x03")
+    start = m.expect(r"/ # ", timeout=STEP, start=start).end()
+    start = sh_line(m, "echo status $?", r"status 130\n[\s\S]*?/ # ", start)
+    m.power_cut()
+    m = machines(image=image, append="panic=exit logcheck shell=sh")
+    m.expect(r"ferrite: resumed", timeout=STEP)
+    m.send("echo after $x\n")
+    start = m.expect(r"after 10\n[\s\S]*?/ # ", timeout=STEP).end()
+    m.send("exit 3\n")
+    m.expect(r"built-in shell \(ash\)[\s\S]*?/ # ", timeout=STEP, start=start)  # a fresh one
+    m.send("poweroff -f\n")
+    m.power_cut()
+    check_image(image)
