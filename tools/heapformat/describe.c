@@ -197,6 +197,8 @@ static void kernel_constants(void)
 	CONSTANT(KTHREAD_EXITED);
 	CONSTANT(KPROC_MAX_THREADS);
 	CONSTANT(KASPACE_MAX_MAPS);
+	CONSTANT(KASPACE_INLINE_MAPS);
+	CONSTANT(KASPACE_MORE_PER_PAGE);
 	CONSTANT(FE_HANDLE_SLOTS);
 	CONSTANT(FE_MAP_SHARED);
 	CONSTANT(FE_MAP_PRIVATE);
@@ -525,7 +527,7 @@ static void kaspace(void)
 	begin("kaspace", sizeof(struct kaspace));
 	FIELD(kaspace, magic);
 	FIELD(kaspace, count);
-	FIELD(kaspace, reserved);
+	FIELD(kaspace, more);
 	NESTED_ARRAY(kaspace, map, kmapping);
 	end();
 }
