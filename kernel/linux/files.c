@@ -241,6 +241,46 @@ static int append_part(char *name, size_t *len, const char *part, size_t n,
 	return 0;
 }
 
+/* append_path -- add each component of path to name (len bytes so far),
+ * folding "." and ".." (never below `floor`) */
+static int append_path(char *name, size_t *len, const char *path, size_t floor)
+{
+	size_t at = 0;
+
+	while (path[at]) {
+		size_t n = 0;
+		int err;
+
+		while (path[at] == '/')
+			at++;
+		while (path[at + n] && path[at + n] != '/')
+			n++;
+		err = append_part(name, len, path + at, n, floor);
+		if (err)
+			return err;
+		at += n;
+	}
+	return 0;
+}
+
+/* lx_name_of -- the catalogue name (no trailing '/') of absolute path
+ * `path` below `root`, folded as a program's paths are: 0 or
+ * -LX_ENAMETOOLONG */
+int lx_name_of(const char *root, const char *path, char name[KLINUX_PATH_MAX])
+{
+	size_t floor = strlen(root), len = floor;
+	int err;
+
+	memcpy(name, root, floor);
+	err = append_path(name, &len, path, floor);
+	if (err)
+		return err;
+	if (len > floor)
+		len--; /* the last '/' */
+	name[len] = 0;
+	return 0;
+}
+
 /* resolve -- the catalogue name of the path at user address `upath`,
  * relative to directory `dirfd` (LX_AT_FDCWD: the current one). The name
  * has no trailing '/' ("" is the root); *special is set for /dev/ files. */
@@ -249,7 +289,7 @@ static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
 {
 	static char path[USER_PATH_MAX];
 	struct klinux *lx = c->lx;
-	size_t len, floor = strlen(lx->root), at = 0;
+	size_t len, floor = strlen(lx->root);
 	int err = uvm_copy_string(&c->p->mem, path, upath, sizeof(path));
 
 	if (err == -ERR_RANGE || err == -ERR_TOOBIG)
@@ -279,18 +319,9 @@ static int64_t resolve(struct lxcall *c, int64_t dirfd, uint64_t upath,
 		memcpy(name + len, base, blen);
 		len += blen;
 	}
-	while (path[at]) {
-		size_t n = 0;
-
-		while (path[at] == '/')
-			at++;
-		while (path[at + n] && path[at + n] != '/')
-			n++;
-		err = append_part(name, &len, path + at, n, floor);
-		if (err)
-			return err;
-		at += n;
-	}
+	err = append_path(name, &len, path, floor);
+	if (err)
+		return err;
 	if (len > floor)
 		len--; /* the last '/' */
 	name[len] = 0;

@@ -65,6 +65,10 @@ void lx_trace_end(struct lxcall *c, int64_t result);
 int lx_files_start(struct klinux *lx, const struct spawn_args *a);
 /* lx_state_deleted -- a klinux or klxfile is gone: release what it held */
 void lx_state_deleted(uint64_t id, uint16_t type);
+/* lx_name_of -- the catalogue name (no trailing '/') of absolute path
+ * `path` below `root`, "." and ".." folded as a program's paths are: 0 or
+ * -LX_ENAMETOOLONG */
+int lx_name_of(const char *root, const char *path, char name[KLINUX_PATH_MAX]);
 /* lx_fd_object -- the catalogue object descriptor fd shows, and the open
  * flags of its file; -EBADF, or -EACCES for a file that is no object */
 int64_t lx_fd_object(struct lxcall *c, int64_t fd, uint64_t *object, uint32_t *flags);

@@ -17,7 +17,10 @@
  * A program without Ferrite's note is a Linux program (task/elf.h): the
  * Linux personality (kernel/linux/) lays out its start and its state
  * through the hook it registers at power-on (proc_on_linux_start), so
- * this file knows no more of Linux than that a process may hold a klinux.
+ * this file knows no more of Linux than that a process may hold a klinux,
+ * and that a dynamic program names an interpreter (the C library's
+ * loader), a code object the personality finds by its path, which the
+ * spawn checks before it makes anything and maps beside the program.
  */
 #include <errstr.h>
 #include <stdio.h>
@@ -49,6 +52,7 @@
 
 /* Volatile: since power-on. */
 static proc_linux_start_fn linux_start;        /* the Linux personality's start */
+static proc_linux_interp_fn linux_interp;      /* and its finding of interpreters */
 static uint64_t ends;                          /* processes ended */
 static struct fe_exit_info console_shell_end;  /* the last shell on the console to end */
 
@@ -344,13 +348,21 @@ static int push_arguments(struct pctx *p, const struct spawn_args *a,
 	return err;
 }
 
+/* A Linux program's interpreter, found and checked before the spawn makes anything. */
+struct interp {
+	uint64_t code;                 /* its code object; 0: none (a static program) */
+	struct elf_image img;
+};
+
 /* build -- everything of a new process after its objects exist */
 static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
-		 const struct spawn_args *a)
+		 const struct interp *in, const struct spawn_args *a)
 {
 	uint64_t stack, addr, sp = 0, argv = 0;
 	int err = map_program(p, code, img);
 
+	if (!err && in->code)
+		err = map_program(p, in->code, &in->img);
 	if (err)
 		return err;
 	err = os_obj_create(&kheap, OS_TYPE_ANON, STACK_SIZE, &stack);
@@ -385,7 +397,7 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	else if (!linux_start)
 		return -ERR_NOEXEC;
 	else {
-		err = linux_start(p, img, a, STACK_TOP);
+		err = linux_start(p, img, in->code ? &in->img : NULL, a, STACK_TOP);
 		if (err)
 			return err;
 	}
@@ -393,10 +405,43 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	return 0;
 }
 
-/* proc_on_linux_start -- at power-on: how Linux programs start */
-void proc_on_linux_start(proc_linux_start_fn start)
+/* proc_on_linux_start -- at power-on: how Linux programs start, and how
+ * their interpreters are found */
+void proc_on_linux_start(proc_linux_start_fn start, proc_linux_interp_fn interp)
 {
 	linux_start = start;
+	linux_interp = interp;
+}
+
+/* find_interp -- the code object and checked image of the interpreter
+ * Linux program `name` names at `path`; says why not */
+static int find_interp(const char *name, const char *path, struct interp *in)
+{
+	struct os_obj_info info;
+	const char *why = NULL;
+	int err = linux_interp ? linux_interp(path, &in->code) : -ERR_NOEXEC;
+
+	if (err == -ERR_NOENT)
+		pr_info("spawn: %s: its interpreter %s is not in the catalogue (ENOENT)\n",
+			name, path);
+	else if (err)
+		pr_info("spawn: %s: its interpreter %s: %s\n", name, path, err_str(err));
+	if (err)
+		return err;
+	err = os_obj_stat(&kheap, in->code, &info);
+	if (!err && info.type != OS_TYPE_CODE)
+		err = -ERR_NOEXEC;
+	if (err) {
+		pr_info("spawn: %s: its interpreter %s is not a code object (put it with `fe put-linux`)\n",
+			name, path);
+		return err;
+	}
+	err = elf_parse_interp(code_read, &in->code, info.size, FE_USER_BASE,
+			       STACK_TOP - STACK_SIZE, &in->img, &why);
+	if (err)
+		pr_info("spawn: %s: its interpreter %s is not one Ferrite runs: %s\n",
+			name, path, why ? why : "unreadable");
+	return err;
 }
 
 /* redirects -- whether a gives a descriptor 0, 1 or 2 something other
@@ -410,6 +455,7 @@ static bool redirects(const struct spawn_args *a)
 int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	       unsigned *slot)
 {
+	static struct interp in;       /* the kernel runs one call at a time */
 	struct os_obj_info info;
 	struct elf_image img;
 	const char *why = NULL;
@@ -433,9 +479,15 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 		return -ERR_NOTSUP; /* descriptors are a Linux program's */
 	if ((a->flags & FE_SPAWN_TRACE) && img.abi != ELF_ABI_LINUX)
 		return -ERR_NOTSUP; /* only Linux calls are traced (linux/trace.c) */
+	in.code = 0;
+	if (img.interp[0]) {
+		err = find_interp(a->argv, img.interp, &in);
+		if (err)
+			return err;
+	}
 	err = new_process((unsigned)free, parent, code, a->argv, &p);
 	if (!err)
-		err = build(p, code, &img, a);
+		err = build(p, code, &img, &in, a);
 	if (err) {
 		if (p)
 			proc_end(p, FE_EXIT_KILLED, 0, "spawn failed");

@@ -69,15 +69,23 @@ void proc_thread_forget(struct pctx *p, unsigned tid);
 unsigned proc_threads_alive(const struct pctx *p);
 
 /* The start of a Linux program (kernel/linux/ registers it): given the
- * new process, with its segments and its stack (below stack_top) mapped,
- * make its Linux state and start stack and set its first thread's
- * registers; 0, or an error that undoes the spawn. */
+ * new process, with its segments, its interpreter's (`interp`, NULL for a
+ * static program) and its stack (below stack_top) mapped, make its Linux
+ * state and start stack and set its first thread's registers; 0, or an
+ * error that undoes the spawn. */
 struct elf_image;
 typedef int (*proc_linux_start_fn)(struct pctx *p, const struct elf_image *img,
+				   const struct elf_image *interp,
 				   const struct spawn_args *a, uint64_t stack_top);
+/* The interpreter a Linux program names (PT_INTERP, kernel/linux/
+ * registers it): the object its absolute path names below a new
+ * program's root, in *object; -ERR_NOENT if none, -ERR_TOOBIG for a
+ * path too long. */
+typedef int (*proc_linux_interp_fn)(const char *path, uint64_t *object);
 
-/* proc_on_linux_start -- at power-on: how Linux programs start */
-void proc_on_linux_start(proc_linux_start_fn start);
+/* proc_on_linux_start -- at power-on: how Linux programs start, and how
+ * their interpreters are found */
+void proc_on_linux_start(proc_linux_start_fn start, proc_linux_interp_fn interp);
 
 /* What SYS_SPAWN copied from the caller, validated. */
 struct spawn_grant {
