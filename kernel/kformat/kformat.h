@@ -411,7 +411,7 @@ KFORMAT_AT(kmapping, maxprot, 54);
  * KASPACE_INLINE_MAPS mappings makes it once.
  */
 #define KASPACE_INLINE_MAPS 32
-#define KASPACE_MORE_PER_PAGE (FE_PAGE_SIZE / 56) /* sizeof(struct kmapping): 73 */
+#define KASPACE_MORE_PER_PAGE ((unsigned)(FE_PAGE_SIZE / sizeof(struct kmapping))) /* 73 */
 #define KASPACE_MAX_MAPS 256
 #define KASPACE_MORE_PAGES \
 	((KASPACE_MAX_MAPS - KASPACE_INLINE_MAPS + KASPACE_MORE_PER_PAGE - 1) / KASPACE_MORE_PER_PAGE)
