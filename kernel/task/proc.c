@@ -428,7 +428,7 @@ static int find_interp(const char *name, const char *path, struct interp *in)
 		pr_info("spawn: %s: its interpreter %s: %s\n", name, path, err_str(err));
 	if (err)
 		return err;
-	err = os_obj_stat(&kheap, in->code, &info);
+	err = os_obj_head(&kheap, in->code, &info);
 	if (!err && info.type != OS_TYPE_CODE)
 		err = -ERR_NOEXEC;
 	if (err) {
