@@ -1,5 +1,6 @@
 /*
- * elf.c -- strict checking of static x86_64 ELF executables.
+ * elf.c -- strict checking of x86_64 ELF executables (and of a Linux
+ * program's interpreter).
  *
  * A code object runs in place: its text pages are mapped read+execute
  * straight from the object, its data pages privately, and the rest is

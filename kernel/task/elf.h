@@ -1,5 +1,5 @@
 /*
- * elf.h -- checking a program before it runs: static x86_64 ELF executables.
+ * elf.h -- checking a program before it runs: x86_64 ELF executables.
  *
  * Ferrite executes code objects in place: a program's text is mapped
  * read+execute straight from the object's pages, its data privately
