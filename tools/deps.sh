@@ -32,6 +32,8 @@ packages=(
 	liblua5.4-dev   # liblua5.4.a: the Lua REPL the Linux-programs tests run (tests/linux/lua-repl.c)
 	libsqlite3-dev  # libsqlite3.a: the SQL shell the Linux-programs tests run (tests/linux/sql.c), and sqlbench (make bench-lxprog)
 	e2fsprogs       # mkfs.ext4: the Linux guest's ext4 disk that SQLite is measured on (make bench-lxprog)
+	sqlite3         # Debian's dynamic /usr/bin/sqlite3, run unmodified in Ferrite with its libraries (tests/system/test_lxdyn.py)
+	lua5.4          # Debian's dynamic /usr/bin/lua5.4, the same
 )
 
 missing=()

@@ -304,12 +304,54 @@ static void check_source(struct kcheck *k, uint64_t id, const char *what)
 	}
 }
 
+/* check_more -- an address space's `more` (kformat.h): an anonymous
+ * object its address space alone holds, of at most KASPACE_MORE_PAGES
+ * pages, with each page that holds one of its `count` mappings; those
+ * pages' addresses in page[]. false (reported) if it is not so. */
+static bool check_more(struct kcheck *k, const struct kaspace *as, uint64_t id,
+		       uint64_t pid, const struct kmapping *page[KASPACE_MORE_PAGES])
+{
+	unsigned past = as->count > KASPACE_INLINE_MAPS ? as->count - KASPACE_INLINE_MAPS : 0;
+	unsigned need = (past + KASPACE_MORE_PER_PAGE - 1) / KASPACE_MORE_PER_PAGE;
+	struct os_obj_info info;
+	uint64_t off, held;
+	char what[96];
+
+	snprintf(what, sizeof(what), "address space #%llu (pid %llu): its more mappings",
+		 ULL(id), ULL(pid));
+	if (!as->more) {
+		if (past)
+			problem(k, "%s: %u mappings, but no object for those past %u",
+				what, as->count, KASPACE_INLINE_MAPS);
+		return !past;
+	}
+	if (!head(k, as->more, OS_TYPE_ANON, what, &info))
+		return false;
+	if (info.refcount != 1 || info.size % OS_PAGE_SIZE ||
+	    info.size > (uint64_t)KASPACE_MORE_PAGES * OS_PAGE_SIZE ||
+	    info.size < (uint64_t)need * OS_PAGE_SIZE) {
+		problem(k, "%s: #%llu has %llu bytes and %u references; %u mappings need %u whole pages (at most %u) and one reference",
+			what, ULL(as->more), ULL(info.size), info.refcount, as->count,
+			need, KASPACE_MORE_PAGES);
+		return false;
+	}
+	for (unsigned p = 0; p < need; p++) {
+		if (os_obj_page_held(k->os, as->more, p, &off, &held) || !off) {
+			problem(k, "%s: #%llu lacks its page %u", what, ULL(as->more), p);
+			return false;
+		}
+		page[p] = os_ptr(k->os, off);
+	}
+	return true;
+}
+
 /* check_aspace -- an address space: sorted, disjoint mappings of mappable objects */
 static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid,
 			 const char *owner)
 {
 	const struct kaspace *as = kobj_bytes(k, id, OS_TYPE_ASPACE, sizeof(*as),
 					      KASPACE_MAGIC, owner);
+	const struct kmapping *page[KASPACE_MORE_PAGES];
 	struct os_obj_info info;
 	uint64_t prev_end = 0;
 	char what[96];
@@ -321,8 +363,12 @@ static void check_aspace(struct kcheck *k, uint64_t id, uint64_t pid,
 			ULL(id), ULL(pid), as->count, KASPACE_MAX_MAPS);
 		return;
 	}
+	if (!check_more(k, as, id, pid, page))
+		return;
 	for (unsigned i = 0; i < as->count; i++) {
-		const struct kmapping *m = &as->map[i];
+		unsigned past = i - KASPACE_INLINE_MAPS;
+		const struct kmapping *m = i < KASPACE_INLINE_MAPS ? &as->map[i] :
+			&page[past / KASPACE_MORE_PER_PAGE][past % KASPACE_MORE_PER_PAGE];
 		const char *why = mapping_problem(m, prev_end);
 
 		prev_end = m->end;

@@ -40,7 +40,8 @@
  *             "runnable" or "blocked in call N on X" (restarted when woken)
  *             or "exited with S" (until joined), and the link to the next
  *             thread of its process
- *   kaspace   OS_TYPE_ASPACE: the mappings, sorted by address
+ *   kaspace   OS_TYPE_ASPACE: the mappings, sorted by address (past the
+ *             first 32, in an anonymous object it holds)
  *   khandles  OS_TYPE_HANDLES: the handle table
  *   kchannel  OS_TYPE_CHANNEL: two bounded message queues (one per direction),
  *             each an anonymous object of FE_CHAN_QUEUE slots of one page
@@ -442,20 +443,48 @@ KFORMAT_AT(klayer, end, 16);
 KFORMAT_AT(klayer, below, 24);
 KFORMAT_AT(klayer, limit, 32);
 
-#define KASPACE_MAX_MAPS 32
+/*
+ * An address space holds up to KASPACE_MAX_MAPS mappings, numbered 0 to
+ * count - 1 in address order. The first KASPACE_INLINE_MAPS are in the
+ * kaspace itself; the rest are in its `more` object, an anonymous object
+ * of whole pages, KASPACE_MORE_PER_PAGE mappings to a page (none across a
+ * page boundary): mapping i >= KASPACE_INLINE_MAPS is mapping
+ * (i - KASPACE_INLINE_MAPS) % KASPACE_MORE_PER_PAGE of page
+ * (i - KASPACE_INLINE_MAPS) / KASPACE_MORE_PER_PAGE. `more` was the
+ * reserved word (zero) before: an address space made then has no more
+ * than KASPACE_INLINE_MAPS mappings, and none elsewhere.
+ *
+ * Invariants (kcheck.c): count <= KASPACE_MAX_MAPS; count >
+ * KASPACE_INLINE_MAPS only with a `more`; every page of `more` that holds
+ * a mapping below count exists (made when the room was made: a mapping
+ * is never read from a page that is not there); `more` is held by its
+ * address space alone (a refcount of 1). `more`, once made, stays until the address space is emptied
+ * (uvm_destroy), so a program that goes back and forth across
+ * KASPACE_INLINE_MAPS mappings makes it once.
+ */
+#define KASPACE_INLINE_MAPS 32
+#define KASPACE_MORE_PER_PAGE ((unsigned)(FE_PAGE_SIZE / sizeof(struct kmapping))) /* 73 */
+#define KASPACE_MAX_MAPS 256
+#define KASPACE_MORE_PAGES \
+	((KASPACE_MAX_MAPS - KASPACE_INLINE_MAPS + KASPACE_MORE_PER_PAGE - 1) / KASPACE_MORE_PER_PAGE)
 
 struct kaspace {
 	uint32_t magic;
-	uint32_t count;
-	uint64_t reserved;
-	struct kmapping map[KASPACE_MAX_MAPS]; /* sorted by start, disjoint */
+	uint32_t count;                /* mappings, inline and in `more` */
+	uint64_t more;                 /* 0, or the anonymous object of mappings
+					* KASPACE_INLINE_MAPS and up (held) */
+	struct kmapping map[KASPACE_INLINE_MAPS]; /* sorted by start, disjoint */
 };
 KFORMAT_SIZE(kaspace, 1808);
 KFORMAT_AT(kaspace, magic, 0);
 KFORMAT_AT(kaspace, count, 4);
-KFORMAT_AT(kaspace, reserved, 8);
+KFORMAT_AT(kaspace, more, 8);
 KFORMAT_AT(kaspace, map, 16);
 _Static_assert(sizeof(struct kaspace) <= KFORMAT_SMALL_MAX, "a small object");
+_Static_assert(KASPACE_MORE_PER_PAGE * sizeof(struct kmapping) <= FE_PAGE_SIZE,
+	       "a page of `more` holds whole mappings");
+_Static_assert(KASPACE_MORE_PER_PAGE == 73 && KASPACE_MORE_PAGES == 4,
+	       "the mappings past the kaspace's own fill at most 4 pages");
 
 struct khandle {
 	uint64_t object;               /* 0: free slot */

@@ -109,6 +109,7 @@ enum lx_nr {
 #define LX_ENOSYS 38
 #define LX_ENOTEMPTY 39
 #define LX_ELOOP 40
+#define LX_ELIBBAD 80
 #define LX_EOPNOTSUPP 95
 #define LX_ECONNRESET 104
 #define LX_ETIMEDOUT 110

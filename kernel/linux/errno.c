@@ -67,6 +67,7 @@ static const struct {
 	[LX_EIO] = { "EIO", "Input/output error" },
 	[LX_E2BIG] = { "E2BIG", "Argument list too long" },
 	[LX_ECHILD] = { "ECHILD", "No child processes" },
+	[LX_ELIBBAD] = { "ELIBBAD", "Accessing a corrupted shared library" },
 	[LX_ENOEXEC] = { "ENOEXEC", "Exec format error" },
 	[LX_EBADF] = { "EBADF", "Bad file descriptor" },
 	[LX_EAGAIN] = { "EAGAIN", "Resource temporarily unavailable" },

@@ -241,6 +241,46 @@ static int append_part(char *name, size_t *len, const char *part, size_t n,
 	return 0;
 }
 
+/* append_path -- add each component of path to name (len bytes so far),
+ * folding "." and ".." (never below `floor`) */
+static int append_path(char *name, size_t *len, const char *path, size_t floor)
+{
+	size_t at = 0;
+
+	while (path[at]) {
+		size_t n = 0;
+		int err;
+
+		while (path[at] == '/')
+			at++;
+		while (path[at + n] && path[at + n] != '/')
+			n++;
+		err = append_part(name, len, path + at, n, floor);
+		if (err)
+			return err;
+		at += n;
+	}
+	return 0;
+}
+
+/* lx_name_of -- the catalogue name (no trailing '/') of absolute path
+ * `path` below `root`, folded as a program's paths are: 0 or
+ * -LX_ENAMETOOLONG */
+int lx_name_of(const char *root, const char *path, char name[KLINUX_PATH_MAX])
+{
+	size_t floor = strlen(root), len = floor;
+	int err;
+
+	memcpy(name, root, floor);
+	err = append_path(name, &len, path, floor);
+	if (err)
+		return err;
+	if (len > floor)
+		len--; /* the last '/' */
+	name[len] = 0;
+	return 0;
+}
+
 /* resolve_path -- the catalogue name of `path`, relative to directory
  * `dirfd` (LX_AT_FDCWD: the current one). The name has no trailing '/'
  * ("" is the root); *special is set for /dev/ files. */
@@ -248,7 +288,7 @@ static int64_t resolve_path(struct lxcall *c, int64_t dirfd, const char *path,
 			    char name[KLINUX_PATH_MAX], uint16_t *special)
 {
 	struct klinux *lx = c->lx;
-	size_t len, floor = strlen(lx->root), at = 0;
+	size_t len, floor = strlen(lx->root);
 	int err;
 
 	if (!path[0])
@@ -274,18 +314,9 @@ static int64_t resolve_path(struct lxcall *c, int64_t dirfd, const char *path,
 		memcpy(name + len, base, blen);
 		len += blen;
 	}
-	while (path[at]) {
-		size_t n = 0;
-
-		while (path[at] == '/')
-			at++;
-		while (path[at + n] && path[at + n] != '/')
-			n++;
-		err = append_part(name, &len, path + at, n, floor);
-		if (err)
-			return err;
-		at += n;
-	}
+	err = append_path(name, &len, path, floor);
+	if (err)
+		return err;
 	if (len > floor)
 		len--; /* the last '/' */
 	name[len] = 0;

@@ -323,14 +323,14 @@ static int64_t run_interpreter(char *file, const char *interp, const char *arg)
 /* execve (path, argv, envp) */
 int64_t lx_execve(struct lxcall *c)
 {
-	static char file[LX_PATH_GIVEN], name[KLINUX_PATH_MAX];
-	static char interp[INTERP_LINE], arg[INTERP_LINE];
+	static char file[LX_PATH_GIVEN], name[KLINUX_PATH_MAX], name_interp[KLINUX_PATH_MAX];
+	static struct elf_image img, interp; /* the kernel runs one call at a time */
+	static char shebang[INTERP_LINE], arg[INTERP_LINE];
 	struct pctx *p = c->p;
 	const unsigned tid = sched_current_tid();
 	struct os_obj_info info;
-	struct elf_image img;
 	const char *why = NULL, *base;
-	uint64_t object, stack_top;
+	uint64_t object, stack_top, interp_code = 0;
 	int64_t err;
 	unsigned n, depth = 0;
 
@@ -355,21 +355,31 @@ int64_t lx_execve(struct lxcall *c)
 			     (info.mode && !(info.mode & 0111))))
 			err = -LX_EACCES;
 		if (!err)
-			err = interpreter(object, interp, arg);
+			err = interpreter(object, shebang, arg);
 		if (err < 0)
 			return err;
 		if (err == 1)
 			break;
 		if (++depth > 4)
 			return -LX_ELOOP;      /* Linux follows a few levels too */
-		err = run_interpreter(file, interp, arg);
+		err = run_interpreter(file, shebang, arg);
 		if (err)
 			return err;
 	}
 	err = elf_parse(code_read, &object, info.size, FE_USER_BASE,
-			FE_USER_TOP - (8ull << 20), &img, &why);
+			PROC_STACK_TOP - PROC_STACK_SIZE, &img, &why);
 	if (err || img.abi != ELF_ABI_LINUX)
 		return -LX_ENOEXEC;
+	if (img.interp[0]) { /* a dynamic program: its loader, below the caller's root */
+		err = lx_exec_lookup(c, 0, img.interp, name_interp, &interp_code);
+		if (!err && (os_obj_head(&kheap, interp_code, &info) || info.type != OS_TYPE_CODE))
+			err = -LX_EACCES;
+		if (!err && elf_parse_interp(code_read, &interp_code, info.size, FE_USER_BASE,
+					     PROC_STACK_TOP - PROC_STACK_SIZE, &interp, &why))
+			err = -LX_ELIBBAD;
+		if (err)
+			return err;
+	}
 	/* The point of no return: the old program goes. No CPU runs p's
 	 * threads from here (the caller's takes its new registers below and
 	 * runs again), the others end. */
@@ -378,9 +388,10 @@ int64_t lx_execve(struct lxcall *c)
 	lx_files_exec(c->lx);
 	lx_signals_exec(c->lx);
 	base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	err = proc_exec_image(p, object, &img, base, &stack_top);
+	err = proc_exec_image(p, object, &img, interp_code, &interp, base, &stack_top);
 	if (!err)
-		err = lx_start_program(p, &img, &ex, stack_top, &p->thread[tid]->regs);
+		err = lx_start_program(p, &img, interp_code ? &interp : NULL, &ex, stack_top,
+				       &p->thread[tid]->regs);
 	if (err)
 		proc_end(p, FE_EXIT_KILLED, LX_SIGKILL, "execve: the heap is full");
 	return SYSCALL_GONE;

@@ -75,6 +75,10 @@ void lx_files_end(struct pctx *p);
 void lx_files_exec(struct klinux *lx);
 /* lx_state_deleted -- a klinux or klxfile is gone: release what it held */
 void lx_state_deleted(uint64_t id, uint16_t type);
+/* lx_name_of -- the catalogue name (no trailing '/') of absolute path
+ * `path` below `root`, "." and ".." folded as a program's paths are: 0 or
+ * -LX_ENAMETOOLONG */
+int lx_name_of(const char *root, const char *path, char name[KLINUX_PATH_MAX]);
 /* lx_fd_object -- the catalogue object descriptor fd shows, and the open
  * flags of its file; -EBADF, or -EACCES for a file that is no object */
 int64_t lx_fd_object(struct lxcall *c, int64_t fd, uint64_t *object, uint32_t *flags);
@@ -182,12 +186,12 @@ struct lx_exec_args {
 int lx_state_new(struct pctx *p, uint32_t flags);
 /* lx_start_program -- a program's start: its stack below stack_top with
  * ex's arguments and environment, its break just above img, and regs at
- * img's entry */
+ * its entry -- its interpreter's (NULL: none) if it has one */
 struct arch_user_regs;
 struct elf_image;
 int lx_start_program(struct pctx *p, const struct elf_image *img,
-		     const struct lx_exec_args *ex, uint64_t stack_top,
-		     struct arch_user_regs *regs);
+		     const struct elf_image *interp, const struct lx_exec_args *ex,
+		     uint64_t stack_top, struct arch_user_regs *regs);
 
 /* --- processes making processes (fork.c) ---------------------------------- */
 /* lx_child_ended -- proc.c's hook: child `child` (its process object) of

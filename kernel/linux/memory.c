@@ -16,7 +16,7 @@
  * mmap of anonymous memory makes an anonymous object of the length asked
  * and maps it; the mapping holds it. mmap of a catalogue object maps it
  * privately (copy on write, bytes past its end reading as zero) or shared.
- * Mappings are what uvm allows: at most KASPACE_MAX_MAPS per program.
+ * Mappings are what uvm allows: at most KASPACE_MAX_MAPS (256) per program.
  */
 #include <stdint.h>
 

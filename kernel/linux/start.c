@@ -2,8 +2,10 @@
  * start.c -- how a Linux program starts: its state in the heap, and the
  * stack Linux x86-64 gives a new program.
  *
- * proc.c maps the program's segments and an 8 MiB stack, then calls
- * linux_start (registered at power-on by linux_init). It makes the
+ * proc.c maps the program's segments (and, for a dynamic program, its
+ * interpreter's, which linux_interp found below the new program's root:
+ * the whole catalogue) and an 8 MiB stack, then calls linux_start
+ * (registered at power-on by linux_init). It makes the
  * program's klinux (kformat.h) -- root and current directory the whole
  * catalogue, umask 022, a terminal's default modes, descriptors 0, 1 and
  * 2 on the console or on the objects the spawn gave them (osh's < and >),
@@ -15,6 +17,10 @@
  *   strings, the argument strings; then, 16-byte aligned, at rsp:
  *   argc, argv[0..argc-1], NULL, envp[...], NULL, auxv pairs, AT_NULL.
  *
+ * A dynamic program starts in its interpreter, as on Linux: rip is the
+ * interpreter's entry, AT_BASE its load address (ELF_INTERP_BIAS), and
+ * AT_ENTRY, AT_PHDR and AT_PHNUM the program's own, from which the
+ * loader finds the program, maps its libraries and jumps to its entry.
  * Every register but rsp and rip is 0 at the entry point: rdx 0 tells the
  * C library that no dynamic linker asks for a function at exit. A spawn
  * that fails here is undone with the rest of the process (proc.c).
@@ -23,10 +29,12 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "core/heap.h"
 #include "ferrite/errors.h"
 #include "linux/linux.h"
 #include "linux/lx.h"
 #include "obj/kobj.h"
+#include "objstore/catalogue.h"
 #include "task/elf.h"
 #include "task/proc.h"
 #include "uvm/uvm.h"
@@ -58,9 +66,11 @@ static uint64_t image_end(const struct elf_image *img)
 	return (last->vaddr + last->memsz + FE_PAGE_SIZE - 1) & ~(uint64_t)(FE_PAGE_SIZE - 1);
 }
 
-/* push_start -- the start stack below stack_top; the stack pointer in *sp */
+/* push_start -- the start stack below stack_top (for a program loaded
+ * by `interp`, NULL for none); the stack pointer in *sp */
 static int push_start(struct pctx *p, const struct elf_image *img,
-		      const struct lx_exec_args *ex, uint64_t stack_top, uint64_t *sp)
+		      const struct elf_image *interp, const struct lx_exec_args *ex,
+		      uint64_t stack_top, uint64_t *sp)
 {
 	static uint64_t words[START_WORDS]; /* the kernel runs one call at a time */
 	uint64_t random_at = stack_top - 16;
@@ -86,7 +96,7 @@ static int push_start(struct pctx *p, const struct elf_image *img,
 	AUX(LX_AT_PHENT, 56);
 	AUX(LX_AT_PHNUM, img->phnum);
 	AUX(LX_AT_PAGESZ, FE_PAGE_SIZE);
-	AUX(LX_AT_BASE, 0);
+	AUX(LX_AT_BASE, interp ? interp->bias : 0);
 	AUX(LX_AT_FLAGS, 0);
 	AUX(LX_AT_ENTRY, img->entry);
 	AUX(LX_AT_UID, 0);
@@ -116,11 +126,12 @@ _Static_assert(FE_SPAWN_MAX_ARGV_BYTES + sizeof(start_env) <= LX_EXEC_STRINGS &&
 	       "a spawn's arguments fit an execve's");
 
 /* lx_start_program -- a program's start: its stack below stack_top with
- * ex's arguments and environment, its break just above img, and regs
- * at img's entry, every register but rsp 0 */
+ * ex's arguments and environment, its break just above img, and regs at
+ * its entry -- its interpreter's, if it has one (interp: NULL for none)
+ * -- every register but rsp 0 */
 int lx_start_program(struct pctx *p, const struct elf_image *img,
-		     const struct lx_exec_args *ex, uint64_t stack_top,
-		     struct arch_user_regs *regs)
+		     const struct elf_image *interp, const struct lx_exec_args *ex,
+		     uint64_t stack_top, struct arch_user_regs *regs)
 {
 	uint64_t sp;
 	int err;
@@ -128,11 +139,11 @@ int lx_start_program(struct pctx *p, const struct elf_image *img,
 	KLOG(&p->lx->brk_start);
 	KLOG(&p->lx->brk);
 	lx_memory_start(p->lx, image_end(img));
-	err = push_start(p, img, ex, stack_top, &sp);
+	err = push_start(p, img, interp, ex, stack_top, &sp);
 	if (err)
 		return err;
 	KLOG(regs); /* an execve's thread is not fresh */
-	arch_user_regs_init(regs, img->entry, sp, 0, 0, 0);
+	arch_user_regs_init(regs, interp ? interp->entry : img->entry, sp, 0, 0, 0);
 	return 0;
 }
 
@@ -155,9 +166,11 @@ int lx_state_new(struct pctx *p, uint32_t flags)
 }
 
 /* linux_start -- proc.c's hook: the state, descriptors, break and start
- * stack of new Linux program p, with the environment of start_env */
+ * stack of new Linux program p, with the environment of start_env,
+ * started in its interpreter if it has one */
 static int linux_start(struct pctx *p, const struct elf_image *img,
-		       const struct spawn_args *a, uint64_t stack_top)
+		       const struct elf_image *interp, const struct spawn_args *a,
+		       uint64_t stack_top)
 {
 	static struct lx_exec_args ex; /* the kernel runs one call at a time */
 	struct klinux *lx;
@@ -179,7 +192,19 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
 	memcpy(ex.strings, a->argv, a->argv_bytes);
 	memcpy(ex.strings + a->argv_bytes, start_env, sizeof(start_env));
 	ex.bytes = a->argv_bytes + sizeof(start_env);
-	return lx_start_program(p, img, &ex, stack_top, &p->thread[0]->regs);
+	return lx_start_program(p, img, interp, &ex, stack_top, &p->thread[0]->regs);
+}
+
+/* linux_interp -- proc.c's hook: the object a dynamic program's
+ * interpreter `path` names, below the root a new program has (the whole
+ * catalogue), folded as the program's own paths are */
+static int linux_interp(const char *path, uint64_t *object)
+{
+	char name[KLINUX_PATH_MAX];
+
+	if (lx_name_of("", path, name))
+		return -ERR_TOOBIG;
+	return os_cat_lookup(&kheap, name, strlen(name), object);
 }
 
 /* linux_init -- at power-on: Linux programs start here, their state lets
@@ -187,7 +212,7 @@ static int linux_start(struct pctx *p, const struct elf_image *img,
  * SIGINT */
 void linux_init(void)
 {
-	proc_on_linux_start(linux_start, lx_files_end, lx_child_ended);
+	proc_on_linux_start(linux_start, linux_interp, lx_files_end, lx_child_ended);
 	kobj_on_delete(lx_state_deleted);
 	console_on_interrupt(lx_ctrl_c);
 }

@@ -1,5 +1,6 @@
 /*
- * elf.c -- strict checking of static x86_64 ELF executables.
+ * elf.c -- strict checking of x86_64 ELF executables (and of a Linux
+ * program's interpreter).
  *
  * A code object runs in place: its text pages are mapped read+execute
  * straight from the object, its data pages privately, and the rest is
@@ -8,16 +9,18 @@
  * p_vaddr % 4096), and only if no page holds parts of two segments (a page
  * has one protection). So, beyond refusing whatever is malformed, elf_parse
  * demands exactly what execute-in-place needs and refuses the kinds of ELF
- * file Ferrite does not run: dynamically linked, relocatable, executable
- * stacks, pages both writable and executable.
+ * file Ferrite does not run: relocatable, executable stacks, pages both
+ * writable and executable, and Ferrite programs that are dynamically
+ * linked.
  *
  * Two passes over the program headers. The first reads the notes and the
  * interpreter: a Ferrite note makes the file a Ferrite program, which must
  * also be fixed-address and without TLS (what libfe builds); anything else
  * is a Linux program (elf.h), which may be position-independent (then
- * every address is checked and described with ELF_PIE_BIAS added) and use
- * TLS, but must not need an interpreter. The second pass checks and
- * records the loadable segments.
+ * every address is checked and described with ELF_PIE_BIAS added), use
+ * TLS and name an interpreter (its path is recorded; the spawn loads it,
+ * checked by elf_parse_interp, at ELF_INTERP_BIAS). The second pass
+ * checks and records the loadable segments.
  *
  * The image is untrusted. It is reached only through the caller's read
  * function, always into local copies and always within [0, file_size): every
@@ -118,6 +121,7 @@ struct elf_check {
 	uint64_t bias;          /* added to every address of the file */
 	uint64_t phdr_vaddr;    /* PT_PHDR's address in the file, if has_phdr */
 	int has_phdr;
+	int interp;             /* checking an interpreter (elf_parse_interp) */
 };
 
 /* Two segments that share a page, by their index in address order. */
@@ -205,11 +209,15 @@ static int check_type(const struct elf_check *c, const struct elf64_ehdr *eh)
  * program's static PIE (loaded at ELF_PIE_BIAS), never a Ferrite program */
 static int check_kind(struct elf_check *c, const struct elf64_ehdr *eh)
 {
+	if (c->interp && c->abi == ELF_ABI_FERRITE)
+		return refuse(c, "an interpreter must be a Linux shared object, not a Ferrite program");
+	if (c->interp && eh->type != ET_DYN)
+		return refuse(c, "an interpreter must be position-independent (ET_DYN)");
 	if (eh->type != ET_DYN)
 		return 0;
 	if (c->abi == ELF_ABI_FERRITE)
 		return refuse(c, "position-independent executables and shared objects are not supported");
-	c->bias = ELF_PIE_BIAS;
+	c->bias = c->interp ? ELF_INTERP_BIAS : ELF_PIE_BIAS;
 	return 0;
 }
 
@@ -313,8 +321,8 @@ static int check_phdr(const struct elf_check *c, const struct elf64_phdr *ph,
 		if (err == 0)
 			err = check_load_place(c, ph);
 		return err ? err : add_segment(c, out, ph);
-	case PT_INTERP: /* a Linux program's: refused by read_interp */
-	case PT_DYNAMIC: /* a static PIE's relocations, which it applies itself */
+	case PT_INTERP: /* a Linux program's: read by read_interp */
+	case PT_DYNAMIC: /* its relocations: the loader's, or a static PIE's own */
 		if (c->abi == ELF_ABI_FERRITE)
 			return refuse(c, "dynamically linked programs are not supported");
 		return 0;
@@ -450,33 +458,34 @@ static int read_notes(const struct elf_check *c, const struct elf64_phdr *ph)
 	return 0;
 }
 
-/* read_interp -- refuse a program that needs an interpreter, naming it */
+/* read_interp -- the path of the interpreter a program needs, into
+ * out->interp: absolute, NUL-terminated at the end of its segment, of
+ * printable bytes */
 static int read_interp(const struct elf_check *c, const struct elf64_phdr *ph,
 		       struct elf_image *out)
 {
-	char path[ELF_INTERP_SHOWN];
-	uint64_t len = ph->filesz < sizeof(path) - 1 ? ph->filesz : sizeof(path) - 1;
-	const char *lead = "not a static binary: it needs ";
-	size_t at = 0;
+	char *path = out->interp;
 	int err;
 
-	if (ph->offset > c->file_size || len > c->file_size - ph->offset)
-		return refuse(c, "not a static binary: it needs an interpreter");
-	err = read_exact(c, ph->offset, path, len);
+	if (c->interp)
+		return refuse(c, "an interpreter that names an interpreter (PT_INTERP)");
+	if (ph->offset > c->file_size || ph->filesz > c->file_size - ph->offset)
+		return refuse(c, "the interpreter's path (PT_INTERP) extends past the end of the file");
+	if (ph->filesz < 2 || ph->filesz > ELF_INTERP_MAX)
+		return refuse(c, "the interpreter's path (PT_INTERP) is empty or longer than 255 bytes");
+	err = read_exact(c, ph->offset, path, ph->filesz);
 	if (err)
 		return err;
-	path[len] = 0;
-	while (*lead)
-		out->reason[at++] = *lead++;
-	for (size_t i = 0; path[i] && at < sizeof(out->reason) - 1; i++)
-		out->reason[at++] = path[i] >= 0x20 && path[i] < 0x7f ? path[i] : '?';
-	out->reason[at] = 0;
-	return refuse(c, out->reason);
+	if (path[ph->filesz - 1] != 0 || path[0] != '/')
+		return refuse(c, "the interpreter's path (PT_INTERP) is not an absolute path ending in NUL");
+	for (uint64_t i = 0; i + 1 < ph->filesz; i++)
+		if (path[i] < 0x20 || path[i] >= 0x7f)
+			return refuse(c, "the interpreter's path (PT_INTERP) holds a byte that is not printable");
+	return 0;
 }
 
 /* read_abi -- the first pass: which kind of program this is (c->abi),
- * and where PT_PHDR says the headers are; refusing a program that needs
- * an interpreter */
+ * where PT_PHDR says the headers are, and the interpreter it names */
 static int read_abi(struct elf_check *c, const struct elf64_ehdr *eh,
 		    struct elf_image *out)
 {
@@ -485,6 +494,7 @@ static int read_abi(struct elf_check *c, const struct elf64_ehdr *eh,
 	int err;
 
 	c->abi = ELF_ABI_LINUX;
+	out->interp[0] = 0;
 	for (unsigned i = 0; i < eh->phnum; i++) {
 		err = read_exact(c, eh->phoff + i * sizeof(ph), &ph, sizeof(ph));
 		if (err)
@@ -523,23 +533,18 @@ static int check_entry(const struct elf_check *c, const struct elf_image *out)
 	return refuse(c, "the entry point is not inside an executable segment");
 }
 
-/* elf_parse -- check an executable and describe its segments */
-int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
-	      uint64_t user_base, uint64_t user_top,
-	      struct elf_image *out, const char **why)
+/* parse -- check an executable (or an interpreter: c->interp) and describe its segments */
+static int parse(struct elf_check c, struct elf_image *out)
 {
-	struct elf_check c = {
-		.read = read, .ctx = ctx, .file_size = file_size,
-		.user_base = user_base, .user_top = user_top, .why = why,
-	};
+	const char **why = c.why;
 	struct elf64_ehdr eh;
 	int err;
 
-	if (user_base % PAGE_SIZE || user_top % PAGE_SIZE || user_base >= user_top) {
+	if (c.user_base % PAGE_SIZE || c.user_top % PAGE_SIZE || c.user_base >= c.user_top) {
 		*why = "the user address range is not a page-aligned range";
 		return -ERR_INVAL;
 	}
-	if (file_size < sizeof(eh))
+	if (c.file_size < sizeof(eh))
 		return refuse(&c, "file too short for an ELF header");
 	err = read_exact(&c, 0, &eh, sizeof(eh));
 	if (err == 0)
@@ -550,7 +555,7 @@ int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 		err = check_kind(&c, &eh);
 	if (err)
 		return err;
-	if (eh.entry >= user_top - c.bias)
+	if (eh.entry >= c.user_top - c.bias)
 		return refuse(&c, "the entry point is not inside an executable segment");
 	out->abi = c.abi;
 	out->bias = c.bias;
@@ -566,4 +571,27 @@ int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 	if (err == 0)
 		*why = NULL;
 	return err;
+}
+
+/* elf_parse -- check an executable and describe its segments */
+int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
+	      uint64_t user_base, uint64_t user_top,
+	      struct elf_image *out, const char **why)
+{
+	return parse((struct elf_check){
+		.read = read, .ctx = ctx, .file_size = file_size,
+		.user_base = user_base, .user_top = user_top, .why = why,
+	}, out);
+}
+
+/* elf_parse_interp -- check a program's interpreter and describe its segments */
+int elf_parse_interp(elf_read_fn read, void *ctx, uint64_t file_size,
+		     uint64_t user_base, uint64_t user_top,
+		     struct elf_image *out, const char **why)
+{
+	return parse((struct elf_check){
+		.read = read, .ctx = ctx, .file_size = file_size,
+		.user_base = user_base, .user_top = user_top, .why = why,
+		.interp = 1,
+	}, out);
 }

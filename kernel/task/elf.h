@@ -1,5 +1,5 @@
 /*
- * elf.h -- checking a program before it runs: static x86_64 ELF executables.
+ * elf.h -- checking a program before it runs: x86_64 ELF executables.
  *
  * Ferrite executes code objects in place: a program's text is mapped
  * read+execute straight from the object's pages, its data privately
@@ -13,10 +13,12 @@
  * carry a PT_NOTE with the note FE_NOTE_NAME / FE_NOTE_PROGRAM (user/crt0.S
  * emits it, user/user.ld keeps it): they start with Ferrite's calls and
  * must be fixed-address executables without TLS, as libfe makes them.
- * Every other executable is a Linux program (kernel/linux/): a static
- * executable, fixed-address or position-independent (static PIE, loaded at
- * ELF_PIE_BIAS), with or without TLS; one that names an interpreter is
- * refused with the interpreter's path in the reason.
+ * Every other executable is a Linux program (kernel/linux/): fixed-address
+ * or position-independent (PIE, loaded at ELF_PIE_BIAS), with or without
+ * TLS, static or naming an interpreter (PT_INTERP: its path in
+ * elf_image.interp). The interpreter, the C library's dynamic loader, is
+ * checked by elf_parse_interp: a Linux shared object that names none
+ * itself, loaded at ELF_INTERP_BIAS.
  *
  * Pure C: no allocation, no kernel services, only <ferrite/errors.h> and
  * <ferrite/syscall.h>; the kernel and the host unit test compile the same
@@ -59,8 +61,13 @@ enum elf_abi {
 #define ELF_PIE_BIAS 0x0000555555000000ull
 #define ELF_PIE_ALIGN_MAX (16ull << 20)
 
-/* The longest interpreter path a refusal quotes (longer ones are cut). */
-#define ELF_INTERP_SHOWN 64
+/* Where a program's interpreter is loaded (elf_parse_interp): every
+ * address of its file plus this, below the stack (task/proc.c). A
+ * multiple of ELF_PIE_ALIGN_MAX. */
+#define ELF_INTERP_BIAS 0x00007f0000000000ull
+
+/* The longest interpreter path, its NUL included (PT_INTERP). */
+#define ELF_INTERP_MAX 256
 
 struct elf_image {
 	uint64_t entry;         /* with the bias */
@@ -70,7 +77,8 @@ struct elf_image {
 	unsigned abi;           /* enum elf_abi */
 	unsigned count;         /* PT_LOAD segments, sorted by vaddr */
 	struct elf_segment seg[ELF_MAX_SEGMENTS];
-	char reason[48 + ELF_INTERP_SHOWN]; /* a refusal that names a path */
+	char interp[ELF_INTERP_MAX];    /* PT_INTERP's path; "" for none (a
+					 * static program, an interpreter) */
 };
 
 /* read `len` bytes at `off` of the image into buf: bytes read, or negative error */
@@ -90,5 +98,15 @@ typedef int64_t (*elf_read_fn)(void *ctx, uint64_t off, void *buf, uint64_t len)
 int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 	      uint64_t user_base, uint64_t user_top,
 	      struct elf_image *out, const char **why);
+
+/*
+ * elf_parse_interp -- elf_parse of a program's interpreter: a Linux shared
+ * object (ET_DYN, without Ferrite's note) that names no interpreter
+ * itself, described as loaded at ELF_INTERP_BIAS; the same results and
+ * reasons, and these besides.
+ */
+int elf_parse_interp(elf_read_fn read, void *ctx, uint64_t file_size,
+		     uint64_t user_base, uint64_t user_top,
+		     struct elf_image *out, const char **why);
 
 #endif

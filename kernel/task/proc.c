@@ -17,7 +17,10 @@
  * A program without Ferrite's note is a Linux program (task/elf.h): the
  * Linux personality (kernel/linux/) lays out its start and its state
  * through the hook it registers at power-on (proc_on_linux_start), so
- * this file knows no more of Linux than that a process may hold a klinux.
+ * this file knows no more of Linux than that a process may hold a klinux,
+ * and that a dynamic program names an interpreter (the C library's
+ * loader), a code object the personality finds by its path, which the
+ * spawn checks before it makes anything and maps beside the program.
  */
 #include <errstr.h>
 #include <stdio.h>
@@ -39,8 +42,8 @@
 #include "uvm/pagecache.h"
 #include "uvm/uvm.h"
 
-#define STACK_TOP 0x00007fff00000000ull
-#define STACK_SIZE (8ull << 20)       /* sparse: pages exist once touched */
+#define STACK_TOP PROC_STACK_TOP
+#define STACK_SIZE PROC_STACK_SIZE
 #define SHELL_PROGRAM "bin/osh"
 #define SHELL_NAME "osh"
 /* shell=sh on the command line: the console's shell is busybox's sh (a
@@ -54,6 +57,7 @@
 
 /* Volatile: since power-on. */
 static proc_linux_start_fn linux_start;        /* the Linux personality's start */
+static proc_linux_interp_fn linux_interp;      /* and its finding of interpreters */
 static proc_linux_end_fn linux_ended;          /* its end */
 static proc_child_end_fn child_ended;          /* and its word of a child's end */
 static uint64_t ends;                          /* processes ended */
@@ -406,12 +410,22 @@ static int push_arguments(struct pctx *p, const struct spawn_args *a,
 	return err;
 }
 
-/* map_image -- the program's segments and a fresh stack below STACK_TOP */
-static int map_image(struct pctx *p, uint64_t code, const struct elf_image *img)
+/* A Linux program's interpreter, found and checked before the spawn makes anything. */
+struct interp {
+	uint64_t code;                 /* its code object; 0: none (a static program) */
+	struct elf_image img;
+};
+
+/* map_image -- the program's segments, its interpreter's (in->code 0:
+ * none) and a fresh stack below STACK_TOP */
+static int map_image(struct pctx *p, uint64_t code, const struct elf_image *img,
+		     const struct interp *in)
 {
 	uint64_t stack, addr;
 	int err = map_program(p, code, img);
 
+	if (!err && in->code)
+		err = map_program(p, in->code, &in->img);
 	if (err)
 		return err;
 	err = os_obj_create(&kheap, OS_TYPE_ANON, STACK_SIZE, &stack);
@@ -426,10 +440,10 @@ static int map_image(struct pctx *p, uint64_t code, const struct elf_image *img)
 
 /* build -- everything of a new process after its objects exist */
 static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
-		 const struct spawn_args *a)
+		 const struct interp *in, const struct spawn_args *a)
 {
 	uint64_t sp = 0, argv = 0;
-	int err = map_image(p, code, img);
+	int err = map_image(p, code, img, in);
 
 	if (err)
 		return err;
@@ -456,7 +470,7 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	else if (!linux_start)
 		return -ERR_NOEXEC;
 	else {
-		err = linux_start(p, img, a, STACK_TOP);
+		err = linux_start(p, img, in->code ? &in->img : NULL, a, STACK_TOP);
 		if (err)
 			return err;
 	}
@@ -464,12 +478,14 @@ static int build(struct pctx *p, uint64_t code, const struct elf_image *img,
 	return 0;
 }
 
-/* proc_on_linux_start -- at power-on: how Linux programs start and end,
- * and what a Linux parent hears of a child's end */
-void proc_on_linux_start(proc_linux_start_fn start, proc_linux_end_fn end,
-			 proc_child_end_fn child_end)
+/* proc_on_linux_start -- at power-on: how Linux programs start, how
+ * their interpreters are found, how they end, and what a Linux parent
+ * hears of a child's end */
+void proc_on_linux_start(proc_linux_start_fn start, proc_linux_interp_fn interp,
+			 proc_linux_end_fn end, proc_child_end_fn child_end)
 {
 	linux_start = start;
+	linux_interp = interp;
 	linux_ended = end;
 	child_ended = child_end;
 }
@@ -515,13 +531,15 @@ int proc_fork(struct pctx *p, const struct arch_user_regs *regs, bool borrow,
 }
 
 /* proc_exec_image -- p runs `code` (img) in place of what it ran: every
- * mapping gone, the new program's segments and a fresh stack (its top in
- * *stack_top) made, and p named `name`. The caller checked all it could
- * first: an error here leaves p without its program, and the caller ends
- * it. */
+ * mapping gone, the new program's segments, its interpreter's
+ * (interp_code 0: none) and a fresh stack (its top in *stack_top) made,
+ * and p named `name`. The caller checked all it could first: an error
+ * here leaves p without its program, and the caller ends it. */
 int proc_exec_image(struct pctx *p, uint64_t code, const struct elf_image *img,
+		    uint64_t interp_code, const struct elf_image *interp,
 		    const char *name, uint64_t *stack_top)
 {
+	static struct interp in;       /* the kernel runs one call at a time */
 	void *data;
 	int err;
 
@@ -541,7 +559,41 @@ int proc_exec_image(struct pctx *p, uint64_t code, const struct elf_image *img,
 	p->proc->code = code;
 	snprintf(p->proc->name, sizeof(p->proc->name), "%s", name);
 	*stack_top = STACK_TOP;
-	return map_image(p, code, img);
+	in.code = interp_code;
+	if (interp_code)
+		in.img = *interp;
+	return map_image(p, code, img, &in);
+}
+
+/* find_interp -- the code object and checked image of the interpreter
+ * Linux program `name` names at `path`; says why not */
+static int find_interp(const char *name, const char *path, struct interp *in)
+{
+	struct os_obj_info info;
+	const char *why = NULL;
+	int err = linux_interp ? linux_interp(path, &in->code) : -ERR_NOEXEC;
+
+	if (err == -ERR_NOENT)
+		pr_info("spawn: %s: its interpreter %s is not in the catalogue (ENOENT)\n",
+			name, path);
+	else if (err)
+		pr_info("spawn: %s: its interpreter %s: %s\n", name, path, err_str(err));
+	if (err)
+		return err;
+	err = os_obj_head(&kheap, in->code, &info);
+	if (!err && info.type != OS_TYPE_CODE)
+		err = -ERR_NOEXEC;
+	if (err) {
+		pr_info("spawn: %s: its interpreter %s is not a code object (put it with `fe put-linux`)\n",
+			name, path);
+		return err;
+	}
+	err = elf_parse_interp(code_read, &in->code, info.size, FE_USER_BASE,
+			       STACK_TOP - STACK_SIZE, &in->img, &why);
+	if (err)
+		pr_info("spawn: %s: its interpreter %s is not one Ferrite runs: %s\n",
+			name, path, why ? why : "unreadable");
+	return err;
 }
 
 /* redirects -- whether a gives a descriptor 0, 1 or 2 something other
@@ -555,6 +607,7 @@ static bool redirects(const struct spawn_args *a)
 int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 	       unsigned *slot)
 {
+	static struct interp in;       /* the kernel runs one call at a time */
 	struct os_obj_info info;
 	struct elf_image img;
 	const char *why = NULL;
@@ -578,9 +631,15 @@ int proc_spawn(struct pctx *parent, uint64_t code, const struct spawn_args *a,
 		return -ERR_NOTSUP; /* descriptors are a Linux program's */
 	if ((a->flags & FE_SPAWN_TRACE) && img.abi != ELF_ABI_LINUX)
 		return -ERR_NOTSUP; /* only Linux calls are traced (linux/trace.c) */
+	in.code = 0;
+	if (img.interp[0]) {
+		err = find_interp(a->argv, img.interp, &in);
+		if (err)
+			return err;
+	}
 	err = new_process((unsigned)free, parent, code, a->argv, &p);
 	if (!err)
-		err = build(p, code, &img, a);
+		err = build(p, code, &img, &in, a);
 	if (err) {
 		if (p)
 			proc_end(p, FE_EXIT_KILLED, 0, "spawn failed");

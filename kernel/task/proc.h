@@ -23,6 +23,11 @@
 #include "kformat/kformat.h"
 #include "task/ptable.h"
 
+/* Every program's stack: [PROC_STACK_TOP - PROC_STACK_SIZE, PROC_STACK_TOP),
+ * sparse (pages exist once touched); its segments lie below it. */
+#define PROC_STACK_TOP 0x00007fff00000000ull
+#define PROC_STACK_SIZE (8ull << 20)
+
 /* proc_start -- start code object `code` as `name` with no parent,
  * kproc.flags `flags`, and `grant` (NULL or object 0: none) as its first
  * inherited handle (FE_INHERITED_HANDLE(0)); NULL, after saying why, if
@@ -69,12 +74,19 @@ void proc_thread_forget(struct pctx *p, unsigned tid);
 unsigned proc_threads_alive(const struct pctx *p);
 
 /* The start of a Linux program (kernel/linux/ registers it): given the
- * new process, with its segments and its stack (below stack_top) mapped,
- * make its Linux state and start stack and set its first thread's
- * registers; 0, or an error that undoes the spawn. */
+ * new process, with its segments, its interpreter's (`interp`, NULL for a
+ * static program) and its stack (below stack_top) mapped, make its Linux
+ * state and start stack and set its first thread's registers; 0, or an
+ * error that undoes the spawn. */
 struct elf_image;
 typedef int (*proc_linux_start_fn)(struct pctx *p, const struct elf_image *img,
+				   const struct elf_image *interp,
 				   const struct spawn_args *a, uint64_t stack_top);
+/* The interpreter a Linux program names (PT_INTERP, kernel/linux/
+ * registers it): the object its absolute path names below a new
+ * program's root, in *object; -ERR_NOENT if none, -ERR_TOOBIG for a
+ * path too long. */
+typedef int (*proc_linux_interp_fn)(const char *path, uint64_t *object);
 
 /* A Linux program ends: what it holds of others' goes at once (its
  * descriptors: a pipe's reader sees the end of its file). */
@@ -82,10 +94,11 @@ typedef void (*proc_linux_end_fn)(struct pctx *p);
 /* A Linux parent hears that a child of its ended (SIGCHLD). */
 typedef void (*proc_child_end_fn)(struct pctx *parent, uint64_t child);
 
-/* proc_on_linux_start -- at power-on: how Linux programs start and end,
- * and what a Linux parent hears of a child's end */
-void proc_on_linux_start(proc_linux_start_fn start, proc_linux_end_fn end,
-			 proc_child_end_fn child_end);
+/* proc_on_linux_start -- at power-on: how Linux programs start, how
+ * their interpreters are found, how they end, and what a Linux parent
+ * hears of a child's end */
+void proc_on_linux_start(proc_linux_start_fn start, proc_linux_interp_fn interp,
+			 proc_linux_end_fn end, proc_child_end_fn child_end);
 
 /* proc_fork -- a child of p running p's code from `regs` (its first
  * thread, not yet runnable), its memory p's copy-on-write -- or, if
@@ -99,10 +112,12 @@ int proc_fork(struct pctx *p, const struct arch_user_regs *regs, bool borrow,
 	      struct pctx **out);
 
 /* proc_exec_image -- p runs `code` (parsed into img) in place of what it
- * ran: its mappings replaced by the program's segments and a fresh stack
- * (whose top is *stack_top), and named `name`; an error leaves p without
- * a program (the caller ends it) */
+ * ran: its mappings replaced by the program's segments, its
+ * interpreter's (interp_code, parsed into interp; 0: none) and a fresh
+ * stack (whose top is *stack_top), and named `name`; an error leaves p
+ * without a program (the caller ends it) */
 int proc_exec_image(struct pctx *p, uint64_t code, const struct elf_image *img,
+		    uint64_t interp_code, const struct elf_image *interp,
 		    const char *name, uint64_t *stack_top);
 
 /* What SYS_SPAWN copied from the caller, validated. */

@@ -3,7 +3,9 @@
  *
  * A process's address space is its kaspace object: up to KASPACE_MAX_MAPS
  * disjoint mappings sorted by address, each showing an object from a page
- * aligned offset. Page tables are DRAM and volatile: empty after every
+ * aligned offset; the first KASPACE_INLINE_MAPS in the kaspace, the rest
+ * in the pages of its `more` object (kformat.h), every one reached through
+ * map_at. Page tables are DRAM and volatile: empty after every
  * power-on, filled one page per fault from the mappings, and thrown away
  * freely. Every user page lives in the heap:
  *
@@ -111,22 +113,150 @@ static struct klayer *layer_at(uint64_t id)
 	return id ? kobj_data(id, OS_TYPE_KERNEL, KLAYER_MAGIC) : NULL;
 }
 
+/*
+ * The mappings, in order: mapping i is in the kaspace for i <
+ * KASPACE_INLINE_MAPS, else in a page of its `more` object. Everything
+ * below reads and writes them through map_at (map_edit to write). A change
+ * that moves mappings logs each block it writes -- the kaspace, a page of
+ * `more` -- once for the whole operation, not once per mapping it moves,
+ * so one operation logs at most the kaspace and KASPACE_MORE_PAGES pages
+ * (about 18 KiB), however many mappings it moves.
+ */
+
+/* Volatile: the blocks of the address space being changed that the
+ * running operation has logged: bit 0 the kaspace, bit 1 + k page k of
+ * `more`. Every operation that moves mappings starts with edit_begin;
+ * the kernel runs one at a time. */
+static struct {
+	const struct kaspace *as;
+	unsigned logged;
+} editing;
+
+/* edit_begin -- an operation on as starts: nothing of it is logged yet */
+static void edit_begin(const struct kaspace *as)
+{
+	editing.as = as;
+	editing.logged = 0;
+}
+
+/* more_page -- the kernel address of page k of as's `more` */
+static struct kmapping *more_page(const struct kaspace *as, unsigned k)
+{
+	uint64_t home = 0;
+
+	/* Invariant: every page of `more` that holds a slot below the room
+	 * made exists (make_room made it; kcheck.c checks it at power-on). */
+	if (os_obj_page(&kheap, as->more, k, false, &home) || !home)
+		panic("uvm: address space with more #%llu: page %u of its mappings is missing",
+		      (unsigned long long)as->more, k);
+	return os_ptr(&kheap, home);
+}
+
+/* map_at -- mapping i of as (a slot below the room made for it) */
+static struct kmapping *map_at(const struct kaspace *as, unsigned i)
+{
+	if (i < KASPACE_INLINE_MAPS)
+		return (struct kmapping *)&as->map[i];
+	i -= KASPACE_INLINE_MAPS;
+	return more_page(as, i / KASPACE_MORE_PER_PAGE) + i % KASPACE_MORE_PER_PAGE;
+}
+
+/* map_edit -- mapping i of as, to be written: its block logged first,
+ * once in the operation */
+static struct kmapping *map_edit(struct kaspace *as, unsigned i)
+{
+	unsigned block = i < KASPACE_INLINE_MAPS ? 0 :
+			 1 + (i - KASPACE_INLINE_MAPS) / KASPACE_MORE_PER_PAGE;
+	struct kmapping *m = map_at(as, i);
+
+	if (editing.as != as)
+		edit_begin(as); /* an operation that forgot: log as a new one */
+	if (!(editing.logged & (1u << block))) {
+		if (block == 0)
+			KLOG(as);
+		else
+			heap_log(m - (i - KASPACE_INLINE_MAPS) % KASPACE_MORE_PER_PAGE, PAGE);
+		editing.logged |= 1u << block;
+	}
+	return m;
+}
+
+/* set_count -- as holds `count` mappings */
+static void set_count(struct kaspace *as, unsigned count)
+{
+	if (editing.as != as || !(editing.logged & 1u))
+		KLOG(&as->count);
+	as->count = count;
+}
+
+/* make_room -- room in as for `count` mappings: its `more` made or grown,
+ * with every page a mapping below `count` will be in; -ERR_NOSPC past
+ * KASPACE_MAX_MAPS */
+static int make_room(struct kaspace *as, unsigned count)
+{
+	uint64_t pages, id, home;
+	struct os_obj_info info;
+	int err;
+
+	if (count > KASPACE_MAX_MAPS)
+		return -ERR_NOSPC;
+	if (count <= KASPACE_INLINE_MAPS)
+		return 0;
+	pages = (count - KASPACE_INLINE_MAPS + KASPACE_MORE_PER_PAGE - 1) /
+		KASPACE_MORE_PER_PAGE;
+	if (!as->more) {
+		err = os_obj_create(&kheap, OS_TYPE_ANON, pages * PAGE, &id);
+		if (err)
+			return err;
+		KLOG(&as->more);
+		as->more = id;         /* held: released by uvm_destroy */
+	} else {
+		err = os_obj_head(&kheap, as->more, &info);
+		if (!err && info.size < pages * PAGE)
+			err = os_obj_resize(&kheap, as->more, pages * PAGE);
+		if (err)
+			return err;
+	}
+	for (uint64_t k = 0; k < pages; k++) {
+		err = os_obj_page(&kheap, as->more, k, true, &home);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* first_above -- the index of the first mapping that ends above addr
+ * (count if none): a binary search, the mappings being sorted and disjoint */
+static unsigned first_above(const struct kaspace *as, uint64_t addr)
+{
+	unsigned lo = 0, hi = as->count;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (map_at(as, mid)->end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* find -- the mapping holding va, NULL if none */
 static struct kmapping *find(struct kaspace *as, uint64_t va)
 {
-	for (unsigned i = 0; i < as->count; i++)
-		if (va >= as->map[i].start && va < as->map[i].end)
-			return &as->map[i];
-	return NULL;
+	unsigned i = first_above(as, va);
+	struct kmapping *m = i < as->count ? map_at(as, i) : NULL;
+
+	return m && m->start <= va ? m : NULL;
 }
 
 /* is_free -- no mapping meets [addr, addr+len) */
 static bool is_free(const struct kaspace *as, uint64_t addr, uint64_t len)
 {
-	for (unsigned i = 0; i < as->count; i++)
-		if (addr < as->map[i].end && as->map[i].start < addr + len)
-			return false;
-	return true;
+	unsigned i = first_above(as, addr);
+
+	return i == as->count || map_at(as, i)->start >= addr + len;
 }
 
 /* find_gap -- the lowest free range of len bytes at or above MAP_SEARCH_BASE */
@@ -134,11 +264,9 @@ static int find_gap(const struct kaspace *as, uint64_t len, uint64_t *out)
 {
 	uint64_t addr = MAP_SEARCH_BASE;
 
-	for (unsigned i = 0; i < as->count; i++) {
-		const struct kmapping *m = &as->map[i];
+	for (unsigned i = first_above(as, addr); i < as->count; i++) {
+		const struct kmapping *m = map_at(as, i);
 
-		if (m->end <= addr)
-			continue;
 		if (m->start >= addr + len)
 			break;
 		addr = m->end;
@@ -149,30 +277,34 @@ static int find_gap(const struct kaspace *as, uint64_t len, uint64_t *out)
 	return 0;
 }
 
-/* insert -- put m in its sorted place; the caller checked count and overlap */
+/* insert -- put m in its sorted place; the caller made room and checked overlap */
 static void insert(struct kaspace *as, const struct kmapping *m)
 {
-	unsigned i = 0;
+	unsigned i = first_above(as, m->start);
 
-	KLOG(as);
-	while (i < as->count && as->map[i].start < m->start)
-		i++;
-	memmove(&as->map[i + 1], &as->map[i],
-		(as->count - i) * sizeof(as->map[0]));
-	as->map[i] = *m;
-	as->count++;
+	for (unsigned j = as->count; j > i; j--)
+		*map_edit(as, j) = *map_at(as, j - 1);
+	*map_edit(as, i) = *m;
+	set_count(as, as->count + 1);
+}
+
+/* take_at -- mapping i out of as, its references with it (the caller's now) */
+static struct kmapping take_at(struct kaspace *as, unsigned i)
+{
+	struct kmapping m = *map_at(as, i);
+
+	for (unsigned j = i; j + 1 < as->count; j++)
+		*map_edit(as, j) = *map_at(as, j + 1);
+	memset(map_edit(as, as->count - 1), 0, sizeof(m));
+	set_count(as, as->count - 1);
+	return m;
 }
 
 /* remove_at -- drop mapping i and its references */
 static void remove_at(struct kaspace *as, unsigned i)
 {
-	struct kmapping m = as->map[i];
+	struct kmapping m = take_at(as, i);
 
-	KLOG(as);
-	memmove(&as->map[i], &as->map[i + 1],
-		(as->count - i - 1) * sizeof(as->map[0]));
-	as->count--;
-	memset(&as->map[as->count], 0, sizeof(as->map[0]));
 	kobj_release(m.object);
 	if (m.shadow)
 		kobj_release(m.shadow);
@@ -183,15 +315,18 @@ static int split_at(struct kaspace *as, uint64_t x)
 {
 	struct kmapping *m = find(as, x);
 	struct kmapping upper;
+	int err;
 
 	if (!m || m->start == x)
 		return 0;
-	if (as->count == KASPACE_MAX_MAPS)
-		return -ERR_NOSPC;
+	err = make_room(as, as->count + 1);
+	if (err)
+		return err;
+	m = find(as, x);               /* the same: nothing moved */
 	upper = *m;
 	upper.start = x;
 	upper.offset += x - m->start;
-	KLOG(m);
+	KLOG(&m->end);
 	m->end = x;
 	kobj_hold(upper.object);
 	if (upper.shadow)
@@ -226,6 +361,7 @@ int uvm_map(struct uspace *us, uint64_t object, uint64_t offset, uint64_t len,
 {
 	struct kaspace *as = us->as;
 	struct kmapping m;
+	int err;
 
 	if (!len || len > FE_USER_TOP || offset % PAGE ||
 	    offset > UINT64_MAX - FE_USER_TOP || W_AND_X(prot))
@@ -238,13 +374,14 @@ int uvm_map(struct uspace *us, uint64_t object, uint64_t offset, uint64_t len,
 			return -ERR_EXIST;
 	} else if (addr % PAGE || !range_ok(addr, len) ||
 		   !is_free(as, addr, len)) {
-		int err = find_gap(as, len, &addr);
-
+		err = find_gap(as, len, &addr);
 		if (err)
 			return err;
 	}
-	if (as->count == KASPACE_MAX_MAPS)
-		return -ERR_NOSPC;
+	edit_begin(as);
+	err = make_room(as, as->count + 1);
+	if (err)
+		return err;
 	m = (struct kmapping){
 		.start = addr,
 		.end = addr + len,
@@ -273,17 +410,15 @@ int uvm_unmap(struct uspace *us, uint64_t addr, uint64_t len)
 	end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
 	if (end > FE_USER_TOP)
 		return -ERR_INVAL;
+	edit_begin(as);
 	err = split_at(as, addr);
 	if (!err)
 		err = split_at(as, end);
 	if (err)
 		return err;
-	for (unsigned i = 0; i < as->count;) {
-		if (as->map[i].start >= addr && as->map[i].end <= end)
-			remove_at(as, i);
-		else
-			i++;
-	}
+	/* the boundaries are split: what lies in [addr, end) is whole mappings */
+	for (unsigned i = first_above(as, addr); i < as->count && map_at(as, i)->end <= end;)
+		remove_at(as, i);
 	unmap_ptes(us, addr, end - addr);
 	return 0;
 }
@@ -310,18 +445,19 @@ int uvm_protect(struct uspace *us, uint64_t addr, uint64_t len, unsigned prot)
 			return -ERR_PERM;
 		va = m->end;
 	}
+	edit_begin(as);
 	err = split_at(as, addr);
 	if (!err)
 		err = split_at(as, end);
 	if (err)
 		return err;
-	for (unsigned i = 0; i < as->count; i++) {
-		struct kmapping *m = &as->map[i];
+	for (unsigned i = first_above(as, addr); i < as->count; i++) {
+		struct kmapping *m = map_at(as, i);
 
-		if (m->start >= addr && m->end <= end) {
-			KLOG(&m->prot);
-			m->prot = prot;
-		}
+		if (m->start >= end)
+			break;
+		KLOG(&m->prot);
+		m->prot = prot;
 	}
 	unmap_ptes(us, addr, end - addr);
 	return 0;
@@ -381,6 +517,7 @@ int uvm_move(struct uspace *us, uint64_t from, uint64_t len, uint64_t room, uint
 	if (*to && !is_free(as, *to, room))
 		return -ERR_EXIST;
 	err = *to ? 0 : find_gap(as, room, to);
+	edit_begin(as);
 	if (!err)
 		err = split_at(as, from);
 	if (!err)
@@ -388,20 +525,18 @@ int uvm_move(struct uspace *us, uint64_t from, uint64_t len, uint64_t room, uint
 	if (err)
 		return err;
 	delta = *to - from;            /* modulo 2^64: a move down as well */
-	for (unsigned i = 0; i < as->count;) {
-		struct kmapping moved = as->map[i];
+	/* [from, from + len) is whole mappings, and the free range at *to
+	 * lies outside it, so a moved mapping is never met again */
+	for (unsigned i = first_above(as, from); i < as->count;) {
+		struct kmapping moved;
 
-		if (moved.start < from || moved.start >= from + len) {
-			i++;
-			continue;
-		}
-		KLOG(as);
-		memmove(&as->map[i], &as->map[i + 1], (as->count - i - 1) * sizeof(as->map[0]));
-		as->count--;
+		if (map_at(as, i)->start >= from + len)
+			break;
+		moved = take_at(as, i);
 		moved.start += delta;
 		moved.end += delta;
 		insert(as, &moved);    /* the references move with it */
-		i = 0;                 /* the order changed: look again */
+		i = first_above(as, from); /* the order changed: look again */
 	}
 	unmap_ptes(us, from, len);
 	return 0;
@@ -571,34 +706,50 @@ int uvm_fork(struct uspace *from, struct uspace *to)
 	/* half of a call's log for merges, the rest for everything else */
 	const uint64_t free = heap_log_free();
 	const uint64_t floor = free - (free < HEAP_ENTRY_LOG_MAX ? free : HEAP_ENTRY_LOG_MAX) / 2;
+	int err;
 
 	KASSERT(cas->count == 0);
+	edit_begin(cas);
+	err = make_room(cas, as->count);
+	if (err)
+		return err;
 	/* first: no CPU writes from's pages through its old tables while
 	 * they freeze; its next writes fault and make copies */
 	uvm_drop_tables(from);
 	for (unsigned i = 0; i < as->count; i++) {
-		struct kmapping *m = &as->map[i];
+		struct kmapping *m = map_at(as, i);
 
 		if (!shared_at_fork(m)) {
-			int err = freeze(m, floor);
-
+			err = freeze(m, floor);
 			if (err)
 				return err;
 		}
+	}
+	edit_begin(cas);
+	for (unsigned i = 0; i < as->count; i++) {
+		const struct kmapping *m = map_at(as, i);
+
 		KASSERT(!m->shadow); /* frozen, or shared (which has none: kcheck) */
 		kobj_hold(m->object);
+		*map_edit(cas, i) = *m;
 	}
-	KLOG(cas);
-	cas->count = as->count;
-	memcpy(cas->map, as->map, as->count * sizeof(as->map[0]));
+	set_count(cas, as->count);
 	return 0;
 }
 
 /* uvm_destroy -- release every mapping and the page tables */
 void uvm_destroy(struct uspace *us)
 {
-	while (us->as->count)
-		remove_at(us->as, us->as->count - 1);
+	struct kaspace *as = us->as;
+
+	edit_begin(as);
+	while (as->count)
+		remove_at(as, as->count - 1);
+	if (as->more) {
+		kobj_release(as->more);
+		KLOG(&as->more);
+		as->more = 0;
+	}
 	uvm_drop_tables(us);
 }
 
@@ -796,7 +947,7 @@ static void unmap_home(const struct upage *pg)
 		bool removed = false;
 
 		for (unsigned k = 0; us && k < us->as->count; k++) {
-			uint64_t va = shows(&us->as->map[k], pg->object, pg->index), old;
+			uint64_t va = shows(map_at(us->as, k), pg->object, pg->index), old;
 			unsigned prot;
 
 			if (va && !arch_pt_lookup_user(us->pt_root, va, &old, &prot) &&
@@ -1109,11 +1260,12 @@ static uint64_t add_pages(uint64_t id, uint64_t *seen, unsigned *n)
  * each object counted once however many mappings show it */
 uint64_t uvm_pages(struct uspace *us)
 {
-	uint64_t seen[2 * KASPACE_MAX_MAPS], pages = 0;
+	static uint64_t seen[2 * KASPACE_MAX_MAPS]; /* the kernel runs one call at a time */
+	uint64_t pages = 0;
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < us->as->count; i++) {
-		const struct kmapping *m = &us->as->map[i];
+		const struct kmapping *m = map_at(us->as, i);
 
 		if (m->shadow)
 			pages += add_pages(m->shadow, seen, &n);

@@ -6,6 +6,9 @@
 # so what it makes is not a static binary.)
 #
 #   build/linux/hello-glibc  hello-glibc-pie  hello-musl
+#   build/linux/hello-dynamic  the same by the host's plain gcc: a dynamic
+#                            PIE that needs Debian's ld.so and libc.so.6
+#                            (docs/linux.md, "Dynamic binaries")
 #   build/linux/lua-repl     a Lua REPL: Debian's liblua5.4.a and our main
 #   build/linux/sql          a SQL shell over Debian's libsqlite3.a
 #   build/linux/pipes-glibc  pipes-musl: a pipe, select and poll
@@ -27,7 +30,7 @@
 # run time: neither program loads any.)
 
 LINUX_DIR := $(BUILD)/linux
-LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl lua-repl sql \
+LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl hello-dynamic lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
 		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench \
 		  procs-glibc procs-musl)
@@ -41,6 +44,8 @@ $(LINUX_DIR)/hello-glibc: tests/linux/hello.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $<
 $(LINUX_DIR)/hello-glibc-pie: tests/linux/hello.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static-pie -fPIE -o $@ $<
+$(LINUX_DIR)/hello-dynamic: tests/linux/hello.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -o $@ $<
 $(LINUX_DIR)/hello-musl: tests/linux/hello.c | $(LINUX_DIR)/
 	musl-gcc $(LINUX_CFLAGS) -static -o $@ $<
 

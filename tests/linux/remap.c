@@ -3,8 +3,13 @@
  * compared line for line (tests/system/test_linux.py): growing in place,
  * growing by a move when the pages after are taken, shrinking, a move to
  * a fixed address, a piece of a mapping cut by munmap grown without
- * showing the bytes cut away, a file's mapping grown, the errors, and the
- * C library's realloc of large blocks. No line holds an address.
+ * showing the bytes cut away, a file's mapping grown, the errors, the
+ * C library's realloc of large blocks, and 200 mappings at once (more
+ * than a kaspace holds itself: kformat.h) cut, protected and moved. No
+ * line holds an address.
+ *
+ * `remap hold` makes the 200 mappings, says so, and waits for a line
+ * before it reads them back: the test cuts power while it waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -196,14 +201,94 @@ static void big_reallocs(void)
 	free(b);
 }
 
-int main(void)
+#define MANY 200
+
+/* many_make -- MANY mappings of a page each, page i holding 'A' + i % 26;
+ * neighbours differ in protection so that no kernel merges them */
+static unsigned char *many_make(void)
+{
+	unsigned char *base = room(2 * MANY);
+
+	for (unsigned long i = 0; i < MANY; i++) {
+		unsigned char *p = anon(base + 2 * i * PAGE, 1);
+
+		memset(p, 'A' + (int)(i % 26), PAGE);
+		if (i % 2 && mprotect(p, PAGE, PROT_READ))
+			printf("mprotect: %s\n", strerror(errno));
+	}
+	return base;
+}
+
+/* many_kept -- how many of the MANY pages from `base` still hold their letter */
+static unsigned long many_kept(const unsigned char *base)
+{
+	unsigned long kept = 0;
+
+	for (unsigned long i = 0; i < MANY; i++) {
+		const unsigned char *p = base + 2 * i * PAGE;
+
+		kept += p[0] == 'A' + i % 26 && p[PAGE - 1] == 'A' + i % 26;
+	}
+	return kept;
+}
+
+/* many_change -- cut, protect and move some of the MANY mappings, and
+ * say what they hold after */
+static void many_change(unsigned char *base)
+{
+	unsigned char *p, *q;
+	unsigned long kept = 0;
+
+	for (unsigned long i = 0; i < MANY; i += 4)
+		munmap(base + 2 * i * PAGE, PAGE);
+	for (unsigned long i = 1; i < MANY; i += 4)
+		kept += base[2 * i * PAGE] == 'A' + i % 26;
+	printf("a quarter unmapped, the others read: %lu of %d\n", kept, MANY / 4);
+	p = base + 2 * 150 * PAGE;             /* page 150: read-write */
+	q = mremap(p, PAGE, 2 * PAGE, MREMAP_MAYMOVE);
+	printf("mapping 150 moved: %s\n", q == MAP_FAILED ? strerror(errno) : pages(q, 1));
+	if (q != MAP_FAILED)
+		munmap(q, 2 * PAGE);
+	printf("mprotect over a hole: %s\n",
+	       mprotect(base, 8 * PAGE, PROT_READ) ? strerror(errno) : "done");
+	for (unsigned long i = 0; i < MANY; i++)
+		if (i % 4 && i != 150)
+			munmap(base + 2 * i * PAGE, PAGE);
+}
+
+static void many_mappings(void)
+{
+	unsigned char *base = many_make();
+
+	printf("%d mappings: %lu pages kept\n", MANY, many_kept(base));
+	many_change(base);
+}
+
+/* hold -- MANY mappings kept while the program waits for a line */
+static int hold(void)
+{
+	unsigned char *base = many_make();
+	char line[64];
+
+	printf("%d mappings hold %lu pages; type a line\n", MANY, many_kept(base));
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	printf("after the line: %lu pages kept\n", many_kept(base));
+	many_change(base);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && strcmp(argv[1], "hold") == 0)
+		return hold();
 	grow_in_place_and_by_a_move();
 	a_piece_cut_by_munmap();
 	to_a_fixed_address();
 	a_file_s_mapping();
 	mistakes();
 	big_reallocs();
+	many_mappings();
 	return 0;
 }

@@ -411,9 +411,21 @@ def _kernel_root(img):
     return ROOT.get(img, root, "app_roots", F.OS_APP_ROOT_KERNEL)
 
 
-def mapping_offset(aspace, i):
-    """The heap offset of mapping i of the address space at `aspace`."""
-    return aspace + KASPACE.offset("map") + i * KMAPPING.size
+def mapping_offsets(img, aspace):
+    """The heap offsets of the mappings of the address space at `aspace`,
+    in order: its own, then those in its `more` object's pages (kformat.h);
+    a mapping in a missing page is left out."""
+    count = min(KASPACE.get(img, aspace, "count"), F.KASPACE_MAX_MAPS)
+    more = KASPACE.get(img, aspace, "more")
+    heads = object_headers(img) if more else {}
+    pages = object_pages(img, header(img, heads[more])) if more in heads else {}
+    for i in range(count):
+        if i < F.KASPACE_INLINE_MAPS:
+            yield aspace + KASPACE.offset("map") + i * KMAPPING.size
+            continue
+        page, slot = divmod(i - F.KASPACE_INLINE_MAPS, F.KASPACE_MORE_PER_PAGE)
+        if page in pages:
+            yield pages[page] + slot * KMAPPING.size
 
 
 def _process_objects(img):
@@ -445,9 +457,9 @@ def _process_objects(img):
         for field in ("thread", "aspace", "handles"):
             pids[KPROC.get(img, p, field)] = pid
         asp = data(KPROC.get(img, p, "aspace"))
-        count = min(KASPACE.get(img, asp, "count"), F.KASPACE_MAX_MAPS) if asp else 0
-        for i in range(count):
-            at = mapping_offset(asp, i)
+        if asp and KASPACE.get(img, asp, "more"):
+            pids[KASPACE.get(img, asp, "more")] = pid
+        for at in mapping_offsets(img, asp) if asp else ():
             for field in ("object", "shadow"):
                 oid = KMAPPING.get(img, at, field)
                 if oid and heads.get(oid) and \
@@ -549,8 +561,8 @@ def kernel_objects(img):
         out.append(("thread", data(KPROC.get(img, p, "thread")), KTHREAD))
         asp = data(KPROC.get(img, p, "aspace"))
         out.append(("address space", asp, KASPACE))
-        for i in range(KASPACE.get(img, asp, "count")):
-            out.append(("mapping", mapping_offset(asp, i), KMAPPING))
+        for at in mapping_offsets(img, asp):
+            out.append(("mapping", at, KMAPPING))
         ht = data(KPROC.get(img, p, "handles"))
         out.append(("handle table", ht, KHANDLES))
         for i in range(F.FE_HANDLE_SLOTS):

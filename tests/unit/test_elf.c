@@ -6,7 +6,7 @@
  * and an R+W data+bss segment, a PT_GNU_STACK and the PT_NOTE of Ferrite's
  * note -- and must parse to exactly the expected segments. Without the
  * note it is a Linux program, which the Linux rules (static PIE, TLS, a
- * named interpreter refused) are tested on. Then each rule is broken on a copy of it, one test per
+ * named interpreter; an interpreter's own rules) are tested on. Then each rule is broken on a copy of it, one test per
  * rule, and the exact reason is checked, with the nearest accepted case
  * where a rule has a boundary. A fuzz test flips bytes, plants edge values
  * and truncates the image 10,000 times: every result must be 0 (and then the
@@ -730,18 +730,85 @@ CHECK_TEST(a_static_pie_is_loaded_at_the_bias)
 	refused(&im, "a position-independent program's segment asks for an alignment above 16 MiB");
 }
 
-CHECK_TEST(a_program_that_needs_an_interpreter_is_refused_naming_it)
+/* set_interp -- make the stack's header a PT_INTERP of `len` bytes of `path` at 0x300 */
+static void set_interp(struct image *im, const char *path, uint64_t len)
+{
+	memcpy(im->bytes + 0x300, path, len);
+	*phdr(im, PH_STACK) = (Elf64_Phdr){
+		.p_type = PT_INTERP, .p_offset = 0x300, .p_filesz = len};
+}
+
+CHECK_TEST(a_program_that_needs_an_interpreter_names_it)
 {
 	static const char path[] = "/lib64/ld-linux-x86-64.so.2";
 	struct image im;
+	struct elf_image out;
+	const char *why;
 
 	make_linux(&im);
-	memcpy(im.bytes + 0x300, path, sizeof(path));
-	*phdr(&im, PH_STACK) = (Elf64_Phdr){
-		.p_type = PT_INTERP, .p_offset = 0x300, .p_filesz = sizeof(path)};
-	refused(&im, "not a static binary: it needs /lib64/ld-linux-x86-64.so.2");
+	CHECK_EQ(parse(&im, &out, &why), 0);
+	CHECK_STR_EQ(out.interp, "");           /* a static program */
+	set_interp(&im, path, sizeof(path));
+	CHECK_EQ(parse(&im, &out, &why), 0);
+	CHECK_STR_EQ(out.interp, path);
+	CHECK_EQ(out.bias, 0);                  /* a fixed-address program: where it says */
 	phdr(&im, PH_STACK)->p_offset = IMAGE_SIZE; /* its path outside the file */
-	refused(&im, "not a static binary: it needs an interpreter");
+	refused(&im, "the interpreter's path (PT_INTERP) extends past the end of the file");
+	set_interp(&im, path, sizeof(path) - 1); /* no NUL */
+	refused(&im, "the interpreter's path (PT_INTERP) is not an absolute path ending in NUL");
+	set_interp(&im, "lib/ld.so", 10);
+	refused(&im, "the interpreter's path (PT_INTERP) is not an absolute path ending in NUL");
+	set_interp(&im, "/lib/\001.so", 10);
+	refused(&im, "the interpreter's path (PT_INTERP) holds a byte that is not printable");
+	set_interp(&im, "", 1);
+	refused(&im, "the interpreter's path (PT_INTERP) is empty or longer than 255 bytes");
+	memset(im.bytes + 0x300, 'a', 300);
+	im.bytes[0x300] = '/';
+	im.bytes[0x300 + 255] = 0;
+	*phdr(&im, PH_STACK) = (Elf64_Phdr){ .p_type = PT_INTERP, .p_offset = 0x300, .p_filesz = 256 };
+	accepted(&im);                          /* 255 bytes and the NUL */
+	phdr(&im, PH_STACK)->p_filesz = 257;
+	im.bytes[0x300 + 255] = 'a';
+	im.bytes[0x300 + 256] = 0;
+	refused(&im, "the interpreter's path (PT_INTERP) is empty or longer than 255 bytes");
+	make_valid(&im);                        /* a Ferrite program that names one */
+	set_interp(&im, path, sizeof(path));
+	refused(&im, "dynamically linked programs are not supported");
+}
+
+/* parse_interp -- elf_parse_interp over the image, in the whole user half */
+static int parse_interp(struct image *im, struct elf_image *out, const char **why)
+{
+	im->reads = 0;
+	return elf_parse_interp(read_image, im, im->size, FE_USER_BASE, FE_USER_TOP,
+				out, why);
+}
+
+CHECK_TEST(an_interpreter_is_a_linux_shared_object_loaded_at_its_bias)
+{
+	struct image im;
+	struct elf_image out;
+	const char *why = NULL;
+
+	make_linux(&im);
+	ehdr(&im)->e_type = ET_DYN;
+	phdr(&im, PH_STACK)->p_type = PT_DYNAMIC;
+	CHECK_EQ(parse_interp(&im, &out, &why), 0);
+	CHECK_EQ(out.bias, ELF_INTERP_BIAS);
+	CHECK_EQ(out.entry, ENTRY + ELF_INTERP_BIAS);
+	CHECK_STR_EQ(out.interp, "");
+	check_segment(&out.seg[0], TEXT_VADDR + ELF_INTERP_BIAS, TEXT_SIZE, 0, TEXT_SIZE, RX);
+	ehdr(&im)->e_type = ET_EXEC;
+	CHECK_EQ(parse_interp(&im, &out, &why), -ERR_NOEXEC);
+	CHECK_STR_EQ(why, "an interpreter must be position-independent (ET_DYN)");
+	ehdr(&im)->e_type = ET_DYN;
+	set_interp(&im, "/lib/ld.so", 11);
+	CHECK_EQ(parse_interp(&im, &out, &why), -ERR_NOEXEC);
+	CHECK_STR_EQ(why, "an interpreter that names an interpreter (PT_INTERP)");
+	make_valid(&im);
+	ehdr(&im)->e_type = ET_DYN;
+	CHECK_EQ(parse_interp(&im, &out, &why), -ERR_NOEXEC);
+	CHECK_STR_EQ(why, "an interpreter must be a Linux shared object, not a Ferrite program");
 }
 
 CHECK_TEST(a_ferrite_note_of_another_abi_is_refused)

@@ -177,6 +177,7 @@ static void kernel_constants(void)
 	CONSTANT(KCLOCK_MAGIC);
 	CONSTANT(KLXFILE_MAGIC);
 	CONSTANT(KLXPIPE_MAGIC);
+	CONSTANT(KLAYER_MAGIC);
 	CONSTANT(KLXPIPE_BYTES);
 	CONSTANT(KROOT_VERSION);
 	CONSTANT(KROOT_MAX_PROCS);
@@ -197,6 +198,8 @@ static void kernel_constants(void)
 	CONSTANT(KTHREAD_EXITED);
 	CONSTANT(KPROC_MAX_THREADS);
 	CONSTANT(KASPACE_MAX_MAPS);
+	CONSTANT(KASPACE_INLINE_MAPS);
+	CONSTANT(KASPACE_MORE_PER_PAGE);
 	CONSTANT(FE_HANDLE_SLOTS);
 	CONSTANT(FE_MAP_SHARED);
 	CONSTANT(FE_MAP_PRIVATE);
@@ -397,7 +400,7 @@ static void kroot(void)
 	ARRAY(kroot, procs);
 	FIELD(kroot, console);
 	FIELD(kroot, running_slot);
-	FIELD(kroot, reserved);
+	FIELD(kroot, console_pgrp);
 	end();
 }
 
@@ -525,7 +528,7 @@ static void kaspace(void)
 	begin("kaspace", sizeof(struct kaspace));
 	FIELD(kaspace, magic);
 	FIELD(kaspace, count);
-	FIELD(kaspace, reserved);
+	FIELD(kaspace, more);
 	NESTED_ARRAY(kaspace, map, kmapping);
 	end();
 }
@@ -609,6 +612,18 @@ static void klxpipe(void)
 	end();
 }
 
+static void klayer(void)
+{
+	begin("klayer", sizeof(struct klayer));
+	FIELD(klayer, magic);
+	FIELD(klayer, reserved);
+	FIELD(klayer, pages);
+	FIELD(klayer, end);
+	FIELD(klayer, below);
+	FIELD(klayer, limit);
+	end();
+}
+
 /* --- the document ----------------------------------------------------------- */
 
 /* type_names -- objstore's own names of the object types ("blob"...) */
@@ -629,7 +644,7 @@ int main(void)
 		os_cat_node, os_cat_entry, os_snap_area, os_snap_node, os_snap_entry,
 		kroot, kconsole, kclock, fe_exit_info, kproc, arch_user_regs, kthread,
 		kmapping, kaspace, khandle, khandles, kmsg_header, kchan_queue, kchannel,
-		klxfile, klxpipe,
+		klxfile, klxpipe, klayer,
 	};
 
 	sep = "";

@@ -392,9 +392,12 @@ const struct command cmd_import = {
 		"file. An import too large for the image's undo log is refused and\n"
 		"changes nothing (see 'Log size' in docs/objtool.md).\n\n"
 		"  --type blob   bytes (the default)\n"
-		"  --type code   a program Ferrite runs in place: a static ELF64 x86_64\n"
+		"  --type code   a program Ferrite runs in place: an ELF64 x86_64\n"
 		"                executable, checked as the kernel checks one before it\n"
-		"                runs it (docs/programs.md); anything else is refused\n"
+		"                runs it (docs/programs.md); anything else is refused.\n"
+		"                A dynamic Linux binary runs once its loader and libraries\n"
+		"                are in the image too: tools/fe put-linux --offline puts all\n"
+		"                of them (docs/linux.md)\n"
 		"  --replace     if NAME is bound, rebind it to the new object and drop\n"
 		"                a reference to the old one (deleted at zero)\n",
 	.run = run_import,

@@ -134,6 +134,23 @@ class Heap:
         return self.radix(int(h["data"]), int(h["depth"]), index,
                           f"object #{int(h['id'])}")
 
+    def mappings(self, aspace):
+        """The mappings of address space `aspace` (struct kaspace), in
+        order: its own, then those in its `more` object's pages (kformat.h)."""
+        count = min(int(aspace["count"]), F.KASPACE_MAX_MAPS)
+        more = self.header(int(aspace["more"])) if int(aspace["more"]) else None
+        for i in range(count):
+            if i < F.KASPACE_INLINE_MAPS:
+                yield aspace["map"][i]
+                continue
+            past = i - F.KASPACE_INLINE_MAPS
+            page = self.obj_page(more, past // F.KASPACE_MORE_PER_PAGE) if more else 0
+            if not page:
+                raise FeError(f"address space: mapping {i} is in a page of "
+                              f"#{int(aspace['more'])} that is missing")
+            yield self.at(page + (past % F.KASPACE_MORE_PER_PAGE) *
+                          lookup_type("struct kmapping").sizeof, "struct kmapping")
+
     def obj_pages(self, h):
         """How many data pages paged object h has (a walk of its radix tree)."""
         if int(h["placement"]) != placement("OS_PLACE_PAGED") or not int(h["data"]):

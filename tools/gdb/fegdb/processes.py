@@ -199,8 +199,7 @@ def anon_pages(heap, aspace):
     """Pages of memory a process made, as osh's ps counts them (uvm_pages)."""
     seen, pages = set(), 0
     anon = enum_value("enum os_obj_type", "OS_TYPE_ANON")
-    for i in range(int(aspace["count"])):
-        m = aspace["map"][i]
+    for m in heap.mappings(aspace):
         for oid in (int(m["shadow"]), int(m["object"])):
             if not oid or oid in seen:
                 continue

@@ -55,8 +55,7 @@ class UserMemory:
 
     def mapping(self, va):
         """The mapping holding va, None if none."""
-        for i in range(int(self.aspace["count"])):
-            m = self.aspace["map"][i]
+        for m in self.heap.mappings(self.aspace):
             if int(m["start"]) <= va < int(m["end"]):
                 return m
         return None

@@ -66,10 +66,26 @@ static void exit_text(const struct fe_exit_info *info, char *buf, size_t cap)
 		snprintf(buf, cap, "killed (reason %u)", info->reason);
 }
 
+/* program_exists -- whether bin/NAME names an object */
+static bool program_exists(const char *name)
+{
+	char path[FE_NAME_MAX + 1];
+	int n = snprintf(path, sizeof(path), "bin/%s", name);
+	long h = n > 0 && (size_t)n < sizeof(path) ? fe_obj_open(path, (uint64_t)n, FE_RIGHT_READ) : -1;
+
+	if (h < 0)
+		return false;
+	fe_close((int32_t)h);
+	return true;
+}
+
 /* spawn_error -- say why a program could not start, as `who` (osh, trace) */
 static void spawn_error(const char *who, const char *name, long err)
 {
-	if (err == -ERR_NOENT)
+	if (err == -ERR_NOENT && program_exists(name)) /* a dynamic program's loader */
+		complain("%s: 'bin/%s' needs a file the catalogue lacks (the kernel's line names it)",
+			 who, name);
+	else if (err == -ERR_NOENT)
 		complain("%s: no program named 'bin/%s' (help lists the builtins)", who, name);
 	else if (err == -ERR_NOEXEC)
 		complain("%s: 'bin/%s' is not a program", who, name);
