@@ -185,6 +185,16 @@ def test_a_dynamic_hello_put_offline_runs_as_on_the_host(machines, tmp_path):
                      r"MAP_PRIVATE\|MAP_FIXED\|MAP_DENYWRITE, 3, 0x[0-9a-f]+\) = 0x", trace), trace
     assert trace.endswith("+++ exited with 3 +++\n"), trace
     power_off(m, image)
+    # and started by execve, from a forked busybox sh, its loader found
+    # below the caller's root
+    r = subprocess.run([L.OBJTOOL, str(image), "import", "bin/busybox", L.BUSYBOX,
+                        "--type", "code"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    m = power_on(machines, image)
+    out = L.reply(m, "busybox sh -c '/bin/hello-dynamic one two | busybox wc -l; echo status $?'")
+    lines = L.host_run(["hello-dynamic", "one", "two"], str(tmp_path), HELLO)[0].count("\n")
+    assert out == "%d\nstatus 0\n" % lines, out
+    power_off(m, image)
 
 
 @pytest.mark.slow(18)
