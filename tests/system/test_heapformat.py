@@ -34,7 +34,7 @@ STRUCTURES = {"os_superblock", "os_root", "os_page_desc", "os_log_entry", "os_ob
               "os_cat_node", "os_cat_entry", "os_snap_area", "os_snap_node", "os_snap_entry",
               "kroot", "kconsole", "kclock", "fe_exit_info", "kproc", "arch_user_regs",
               "kthread", "kmapping", "kaspace", "khandle", "khandles", "kmsg_header",
-              "kchan_queue", "kchannel", "klxfile", "klxpipe"}
+              "kchan_queue", "kchannel", "klxfile", "klxpipe", "klayer"}
 
 
 def objtool(*args, rc=0):

@@ -94,7 +94,7 @@ def test_a_traced_process_that_is_not_a_linux_program_is_refused(bases):
         view = H.rolled_back(img)
         proc = [o for o in H.kernel_objects(view) if o[0] == "process"][-1][1]
         H.KPROC.put(img, proc, "flags", H.F.KPROC_TRACE)
-    refused(workdir, clean, forge, "traced, yet not a Linux program")
+    refused(workdir, clean, forge, "traced, stopped or vforked, yet not a Linux program")
 
 
 def test_a_kernel_root_of_another_version_is_refused(bases):

@@ -220,3 +220,28 @@ def test_busybox_sh_as_the_console_s_shell(machines, tmp_path):
     m.send("poweroff -f\n")
     m.power_cut()
     check_image(image)
+
+
+def test_a_stopped_job_stays_stopped_across_a_power_cut(machines, tmp_path):
+    """A job Ctrl-Z stopped is still stopped after a power cut (its
+    process's flag, its shell's job table, both heap state), and `fg`
+    brings it back then."""
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="128M")
+    PS = r"[\s\S]*?/ # "
+    m.send("busybox sh\n")
+    start = m.expect(r"/ # ", timeout=STEP).end()
+    start = sh_line(m, TICKER, r"\nstarted\n", start)
+    m.send("\x1a")
+    m.expect(r"\[1\]\+ *Stopped[^\n]*\n" + PS, timeout=STEP, start=start)
+    m = power_cycle(machines, m, image)
+    start = sh_line(m, "jobs", r"\[1\]\+ *Stopped[^\n]*tick[^\n]*\n" + PS, 0)
+    assert "\ntick\n" not in m.output[start:]
+    start = sh_line(m, "fg", r"\ntick\n", start)
+    m.send("\x03")
+    start = m.expect(r"/ # ", timeout=STEP, start=start).end()
+    start = sh_line(m, "echo status $?", r"status 130\n" + PS, start)
+    m.send("exit 0\n")
+    m.expect(PROMPT, timeout=STEP, start=start)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
