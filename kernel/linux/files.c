@@ -263,22 +263,29 @@ static int append_path(char *name, size_t *len, const char *path, size_t floor)
 	return 0;
 }
 
-/* lx_name_of -- the catalogue name (no trailing '/') of absolute path
- * `path` below `root`, folded as a program's paths are: 0 or
- * -LX_ENAMETOOLONG */
-int lx_name_of(const char *root, const char *path, char name[KLINUX_PATH_MAX])
+/* end_name -- name (len bytes so far, `floor` of them the root) with
+ * path's components added, ended: no trailing '/', NUL-terminated */
+static int end_name(char *name, size_t len, const char *path, size_t floor)
 {
-	size_t floor = strlen(root), len = floor;
-	int err;
+	int err = append_path(name, &len, path, floor);
 
-	memcpy(name, root, floor);
-	err = append_path(name, &len, path, floor);
 	if (err)
 		return err;
 	if (len > floor)
 		len--; /* the last '/' */
 	name[len] = 0;
 	return 0;
+}
+
+/* lx_name_of -- the catalogue name (no trailing '/') of absolute path
+ * `path` below `root`, folded as a program's paths are: 0 or
+ * -LX_ENAMETOOLONG */
+int lx_name_of(const char *root, const char *path, char name[KLINUX_PATH_MAX])
+{
+	size_t floor = strlen(root);
+
+	memcpy(name, root, floor);
+	return end_name(name, floor, path, floor);
 }
 
 /* resolve_path -- the catalogue name of `path`, relative to directory
@@ -314,12 +321,9 @@ static int64_t resolve_path(struct lxcall *c, int64_t dirfd, const char *path,
 		memcpy(name + len, base, blen);
 		len += blen;
 	}
-	err = append_path(name, &len, path, floor);
+	err = end_name(name, len, path, floor);
 	if (err)
 		return err;
-	if (len > floor)
-		len--; /* the last '/' */
-	name[len] = 0;
 	*special = 0;
 	if (!strcmp(name + floor, "dev/null"))
 		*special = KLXFILE_NULL;

@@ -132,6 +132,7 @@ PIPELINE = "busybox seq 1 200000 | busybox sort -rn | busybox md5sum"
 PIPELINE_CUTS = int(os.environ.get("FERRITE_PIPELINE_CUTS", "3"))
 
 
+@pytest.mark.slow(15)
 def test_a_pipeline_cut_by_power_prints_the_host_s_sum(machines, tmp_path):
     """seq | sort -rn | md5sum, four processes and two pipes, cut by power
     while it runs, up to three times a run: after each power-on every
@@ -168,11 +169,12 @@ def test_a_pipeline_cut_by_power_prints_the_host_s_sum(machines, tmp_path):
     check_image(image)
 
 
-# A fork bomb that ends: a tree of 2^13 shells, each forking two and
+# A fork bomb that ends: a tree of 2^11 shells, each forking two and
 # ending; far more at once than the process table holds (191)
-BOMB = "f() { [ $1 -lt 13 ] && { f $(($1 + 1)) | f $(($1 + 1)) & }; }; f 0"
+BOMB = "f() { [ $1 -lt 11 ] && { f $(($1 + 1)) | f $(($1 + 1)) & }; }; f 0"
 
 
+@pytest.mark.slow(10)
 def test_a_fork_bomb_is_stopped_by_the_process_limit(machines, tmp_path):
     """A fork bomb in busybox sh meets the process limit: forks past it
     fail (EAGAIN: ash says it can't fork), the kernel stays up, osh
