@@ -40,6 +40,7 @@
 #include "dev/nvm.h"
 #include "dev/pci.h"
 #include "dev/uart.h"
+#include "dev/virtio_pmem.h"
 #include "entry/entry.h"
 #include "epoch/epoch.h"
 #include "epoch/rescue.h"
@@ -198,7 +199,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	platform_init();
 	pci_init(&boot_info);
 	stamp("acpi");
-	heap_ok = nvm_init(&nvm) == 0;
+	heap_ok = nvm_init(&boot_info, &nvm) == 0;
 	stamp("nvm");
 	heap_ok = heap_ok && heap_init(&nvm) == 0;
 	if (heap_ok)
@@ -206,6 +207,9 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("heap");
 	time_init(entry_tick);
 	heap_set_wall_clock(time_wall_ns);
+	pmem_set_clock(time_ns);
+	if (heap_ok && nvm.flush_requests)
+		pmem_flush_report(); /* what a flush costs here, and the heap durable */
 	stamp("timer");
 	smp_start();
 	stamp("cpus");

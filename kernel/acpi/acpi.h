@@ -80,7 +80,8 @@ const void *acpi_find_table(const char signature[4], unsigned index);
 
 /*
  * acpi_nfit_find_nvm -- the NVM, from the NFIT found by acpi_init.
- * -ERR_NOENT if there is no NFIT or no persistent-memory SPA range,
+ * -ERR_NOENT if there is no NFIT (nothing said) or no persistent-memory
+ * SPA range,
  * -ERR_CORRUPT if the NFIT was rejected or is malformed.
  */
 int acpi_nfit_find_nvm(struct nvm_region *out);

@@ -173,11 +173,15 @@ int nfit_parse(const void *table, uint32_t length, struct nvm_region *out)
 	return 0;
 }
 
-/* acpi_nfit_find_nvm -- the NVM, from the NFIT found by acpi_init */
+/* acpi_nfit_find_nvm -- the NVM, from the NFIT found by acpi_init; no
+ * NFIT at all is -ERR_NOENT with nothing said (a machine may have its NVM
+ * elsewhere: dev/nvm.c says what it found) */
 int acpi_nfit_find_nvm(struct nvm_region *out)
 {
 	const struct acpi_header *nfit = acpi_find_table("NFIT", 0);
 
+	if (!nfit && !acpi_table_rejected("NFIT"))
+		return -ERR_NOENT;
 	if (!nfit)
 		return acpi_missing("NFIT", "where the NVDIMM is");
 	return nfit_parse(nfit, nfit->length, out);

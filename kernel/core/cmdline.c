@@ -29,7 +29,7 @@ static unsigned word_count;
 /* Every key the kernel reads; see docs/cmdline.md. */
 static const char *const known_keys[] = {
 	"panic", "loglevel", "earlyprintk", "flush", "selftest", "crash",
-	"nvm.min", "import", "ckpt", "logcheck", "resume", "safe", "cpus",
+	"nvm", "nvm.min", "import", "ckpt", "logcheck", "resume", "safe", "cpus",
 	"cache", "nopersist", "shell",
 };
 
