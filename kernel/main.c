@@ -42,6 +42,7 @@
 #include "dev/uart.h"
 #include "dev/virtio_pmem.h"
 #include "entry/entry.h"
+#include "epoch/durable.h"
 #include "epoch/epoch.h"
 #include "epoch/rescue.h"
 #include "epoch/snapshot.h"
@@ -201,6 +202,7 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	stamp("acpi");
 	heap_ok = nvm_init(&boot_info, &nvm) == 0;
 	stamp("nvm");
+	heap_ok = heap_ok && durable_power_on(&nvm) == 0;
 	heap_ok = heap_ok && heap_init(&nvm) == 0;
 	if (heap_ok)
 		import_modules();

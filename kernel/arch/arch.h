@@ -132,6 +132,18 @@ void arch_flush_use(enum flush_kind kind);
 /* arch_flush_range -- write back the cache lines of [p, p+len) */
 void arch_flush_range(const void *p, size_t len);
 
+/* arch_flush_track -- from now on, arch_flush_range also sets bit i of
+ * `bits` for each page i of [base, base+len) it is asked to write back (a
+ * device with flush requests copies those pages to its journal:
+ * epoch/durable.c); atomically, from any CPU */
+void arch_flush_track(const void *base, size_t len, uint64_t *bits);
+
+/* arch_flush_track_count -- pages marked since arch_flush_track_reset */
+uint64_t arch_flush_track_count(void);
+
+/* arch_flush_track_reset -- the caller took the marks (cleared them) */
+void arch_flush_track_reset(void);
+
 /* arch_fence -- order the flushes before later stores */
 void arch_fence(void);
 

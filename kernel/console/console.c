@@ -221,12 +221,24 @@ bool console_output_waiting(void)
 	return con->out_queued != con->out_sent;
 }
 
-/* console_release -- send the committed output, a line at a time; wake
- * writers waiting for room (also when nothing was left to send: after a
- * power cut they may wait for a release that already happened) */
-void console_release(void)
+/* console_commit_mark -- how far output is queued: at a commit, what it
+ * made durable (or will, once its flush completed: epoch/durable.c) */
+uint64_t console_commit_mark(void)
 {
-	uint64_t queued = con->out_queued; /* all committed: called after a commit */
+	return con ? con->out_queued : 0;
+}
+
+/* console_release_to -- send the output queued before `mark` (a
+ * console_commit_mark of a durable commit), a line at a time; wake writers
+ * waiting for room (also when nothing was left to send: after a power cut
+ * they may wait for a release that already happened) */
+void console_release_to(uint64_t mark)
+{
+	uint64_t queued;
+
+	if (!con)
+		return; /* power-on's own commits: no console yet */
+	queued = mark < con->out_queued ? mark : con->out_queued;
 
 	while (con->out_sent < queued) {
 		uint64_t span, n;
@@ -242,6 +254,13 @@ void console_release(void)
 		sched_wake(KWAIT_CONSOLE_OUT, 0);
 		out_waiters = false;
 	}
+}
+
+/* console_release -- send all the output queued (after a commit that is
+ * durable when it completes, and at power-on) */
+void console_release(void)
+{
+	console_release_to(con->out_queued);
 }
 
 /* wait_for_release -- block the caller until the next release, asking for it */

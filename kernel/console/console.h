@@ -49,9 +49,16 @@ void console_say(struct pctx *p, const char *text, size_t len);
  * lets out */
 bool console_output_waiting(void);
 
-/* console_release -- right after a commit (or at power-on): send the
- * committed output to the UART, moving the durable "sent" cursor */
+/* console_release -- right after a commit durable when it completes (an
+ * NVDIMM's), or at power-on: send the output queued so far */
 void console_release(void);
+
+/* console_commit_mark -- how far output is queued (what a commit covers) */
+uint64_t console_commit_mark(void);
+
+/* console_release_to -- send the output queued before `mark`, a
+ * console_commit_mark taken at a commit that is now durable */
+void console_release_to(uint64_t mark);
 
 /* console_set_sink -- SYS_CONSOLE_SINK: p's console output goes to the
  * channel end of `handle` (which needs the write right), or to the

@@ -110,8 +110,9 @@ static bool has_magic(const struct nvm *nvm)
 	return memcmp(nvm->base, OS_MAGIC, 8) == 0;
 }
 
-/* is_blank -- whether the first bytes of the NVM are all zero */
-static bool is_blank(const struct nvm *nvm)
+/* heap_nvm_blank -- whether the first bytes of the NVM are all zero (what
+ * genesis formats) */
+bool heap_nvm_blank(const struct nvm *nvm)
 {
 	const uint8_t *p = nvm->base;
 
@@ -409,7 +410,7 @@ static int open_heap(const struct nvm *nvm)
 /* attach -- format a blank NVM or open its heap; refuse anything else */
 static int attach(const struct nvm *nvm)
 {
-	if (!has_magic(nvm) && is_blank(nvm) && cmdline_has("resume"))
+	if (!has_magic(nvm) && heap_nvm_blank(nvm) && cmdline_has("resume"))
 		pr_warn("cmdline: resume=%s ignored: the NVM is blank, so this power-on is genesis, with no snapshot to power on into\n",
 			cmdline_get("resume"));
 	if (has_magic(nvm)) {
@@ -420,7 +421,7 @@ static int attach(const struct nvm *nvm)
 		arch_trace_event(NVT_EVENT_ROLLBACK_END);
 		return err;
 	}
-	if (is_blank(nvm))
+	if (heap_nvm_blank(nvm))
 		return format(nvm);
 	pr_err("heap: the NVM holds data that is not a Ferrite heap (no %s magic, and its first %u bytes are not zero)\n"
 	       "  not touching it: give Ferrite a blank (all-zero) image, or a heap made by objtool create\n",

@@ -36,6 +36,10 @@ extern struct objstore kheap;
  * anything but a blank or a valid heap of this layout major version. */
 int heap_init(const struct nvm *nvm);
 
+/* heap_nvm_blank -- whether the NVM's first bytes are all zero: a power-on
+ * there is genesis */
+bool heap_nvm_blank(const struct nvm *nvm);
+
 /* heap_set_wall_clock -- the clock objstore's wall-time stamps read (the
  * RTC's until then) */
 void heap_set_wall_clock(uint64_t (*clock)(void));

@@ -5,7 +5,7 @@
  * transmits by polling the line-status register, once per 16 bytes: when
  * it says the transmit FIFO is empty, 16 bytes fit without asking again
  * (uart_init turns the FIFOs on). The link transmits by interrupt from a
- * ring whose bytes are *held* until released (uart_link_release): the host
+ * ring whose bytes are *held* until released (uart_link_release_to): the host
  * link's output commit (hostlink/hostlink.c) lets bytes out only once the epoch
  * that wrote them committed, and a host that stops reading stalls only the
  * link, never a CPU.
@@ -324,13 +324,22 @@ bool uart_link_held(void)
 	return tx_released != tx_head; /* both written under the kernel lock only */
 }
 
-/* uart_link_release -- every byte put so far may go out now */
-void uart_link_release(void)
+/* uart_link_mark -- how many bytes were put so far */
+uint32_t uart_link_mark(void)
 {
-	if (!link_present || tx_released == tx_head)
+	return __atomic_load_n(&tx_head, __ATOMIC_ACQUIRE);
+}
+
+/* uart_link_release_to -- the bytes put before `mark` may go out now */
+void uart_link_release_to(uint32_t mark)
+{
+	if (!link_present)
 		return;
 	link_lock_take();
-	__atomic_store_n(&tx_released, tx_head, __ATOMIC_RELEASE);
-	transmit();
+	/* Invariant: tx_released <= mark <= tx_head, as indices that wrap. */
+	if ((int32_t)(mark - tx_released) > 0 && (int32_t)(tx_head - mark) >= 0) {
+		__atomic_store_n(&tx_released, mark, __ATOMIC_RELEASE);
+		transmit();
+	}
 	link_lock_drop();
 }

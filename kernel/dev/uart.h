@@ -54,7 +54,12 @@ size_t uart_link_put(const char *s, size_t len);
 /* uart_link_held -- whether bytes are held, waiting for a release */
 bool uart_link_held(void);
 
-/* uart_link_release -- every byte put so far may go out now */
-void uart_link_release(void);
+/* uart_link_mark -- how many bytes were put so far (an index that only
+ * grows, modulo 2^32) */
+uint32_t uart_link_mark(void);
+
+/* uart_link_release_to -- the bytes put before `mark` (a uart_link_mark)
+ * may go out now */
+void uart_link_release_to(uint32_t mark);
 
 #endif

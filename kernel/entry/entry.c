@@ -36,6 +36,7 @@
 #include "core/printk.h"
 #include "core/smp.h"
 #include "entry/entry.h"
+#include "epoch/durable.h"
 #include "epoch/epoch.h"
 #include "epoch/rescue.h"
 #include "hostlink/hostlink.h"
@@ -107,6 +108,7 @@ static void run_next(struct trap_frame *tf)
 		if (!ptable_count()) {
 			pr_info("ferrite: no processes to run\n");
 			epoch_commit(NULL);
+			durable_settle();
 			monitor_run();
 		}
 		sched_idle();

@@ -46,8 +46,9 @@
  *     pages back (committed with the next epoch), a full area reported;
  *  9. uvm_epoch_end: every user page logged in the epoch (no cache) loses
  *     its write bit, so its next write is logged in the new epoch;
- * 10. console_release and hostlink_release: the epoch's output to the
- *     console and to the host link may now be seen.
+ * 10. durable_committed: the epoch's output to the console and to the
+ *     host link may now be seen -- on a device with flush requests
+ *     (virtio-pmem), once the flush of its group completed (durable.c).
  * A cut before step 5's store rolls back to the last commit; after it the
  * epoch is durable (and after step 7's, the snapshot), and steps 9 and 10
  * only touch volatile state and the console's durable cursor, which
@@ -71,6 +72,7 @@
 #include "core/smp.h"
 #include "core/time.h"
 #include "console/console.h"
+#include "epoch/durable.h"
 #include "epoch/epoch.h"
 #include "epoch/snapshot.h"
 #include "ferrite/nvmtrace.h"
@@ -129,6 +131,7 @@ void epoch_start(void)
 	figures.period_ns = user_unlogged ? 0 : ckpt_period();
 	figures.interval_ns = figures.period_ns;
 	last_commit_ns = time_ns();
+	durable_power_on_done();
 	started = true;
 }
 
@@ -239,6 +242,7 @@ void epoch_commit(struct trap_frame *tf)
 	arch_trace_event(NVT_EVENT_COMMIT_BEGIN);
 	if (!started) {
 		commit_heap(); /* power-on's own transactions (see above) */
+		durable_committed(false);
 		arch_trace_event(NVT_EVENT_COMMIT_END);
 		return;
 	}
@@ -257,9 +261,10 @@ void epoch_commit(struct trap_frame *tf)
 	snapshot_after_commit();
 	uvm_epoch_end(&user);
 #ifndef FERRITE_MUTANT_EARLY_CONSOLE
-	console_release();
-#endif
+	durable_committed(true);
+#else
 	hostlink_release();
+#endif
 	arch_trace_event(NVT_EVENT_COMMIT_END);
 	last_commit_ns = time_ns();
 	count(start, stop, &user, &cached);
@@ -274,12 +279,13 @@ void epoch_commit(struct trap_frame *tf)
  * state -- so it goes now. */
 bool epoch_safe_point(struct trap_frame *tf)
 {
+	durable_poll();
 	if (!heap_commit_requested() && !log_short()) {
 		if (!interval_over())
 			return false;
 		pagecache_sweep();
 		if (!changed()) {
-			hostlink_release();
+			durable_release_link();
 			return false;
 		}
 	}
@@ -294,6 +300,7 @@ bool epoch_safe_point(struct trap_frame *tf)
  * every tick, it must not commit at every tick.) */
 bool epoch_idle_point(bool others_run)
 {
+	durable_poll();
 	pagecache_sweep();
 	if (!changed() || (others_run && !console_output_waiting() &&
 			   !hostlink_output_waiting()))

@@ -240,7 +240,20 @@ bool hostlink_output_waiting(void)
 void hostlink_release(void)
 {
 	if (present)
-		uart_link_release();
+		uart_link_release_to(uart_link_mark());
+}
+
+/* hostlink_commit_mark -- how far output is written */
+uint32_t hostlink_commit_mark(void)
+{
+	return uart_link_mark();
+}
+
+/* hostlink_release_to -- the output written before `mark` may go to the host */
+void hostlink_release_to(uint32_t mark)
+{
+	if (present)
+		uart_link_release_to(mark);
 }
 
 /* hostlink_power -- whether p's `handle` names the link's object with

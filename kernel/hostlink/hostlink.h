@@ -33,9 +33,16 @@ void hostlink_tick(void);
 /* hostlink_output_waiting -- whether output waits for a commit */
 bool hostlink_output_waiting(void);
 
-/* hostlink_release -- right after a commit: the output written so far
- * may go to the host */
+/* hostlink_release -- right after a commit durable when it completes: the
+ * output written so far may go to the host */
 void hostlink_release(void);
+
+/* hostlink_commit_mark -- how far output is written (what a commit covers) */
+uint32_t hostlink_commit_mark(void);
+
+/* hostlink_release_to -- the output written before `mark`, a
+ * hostlink_commit_mark taken at a commit now durable, may go to the host */
+void hostlink_release_to(uint32_t mark);
 
 /* hostlink_power -- whether p's `handle` names the link's object with
  * every right in `need` (FE_RIGHT_READ: read the link, FE_RIGHT_WRITE:

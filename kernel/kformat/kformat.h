@@ -337,8 +337,10 @@ enum kwait {
 	KWAIT_VFORK = 14,              /* until process `wait_obj`, its vfork child, gives
 					* back the address space it borrowed (execve, exit);
 					* no signal cuts it short */
+	KWAIT_DURABLE = 15,            /* until a flush request covers the commit after
+					* the call (sync on virtio-pmem: epoch/durable.c) */
 };
-#define KWAIT_LAST KWAIT_VFORK
+#define KWAIT_LAST KWAIT_DURABLE
 
 /* kthread.blocked_call of a Linux program: its call number with this bit,
  * so that no Linux call is ever taken for Ferrite's call of that number. */

@@ -27,6 +27,7 @@
 #include "console/console.h"
 #include "core/heap.h"
 #include "core/time.h"
+#include "epoch/durable.h"
 #include "epoch/epoch.h"
 #include "ferrite/errors.h"
 #include "linux/lx.h"
@@ -1460,8 +1461,7 @@ int64_t lx_fsync(struct lxcall *c)
 		if (c->nr != LX_syncfs && is_pipe(f))
 			return -LX_EINVAL; /* as Linux: a pipe has nothing to sync */
 	}
-	heap_request_commit();
-	return 0;
+	return durable_sync(c->tf) ? 0 : SYSCALL_BLOCKED;
 }
 
 /* umask (mask) -> the mask before */

@@ -18,6 +18,7 @@
 #include "ferrite/errors.h"
 #include "objstore/objstore.h"
 #include "console/console.h"
+#include "epoch/durable.h"
 #include "epoch/epoch.h"
 #include "task/handle.h"
 #include "hostlink/hostlink.h"
@@ -187,9 +188,7 @@ int64_t sys_sysinfo(struct syscall *call)
 /* SYS_SYNC () -> 0, once the caller's state is durable */
 int64_t sys_sync(struct syscall *call)
 {
-	(void)call;
-	heap_request_commit(); /* at the safe point on the way back */
-	return 0;
+	return durable_sync(call->tf) ? 0 : SYSCALL_BLOCKED;
 }
 
 /* snapshot_list -- FE_SNAP_LIST: the snapshots and the area, to user
@@ -265,6 +264,7 @@ int64_t sys_poweroff(struct syscall *call)
 {
 	arch_syscall_set_result(call->tf, 0);
 	epoch_commit(call->tf);
+	durable_settle();
 	pr_info("ferrite: powering off\n");
 	acpi_poweroff();
 	pr_err("acpi: power-off did not happen\n");

@@ -27,6 +27,16 @@
  * Closing: a writer msyncs the mapping, so that when objtool reports
  * success the host has the changes on disk, not only in its page cache.
  * Crash safety never depends on that msync: it comes from the undo log.
+ *
+ * A virtio-pmem image (objstore/journal.h: it ends with a journal header)
+ * holds its heap as power-on rebuilds it from the base copy and the
+ * journal, so objtool does what power-on does, between steps 3 and 4:
+ * a reader replays the journal into its private view; a writer replays it
+ * into the file, starts a new generation of records, and at close leaves
+ * its changes as one record of the pages where the heap now differs from
+ * the base copy -- written, synced, then copied into the base copy and
+ * synced again, as the kernel's group commit does. A cut before the record
+ * is whole loses objtool's change and nothing else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -131,6 +141,7 @@ static int map_file(struct image *img, bool write)
 	if (p == MAP_FAILED)
 		return fail(EXIT_FAILED, "cannot map %s: %s", img->path, strerror(errno));
 	img->base = p;
+	img->map_size = img->size;
 	mapped_path = img->path;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
@@ -172,6 +183,88 @@ static int probe(struct image *img)
 	default:
 		return fail(EXIT_FAILED, "%s: %s", img->path, os_err_text(img->probe));
 	}
+}
+
+/* sync_or_fail -- msync the whole mapping (a flush of the device); an exit status */
+static int sync_or_fail(struct image *img)
+{
+	if (msync(img->base, img->map_size, MS_SYNC) != 0)
+		return fail(EXIT_FAILED, "%s: cannot write to disk: %s", img->path,
+			    strerror(errno));
+	return EXIT_OK;
+}
+
+/* open_journal -- a virtio-pmem image: the heap rebuilt from its base copy
+ * and journal, in the private view or (a writer) in the file; the heap is
+ * then the working copy alone. An exit status. */
+static int open_journal(struct image *img, bool write)
+{
+	const struct jn_header *found;
+	struct jn_recovery r;
+	const char *why;
+	int err = jn_find(img->base, img->map_size, &found, &why);
+	int status;
+
+	if (err == -ERR_NOENT)
+		return EXIT_OK;
+	if (err)
+		return fail(err == -ERR_VERSION ? EXIT_VERSION : EXIT_CORRUPT, "%s: %s",
+			    img->path, why);
+	if (mprotect(img->base, img->map_size, PROT_READ | PROT_WRITE) != 0)
+		return fail(EXIT_FAILED, "cannot map %s writable: %s", img->path,
+			    strerror(errno));
+	img->journal = (struct jn_header *)found;
+	err = jn_recover(img->base, img->journal, &r, &why);
+	if (err)
+		return fail(EXIT_CORRUPT, "%s: %s", img->path, why);
+	if (write) {
+		status = sync_or_fail(img);
+		if (status)
+			return status;
+		img->journal->generation++;
+		jn_seal_header(img->journal);
+		status = sync_or_fail(img);
+		if (status)
+			return status;
+		jn_writer_init(&img->journal_writer, img->base, img->journal, r.newest);
+	}
+	jn_restore_heap(img->base, img->journal);
+	img->size = img->journal->heap_size;
+	if (mprotect(img->base, img->map_size, PROT_READ) != 0)
+		return fail(EXIT_FAILED, "cannot map %s: %s", img->path, strerror(errno));
+	return EXIT_OK;
+}
+
+/* close_journal -- a writer's changes as the journal's next record, then in
+ * the base copy; an exit status */
+static int close_journal(struct image *img)
+{
+	struct jn_header *h = img->journal;
+	uint64_t pages = h->heap_size / JN_PAGE, seq;
+	uint32_t *list = malloc(pages * sizeof(uint32_t));
+	uint32_t n = 0;
+	int status;
+
+	if (!list)
+		return fail(EXIT_FAILED, "%s: out of memory for the journal", img->path);
+	for (uint64_t p = 0; p < pages; p++)
+		if (memcmp(img->base + p * JN_PAGE, img->base + h->base_offset + p * JN_PAGE,
+			   JN_PAGE) != 0)
+			list[n++] = (uint32_t)p;
+	if (n && jn_write(&img->journal_writer, list, n, &seq) != 0) {
+		free(list);
+		return fail(EXIT_FAILED, "%s: the change (%u pages) does not fit the journal; "
+			    "nothing was written", img->path, n);
+	}
+	free(list);
+	if (!n)
+		return EXIT_OK;
+	status = sync_or_fail(img);
+	if (!status) {
+		jn_apply(&img->journal_writer, seq);
+		status = sync_or_fail(img);
+	}
+	return status;
 }
 
 /* problems_in -- os_check's count of problems in the heap at p */
@@ -253,6 +346,8 @@ int image_open(struct image *img, const char *path, enum image_access access)
 	if (!status)
 		status = map_file(img, write);
 	if (!status)
+		status = open_journal(img, write);
+	if (!status)
 		status = probe(img);
 	if (!status && img->probe)
 		return EXIT_OK; /* check, on a corrupt heap: mapped read-only, not opened */
@@ -269,15 +364,17 @@ int image_open(struct image *img, const char *path, enum image_access access)
 int image_close(struct image *img)
 {
 	int status = EXIT_OK;
+	bool wrote = img->base && img->opened &&
+		     (img->access == ACCESS_WRITE || img->access == ACCESS_REPAIR);
 
-	if (img->base && (img->access == ACCESS_WRITE || img->access == ACCESS_REPAIR) &&
-	    img->opened &&
-	    msync(img->base, img->size, MS_SYNC) != 0)
+	if (wrote && img->journal)
+		status = close_journal(img);
+	else if (wrote && msync(img->base, img->size, MS_SYNC) != 0)
 		status = fail(EXIT_FAILED, "%s: cannot write the changes to disk: %s",
 			      img->path, strerror(errno));
 	snap_view_close(&img->view);
 	if (img->base)
-		munmap(img->base, img->size);
+		munmap(img->base, img->map_size);
 	img->base = NULL;
 	if (img->fd >= 0)
 		close(img->fd); /* releases the flock */

@@ -42,6 +42,7 @@
 
 #include "objstore/catalogue.h"
 #include "objstore/object.h"
+#include "objstore/journal.h"
 #include "objstore/objstore.h"
 
 /* Exit statuses: part of objtool's interface (docs/objtool.md, --help). */
@@ -82,7 +83,13 @@ struct image {
 	int fd;
 	enum image_access access;
 	uint8_t *base;              /* the mapping: private or shared */
-	uint64_t size;              /* bytes, the file's size */
+	uint64_t size;              /* bytes of the heap: the file's, or a
+				     * journaled image's working copy's */
+	uint64_t map_size;          /* bytes mapped: the whole file */
+	/* a virtio-pmem image (objstore/journal.h): its header in the
+	 * mapping, and the writer of the record a write command leaves */
+	struct jn_header *journal;
+	struct jn_writer journal_writer;
 	int probe;                  /* os_probe's verdict: 0 or -ERR_CORRUPT (check only) */
 	bool opened;                /* os_open succeeded: `os` is usable */
 	struct objstore os;

@@ -36,9 +36,15 @@ int snap_view_open(struct image *img, const char *name, struct snap_view *v)
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	p = mmap(NULL, img->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, img->fd, 0);
+	/* A journaled image's heap is objtool's view of it, not the file's
+	 * working copy (image.c) */
+	p = img->journal ? mmap(NULL, img->size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+			 : mmap(NULL, img->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, img->fd, 0);
 	if (p == MAP_FAILED)
 		return -ERR_NOMEM;
+	if (img->journal)
+		memcpy(p, img->base, img->size);
 	v->base = p;
 	v->size = img->size;
 	/* The live state as objtool's view holds it: the same rollback. */

@@ -10,6 +10,13 @@
  * CLFLUSHOPT, and CLWB is used there only when flush=clwb asks for it.
  * When the platform says CPU caches are persistent (eADR), the NVM driver
  * selects FLUSH_NONE and only fences remain.
+ *
+ * Tracking: on a device whose durability comes by flush requests
+ * (virtio-pmem) the CPU's write-backs do nothing for durability, but the
+ * kernel still asks for one after every store to the heap, before the
+ * commit that needs it (the persistence model proves it). So the request
+ * itself says which pages changed: arch_flush_track has it noted, a bit a
+ * page, for the journal (epoch/durable.c).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +41,12 @@
 #endif
 
 static enum flush_kind current = FLUSH_CLFLUSH;
+
+#define TRACK_PAGE 4096u
+static uintptr_t track_base;           /* 0: not tracking */
+static size_t track_len;
+static uint64_t *track_bits;
+static uint64_t track_marked;          /* bits set since the last reset */
 
 /* arch_flush_supported -- whether this CPU can execute `kind` */
 bool arch_flush_supported(enum flush_kind kind)
@@ -79,12 +92,55 @@ const char *arch_flush_name(enum flush_kind kind)
 	return names[kind];
 }
 
+/* arch_flush_track -- note the pages of [base, base+len) written back */
+void arch_flush_track(const void *base, size_t len, uint64_t *bits)
+{
+	track_bits = bits;
+	track_len = len;
+	track_base = (uintptr_t)base;
+}
+
+/* arch_flush_track_count -- pages marked since the last reset */
+uint64_t arch_flush_track_count(void)
+{
+	return __atomic_load_n(&track_marked, __ATOMIC_RELAXED);
+}
+
+/* arch_flush_track_reset -- the marks were taken */
+void arch_flush_track_reset(void)
+{
+	__atomic_store_n(&track_marked, 0, __ATOMIC_RELAXED);
+}
+
+/* track -- mark the tracked pages [p, p+len) touches */
+static void track(uintptr_t p, size_t len)
+{
+	uintptr_t end = track_base + track_len;
+	uintptr_t lo = p < track_base ? track_base : p;
+	uintptr_t hi = p + len > end ? end : p + len; /* exclusive */
+
+	if (lo >= hi)
+		return;
+	for (uintptr_t page = (lo - track_base) / TRACK_PAGE;
+	     page <= (hi - 1 - track_base) / TRACK_PAGE; page++) {
+		uint64_t bit = 1ull << (page % 64);
+		uint64_t *word = &track_bits[page / 64];
+
+		if (__atomic_load_n(word, __ATOMIC_RELAXED) & bit)
+			continue;
+		if (!(__atomic_fetch_or(word, bit, __ATOMIC_ACQ_REL) & bit))
+			__atomic_fetch_add(&track_marked, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* arch_flush_range -- write back the cache lines of [p, p+len) */
 void arch_flush_range(const void *p, size_t len)
 {
 	uintptr_t line = (uintptr_t)p & ~(uintptr_t)(CACHE_LINE - 1);
 	uintptr_t end = (uintptr_t)p + len;
 
+	if (track_base && len)
+		track((uintptr_t)p, len);
 	if (current == FLUSH_NONE || len == 0)
 		return;
 	for (; line < end; line += CACHE_LINE) {

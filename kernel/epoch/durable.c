@@ -1,0 +1,468 @@
+/*
+ * durable.c -- when a commit is durable on a device with flush requests
+ * (virtio-pmem), and what may be seen before then.
+ *
+ * On an NVDIMM a commit is durable when its epoch store is flushed and
+ * fenced (objstore/tx.c), and the epoch's output goes out right after it.
+ * On virtio-pmem a store is in the host's page cache at once but on its
+ * disk only once a FLUSH request that covers it completed; after a host
+ * crash the device holds the last completed flush's state plus any subset
+ * of the pages written since. So there:
+ *
+ *  - A GROUP COMMIT, with every CPU stopped at the end of a commit: the
+ *    heap pages written since the last group (the flush primitive notes
+ *    each page it is asked to write back: arch_flush_track) are copied
+ *    into the journal as one record (objstore/journal.h), and a flush is
+ *    asked for. One flush is in flight at a time; commits made meanwhile
+ *    wait for the next group, which starts as soon as the flush completes
+ *    -- so one flush covers every epoch committed while the one before it
+ *    was in flight, and the flush rate adapts to what a flush costs.
+ *  - OUTPUT WAITS FOR ITS FLUSH: each group remembers how far the console's
+ *    and the host link's output had been queued at its last commit (the
+ *    marks); only when its flush completed is that output let out. So
+ *    nothing a person saw depends on a page a host crash may lose.
+ *  - sync and fsync return only once a flush covering the caller's last
+ *    commit completed (durable_sync).
+ *  - Once a record's flush completed its pages are copied into the base
+ *    copy, and power-on rebuilds the heap from the base copy and the
+ *    journal (durable_power_on). A host crash loses at most the epochs
+ *    committed since the newest record that reached the disk whole: never
+ *    output that was seen, and never more than the commits of one group
+ *    past the last completed flush.
+ *
+ * Completion is polled: at every safe point and idle point (the kernel
+ * lock held). The journal's record must fit: a group that would not is
+ * started early -- the commit waits for the flush in flight -- and the
+ * journal is an eighth of the device, many times what one epoch can write
+ * (HEAP_ENTRY_LOG_MAX and the DRAM cache's write-back are bounded by the
+ * log, docs/virtio-pmem.md).
+ *
+ * A heap that fills its whole device (made for an NVDIMM, then given to
+ * virtio-pmem) has no room for the journal: it runs with flushes and
+ * output waiting for them, and power-on says that a host crash may damage
+ * it.
+ */
+#include <string.h>
+
+#include "arch/arch.h"
+#include "console/console.h"
+#include "core/heap.h"
+#include "core/panic.h"
+#include "core/printk.h"
+#include "core/smp.h"
+#include "dev/virtio_pmem.h"
+#include "epoch/durable.h"
+#include "errstr.h"
+#include "ferrite/nvmtrace.h"
+#include "hostlink/hostlink.h"
+#include "mm/frame.h"
+#include "mm/phys.h"
+#include "obj/kobj.h"
+#include "objstore/journal.h"
+#include "task/ptable.h"
+#include "task/sched.h"
+
+/* What a group's flush lets out once it completed. */
+struct marks {
+	uint64_t console;              /* console output queued up to here */
+	uint32_t link;                 /* the link's output put up to here */
+	uint64_t commits;              /* kroot->commits at the group's last commit */
+};
+
+/* Volatile: rebuilt at every power-on. */
+static bool requests;                  /* the NVM's durability needs flush requests */
+static bool journaled;                 /* ... and a journal protects the heap */
+static struct jn_writer writer;
+static uint64_t *dirty;                /* a bit per heap page (arch_flush_track) */
+static uint64_t heap_pages;
+static uint32_t *group_pages;          /* the next record's pages */
+static struct {
+	bool busy;
+	uint64_t seq;                  /* its record (0: no journal) */
+	struct marks marks;
+} inflight;
+static bool pending;                   /* commits since the group in flight */
+static struct marks pending_marks;
+static uint64_t durable_commits;       /* commits covered by a completed flush */
+static uint64_t sync_target[KROOT_MAX_PROCS * KPROC_MAX_THREADS];
+static uint64_t sync_thread[KROOT_MAX_PROCS * KPROC_MAX_THREADS];
+static struct durable_figures figures;
+
+/* --- power-on --------------------------------------------------------------- */
+
+/* flush_or_stop -- a flush at power-on; a device that fails it cannot hold the heap */
+static int flush_or_stop(const char *when)
+{
+	int err = pmem_flush_wait();
+
+	if (err)
+		pr_err("journal: the device failed a flush %s (%s); not going on\n", when,
+		       err_str(err));
+	return err;
+}
+
+/* alloc_dram -- zeroed DRAM frames for n bytes, or NULL */
+static void *alloc_dram(uint64_t bytes)
+{
+	uint64_t frames = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+	uint64_t phys;
+	void *p;
+
+	if (frame_alloc_run(frames, &phys))
+		return NULL;
+	p = phys_to_virt(phys);
+	memset(p, 0, frames * PAGE_SIZE);
+	return p;
+}
+
+/* start_tracking -- the writer continues after record `newest`, the flush
+ * primitive notes every heap page it writes back from now on */
+static int start_tracking(struct nvm *nvm, struct jn_header *h, uint64_t newest)
+{
+	heap_pages = h->heap_size / JN_PAGE;
+	dirty = alloc_dram((heap_pages + 63) / 64 * 8);
+	group_pages = alloc_dram(h->journal_size / JN_PAGE * sizeof(uint32_t));
+	if (!dirty || !group_pages) {
+		pr_err("journal: out of DRAM for the page bitmap of a %llu MiB heap\n",
+		       (unsigned long long)(h->heap_size >> 20));
+		return -ERR_NOMEM;
+	}
+	jn_writer_init(&writer, nvm->base, h, newest);
+	arch_flush_track(nvm->base, h->heap_size, dirty);
+	journaled = true;
+	nvm->size = h->heap_size; /* the heap sees the working copy alone */
+	return 0;
+}
+
+/* make_journal -- genesis on a blank device: lay it out, the header made
+ * durable before the heap is formatted */
+static int make_journal(struct nvm *nvm)
+{
+	struct jn_layout l;
+	struct jn_header *h = (void *)((uint8_t *)nvm->base + nvm->size - JN_PAGE);
+	int err = jn_plan(nvm->size, NVM_MIN_SIZE_DEFAULT / 4, &l);
+
+	if (err) {
+		pr_err("journal: a %llu MiB device has no room for a heap, its base copy and a journal\n",
+		       (unsigned long long)(nvm->size >> 20));
+		return err;
+	}
+	jn_make_header(h, nvm->size, &l, arch_cycles() ^ (nvm->phys << 12));
+	err = flush_or_stop("for the journal's header");
+	if (err)
+		return err;
+	pr_info("journal: new: heap %llu MiB, base copy %llu MiB, journal %llu KiB\n",
+		(unsigned long long)(l.heap_size >> 20), (unsigned long long)(l.heap_size >> 20),
+		(unsigned long long)(l.journal_size >> 10));
+	return start_tracking(nvm, h, 0);
+}
+
+/* recover -- rebuild the heap from the base copy and the journal, then
+ * start a new generation of records */
+static int recover(struct nvm *nvm, struct jn_header *h)
+{
+	struct jn_recovery r;
+	const char *why;
+	uint64_t restored;
+	int err = jn_recover(nvm->base, h, &r, &why);
+
+	if (err) {
+		pr_err("heap: the journal on the device is damaged: %s\n  not touching the heap\n", why);
+		return err;
+	}
+	err = flush_or_stop("after replaying the journal");
+	if (err)
+		return err;
+	h->generation++;
+	jn_seal_header(h);
+	err = flush_or_stop("for the journal's new generation");
+	if (err)
+		return err;
+	restored = jn_restore_heap(nvm->base, h);
+	pr_info("journal: recovered through record %llu (%llu records, %llu pages replayed; %llu torn records ignored); heap restored from its base copy (%llu pages)\n",
+		(unsigned long long)r.newest, (unsigned long long)r.replayed,
+		(unsigned long long)r.pages, (unsigned long long)r.incomplete,
+		(unsigned long long)restored);
+	return start_tracking(nvm, h, r.newest);
+}
+
+/* durable_power_on -- before the heap opens: on a device with flush
+ * requests, recover the heap from its journal or lay a blank device out */
+int durable_power_on(struct nvm *nvm)
+{
+	const struct jn_header *found;
+	const char *why;
+	int err;
+
+	requests = nvm->flush_requests;
+	if (!requests)
+		return 0;
+	err = jn_find(nvm->base, nvm->size, &found, &why);
+	if (!err)
+		return recover(nvm, (struct jn_header *)found);
+	if (err != -ERR_NOENT) {
+		pr_err("heap: %s\n  not touching the device\n", why);
+		return err;
+	}
+	if (heap_nvm_blank(nvm))
+		return make_journal(nvm);
+	pr_warn("journal: the heap fills the whole device (made for an NVDIMM?): no room for a journal, so a crash of the host may damage it; output still waits for flushes\n");
+	return 0;
+}
+
+/* --- groups ----------------------------------------------------------------- */
+
+/* marks_now -- what the last commit queued */
+static struct marks marks_now(void)
+{
+	return (struct marks){
+		.console = console_commit_mark(),
+		.link = hostlink_commit_mark(),
+		.commits = kroot->commits,
+	};
+}
+
+/* take_dirty -- the pages written back since the last group, into
+ * group_pages, the bitmap cleared; how many */
+static uint32_t take_dirty(void)
+{
+	uint32_t n = 0;
+
+	for (uint64_t w = 0; w < (heap_pages + 63) / 64; w++) {
+		uint64_t bits = __atomic_exchange_n(&dirty[w], 0, __ATOMIC_ACQ_REL);
+
+		while (bits) {
+			group_pages[n++] = (uint32_t)(w * 64 + (uint64_t)__builtin_ctzll(bits));
+			bits &= bits - 1;
+		}
+	}
+	arch_flush_track_reset();
+	return n;
+}
+
+/* finish_inflight -- the flush in flight completed (or the device failed it) */
+static void finish_inflight(int result);
+
+/* wait_inflight -- spin until the flush in flight completed */
+static void wait_inflight(void)
+{
+	int r;
+
+	while ((r = pmem_flush_poll()) == 0)
+		arch_cpu_relax();
+	finish_inflight(r);
+}
+
+/* drain_journal -- no flush in flight, the journal full: make every record
+ * unneeded. A flush covers the copies into the base copy made so far; an
+ * empty record that needs nothing older, once flushed, is then the newest
+ * complete record, so every record before it gives its slots back. */
+static void drain_journal(void)
+{
+	uint64_t seq;
+
+	if (pmem_flush_wait())
+		return; /* the write that follows fails, and says so */
+	writer.oldest_needed = writer.next_seq;
+	if (jn_write(&writer, NULL, 0, &seq) || pmem_flush_wait())
+		return;
+	jn_reclaim(&writer, seq + 1);
+}
+
+/* write_record -- the group's pages as the journal's next record; the
+ * flush in flight, if any, waited for when the journal has no room */
+static uint64_t write_record(void)
+{
+	uint32_t n = take_dirty();
+	uint64_t seq;
+	int err = jn_write(&writer, group_pages, n, &seq);
+
+	if (err == -ERR_NOSPC) {
+		figures.journal_full++;
+		drain_journal();
+		err = jn_write(&writer, group_pages, n, &seq);
+	}
+	if (err)
+		panic("journal: %u pages changed in one group, more than the journal's %u slots hold; the device needs a larger journal",
+		      n, writer.slots);
+	figures.pages += n;
+	return seq;
+}
+
+/* start_group -- with every CPU stopped: the group's record, and its flush */
+static void start_group(struct marks m)
+{
+	int err;
+
+	inflight.seq = journaled ? write_record() : 0;
+	arch_trace_event(NVT_EVENT_FLUSH_BEGIN);
+	err = pmem_flush_start();
+	KASSERT(err == 0); /* none is in flight */
+	inflight.busy = true;
+	inflight.marks = m;
+	pending = false;
+	figures.groups++;
+}
+
+/* release -- let out what a completed flush covered, and wake sync's waiters */
+static void release(struct marks m)
+{
+	console_release_to(m.console);
+	hostlink_release_to(m.link);
+	durable_commits = m.commits;
+	if (kroot)
+		sched_wake(KWAIT_DURABLE, 0); /* not before processes exist */
+}
+
+/* finish_inflight -- the flush completed: 1, or -ERR_IO (a failed flush
+ * leaves the output held: what it covered is not known durable) */
+static void finish_inflight(int result)
+{
+	inflight.busy = false;
+	if (result < 0) {
+		figures.failed++;
+		pending = true; /* the next group's flush covers it again */
+		pending_marks = inflight.marks.commits > pending_marks.commits ? inflight.marks
+									      : pending_marks;
+		return;
+	}
+	arch_trace_event(NVT_EVENT_FLUSH_END);
+	figures.flushes++;
+	if (journaled) {
+		jn_reclaim(&writer, inflight.seq);
+		jn_apply(&writer, inflight.seq);
+	}
+	release(inflight.marks);
+}
+
+/* durable_committed -- at the end of every commit, every other CPU
+ * stopped: let the epoch's output out, or start its group, or leave it to
+ * the next one (power-on's own commits, before `running`, release nothing) */
+void durable_committed(bool running)
+{
+	struct marks m = { 0 };
+
+	if (!requests) {
+		if (running) {
+			console_release();
+			hostlink_release();
+		}
+		return;
+	}
+	if (running)
+		m = marks_now();
+#ifdef FERRITE_MUTANT_OUTPUT_BEFORE_FLUSH /* tests: output let out before its flush */
+	if (running) {
+		console_release();
+		hostlink_release();
+	}
+#endif
+	figures.commits++;
+	if (inflight.busy && journaled &&
+	    arch_flush_track_count() > jn_slots_free(&writer) / 4)
+		wait_inflight(); /* the group must not outgrow the journal */
+	if (inflight.busy) {
+		pending = true;
+		pending_marks = m;
+		return;
+	}
+	start_group(m);
+}
+
+/* durable_poll -- at a safe or idle point (the kernel lock held): a
+ * completed flush lets its output out, and the commits that waited for it
+ * start their group */
+void durable_poll(void)
+{
+	int r;
+
+	if (!requests || !inflight.busy)
+		return;
+	r = pmem_flush_poll();
+	if (r == 0)
+		return;
+	finish_inflight(r);
+	if (pending) {
+		smp_stop_others();
+		start_group(pending_marks);
+	}
+}
+
+/* durable_settle -- before the machine stops waiting for programs (power
+ * off, the kernel's monitor): every commit made durable, its output out */
+void durable_settle(void)
+{
+	if (!requests)
+		return;
+	if (inflight.busy)
+		wait_inflight();
+	if (pending) {
+		smp_stop_others();
+		start_group(pending_marks);
+		wait_inflight();
+	}
+}
+
+/* durable_release_link -- output the link wrote while nothing changed
+ * since the last commit: made by committed state, so it goes with the
+ * flush that covers that commit (at once when none is awaited) */
+void durable_release_link(void)
+{
+	if (!requests || (!inflight.busy && !pending)) {
+		hostlink_release();
+		return;
+	}
+	if (pending)
+		pending_marks.link = hostlink_commit_mark();
+	else
+		inflight.marks.link = hostlink_commit_mark();
+}
+
+/* durable_output_waiting -- whether output waits for a flush */
+bool durable_output_waiting(void)
+{
+	return requests && (inflight.busy || pending);
+}
+
+/* --- sync ------------------------------------------------------------------- */
+
+/* durable_sync -- SYS_SYNC, fsync: a commit is asked for; on a device with
+ * flush requests the call blocks until a flush covered the commit that
+ * follows its first issue (it is issued again when a flush completes);
+ * whether the caller's state is durable now */
+bool durable_sync(struct trap_frame *tf)
+{
+	struct pctx *p = sched_current();
+	unsigned i = p->proc->slot * KPROC_MAX_THREADS + sched_current_tid();
+	uint64_t thread = p->thread_id[sched_current_tid()];
+
+	heap_request_commit();
+	if (!requests)
+		return true; /* committed at the safe point on the way back */
+	if (sync_thread[i] != thread || !sync_target[i]) {
+		sync_thread[i] = thread;
+		sync_target[i] = kroot->commits + 1; /* the commit that follows */
+	}
+	if (durable_commits >= sync_target[i]) {
+		sync_target[i] = 0;
+		return true;
+	}
+	figures.sync_waits++;
+	sched_block(tf, KWAIT_DURABLE, 0, 0);
+	return false;
+}
+
+/* durable_power_on_done -- the heap is open: what it holds is durable */
+void durable_power_on_done(void)
+{
+	durable_commits = kroot->commits;
+	sched_wake(KWAIT_DURABLE, 0); /* syncs cut by the power: issued again */
+}
+
+/* durable_figures -- the flushes of this power-on */
+void durable_get_figures(struct durable_figures *out)
+{
+	*out = figures;
+	out->requests = requests;
+	out->journaled = journaled;
+}

@@ -1,0 +1,204 @@
+/*
+ * journal.h -- a heap on a device whose stores are durable only after a
+ * flush request (virtio-pmem): the layout, and the journal that makes the
+ * last flushed state survive a crash of the host.
+ *
+ * Such a device keeps every store in the host's page cache at once (a kill
+ * of QEMU loses nothing) but on its disk only what a completed FLUSH
+ * covered: after a host crash the device holds the state of the last
+ * completed flush plus ANY SUBSET of the 4 KiB pages written since, each
+ * page whole. No order between two pages survives, so an undo log written
+ * before the page it protects may be lost while the page is not; the
+ * heap's own protocol (format.h) cannot stand on such a device alone.
+ *
+ * So the device holds the heap twice, with a journal between:
+ *
+ *   [0, heap_size)                         the heap, the WORKING COPY the
+ *                                          kernel runs on, as on an NVDIMM
+ *   [base_offset, base_offset + heap_size) the BASE COPY: the working copy
+ *                                          as of a past group commit
+ *   [journal_offset, + journal_size)       the JOURNAL: 4 KiB slots
+ *   [device_size - 4096, device_size)      struct jn_header
+ *
+ * A group commit, with every CPU stopped right after a commit: each page of
+ * the working copy written since the last group (the kernel learns them
+ * from its flushes: every store to the heap is flushed before a commit
+ * completes, docs/persistence-model.md) is copied into the journal as one
+ * RECORD; then a flush is asked for. Once it completed, the record is
+ * durable: the output of the epochs it holds may be seen, and its pages are
+ * copied into the base copy; once a later flush covered that too, the
+ * record's slots may be reused.
+ *
+ * Power-on always recovers from the base copy and the journal, never from
+ * the working copy (it cannot tell a kill of QEMU, which leaves a good
+ * working copy, from a host crash, which does not): it replays the newest
+ * COMPLETE record and those it names as still needed onto the base copy,
+ * then copies the base copy over the working copy. A record is complete
+ * when every one of its pages holds it: each header page carries a CRC-32C,
+ * and each page image carries, in its first 8 bytes, the record's stamp
+ * (jn_stamp: the journal's id, its generation and the record's sequence
+ * number, mixed), the 8 bytes it displaced kept in its header entry.
+ *
+ * Invariants (checked by jn_recover, kept by the kernel's writer):
+ *  - records are numbered 1, 2, ... in the order written, across
+ *    generations; a record is written only after the flush of the one
+ *    before it completed, so every record older than the newest complete
+ *    one was complete when the newest was written;
+ *  - record r's first_needed is the oldest record whose copy into the base
+ *    copy no completed flush covered yet when r was written; its slots are
+ *    not reused before then, so records first_needed..r are all intact;
+ *  - a power-on that recovered raises the header's generation (durably)
+ *    before writing any record, and writes records from slot 0 again:
+ *    records of older generations are never replayed.
+ */
+#ifndef OBJSTORE_JOURNAL_H
+#define OBJSTORE_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JN_MAGIC "FEJOURNL"
+#define JN_RECORD_MAGIC "FEJRECRD"
+#define JN_VERSION 1
+#define JN_PAGE 4096u
+
+/* The device's last page. */
+struct jn_header {
+	char magic[8];              /* JN_MAGIC */
+	uint32_t version;           /* JN_VERSION */
+	uint32_t header_size;       /* sizeof(struct jn_header) */
+	uint64_t device_size;       /* bytes of the device this layout was made for */
+	uint64_t heap_size;         /* bytes of the heap (and of its base copy) */
+	uint64_t base_offset;       /* the base copy */
+	uint64_t journal_offset;    /* the journal's first slot */
+	uint64_t journal_size;      /* bytes, a multiple of JN_PAGE */
+	uint64_t journal_id;        /* differs between devices' geneses */
+	uint64_t generation;        /* raised by every power-on that recovered */
+	uint8_t reserved[52];       /* zero */
+	uint32_t crc;               /* CRC-32C of the other bytes */
+};
+_Static_assert(sizeof(struct jn_header) == 128, "journal header size");
+
+/* One page image of a record: which heap page, and its first 8 bytes. */
+struct jn_entry {
+	uint32_t page;              /* heap page number */
+	uint32_t reserved;          /* zero */
+	uint64_t first_word;        /* the bytes the stamp displaced */
+};
+_Static_assert(sizeof(struct jn_entry) == 16, "journal entry size");
+
+#define JN_ENTRIES_PER_PAGE 252
+
+/* A record's header page; the record's page images follow its header
+ * pages, slot after slot, wrapping at the journal's end. */
+struct jn_record_page {
+	char magic[8];              /* JN_RECORD_MAGIC */
+	uint64_t journal_id;
+	uint64_t generation;
+	uint64_t seq;               /* the record's number */
+	uint64_t first_needed;      /* replay records first_needed..seq */
+	uint32_t first_slot;        /* the slot of the record's header page 0 */
+	uint32_t index;             /* this header page's index */
+	uint32_t header_pages;      /* the record's header pages */
+	uint32_t pages;             /* the record's page images */
+	uint32_t entries;           /* entries on this header page */
+	uint32_t crc;               /* CRC-32C of the page, this field 0 */
+	struct jn_entry entry[JN_ENTRIES_PER_PAGE];
+};
+_Static_assert(sizeof(struct jn_record_page) == JN_PAGE, "record page size");
+
+/* jn_stamp -- the word a page image of record `seq` begins with */
+static inline uint64_t jn_stamp(uint64_t journal_id, uint64_t generation, uint64_t seq)
+{
+	uint64_t x = journal_id ^ (generation << 40) ^ seq ^ 0x9e3779b97f4a7c15ull;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* jn_header_pages -- header pages of a record of `pages` images */
+static inline uint32_t jn_header_pages(uint32_t pages)
+{
+	return pages ? (pages + JN_ENTRIES_PER_PAGE - 1) / JN_ENTRIES_PER_PAGE : 1;
+}
+
+/* The device's layout. */
+struct jn_layout {
+	uint64_t heap_size, base_offset, journal_offset, journal_size;
+};
+
+/* jn_plan -- the layout genesis gives a device of `device_size` bytes: a
+ * journal of an eighth (at least 1 MiB), the rest halved. 0, or
+ * -ERR_NOSPC when the heap would be under `min_heap` bytes. */
+int jn_plan(uint64_t device_size, uint64_t min_heap, struct jn_layout *out);
+
+/* jn_make_header -- the header of that layout, checksummed */
+void jn_make_header(struct jn_header *h, uint64_t device_size,
+		    const struct jn_layout *l, uint64_t journal_id);
+
+/* jn_seal_header -- recompute h's checksum (after raising its generation) */
+void jn_seal_header(struct jn_header *h);
+
+/* jn_find -- whether a device of `size` bytes at `dev` ends with a journal
+ * header (its magic): then 0 if it is sound, else -ERR_CORRUPT or
+ * -ERR_VERSION with the reason in *why; -ERR_NOENT when there is none */
+int jn_find(const void *dev, uint64_t size, const struct jn_header **out,
+	    const char **why);
+
+/* What a recovery found and did. */
+struct jn_recovery {
+	uint64_t newest;            /* the newest complete record (0: none) */
+	uint64_t replayed;          /* records replayed onto the base copy */
+	uint64_t pages;             /* page images copied */
+	uint64_t incomplete;        /* records of this generation found torn */
+};
+
+/* jn_recover -- replay the journal onto the base copy: the newest complete
+ * record of the header's generation and the records it needs. 0, or
+ * -ERR_CORRUPT (the reason in *why) when a needed record is not intact. Writes only
+ * the base copy. */
+int jn_recover(uint8_t *dev, const struct jn_header *h, struct jn_recovery *out,
+	       const char **why);
+
+/* jn_restore_heap -- make the working copy equal the base copy, writing
+ * only the pages that differ; how many it wrote */
+uint64_t jn_restore_heap(uint8_t *dev, const struct jn_header *h);
+
+/* The writer's state: volatile, rebuilt at every power-on (jn_writer_init). */
+struct jn_writer {
+	uint8_t *dev;
+	struct jn_header *header;   /* on the device */
+	uint32_t slots;             /* the journal's slots */
+	uint32_t head;              /* where the next record begins */
+	uint32_t tail;              /* the oldest slot still needed */
+	uint64_t next_seq;          /* the next record's number */
+	uint64_t oldest_needed;     /* first_needed of the next record */
+	/* records written and not reclaimed, oldest first */
+	struct jn_live { uint64_t seq; uint32_t first_slot, slots; } live[4];
+	unsigned live_count;
+};
+
+/* jn_writer_init -- write records after a recovery that found `newest`
+ * (0: none): records continue from newest + 1, from slot 0 */
+void jn_writer_init(struct jn_writer *w, uint8_t *dev, struct jn_header *h,
+		    uint64_t newest);
+
+/* jn_slots_free -- slots a record may take now */
+uint32_t jn_slots_free(const struct jn_writer *w);
+
+/* jn_write -- write the working copy's `n` pages `pages` as the next
+ * record: 0 and its number in *seq, or -ERR_NOSPC (nothing written) when
+ * it needs more than jn_slots_free slots (a record of pages leaves one
+ * free, for an empty record) */
+int jn_write(struct jn_writer *w, const uint32_t *pages, uint32_t n, uint64_t *seq);
+
+/* jn_apply -- copy record `seq` (written, flushed) into the base copy */
+void jn_apply(struct jn_writer *w, uint64_t seq);
+
+/* jn_reclaim -- a flush covered every copy into the base copy made so far:
+ * records older than `seq` (the newest applied) give their slots back */
+void jn_reclaim(struct jn_writer *w, uint64_t seq);
+
+#endif
