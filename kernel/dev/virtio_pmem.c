@@ -36,6 +36,7 @@
 #include "dev/virtio.h"
 #include "dev/virtio_pmem.h"
 #include "ferrite/errors.h"
+#include "ferrite/nvmtrace.h"
 #include "mm/frame.h"
 #include "mm/phys.h"
 #include "mm/vm.h"
@@ -197,6 +198,7 @@ int pmem_flush_start(void)
 	*pmem.type = REQ_TYPE_FLUSH;
 	*pmem.ret = RET_UNANSWERED;
 	pmem.started_ns = now();
+	arch_trace_event(NVT_EVENT_PMEM_FLUSH_BEGIN); /* every store before it is covered */
 	head = virtq_submit(&pmem.queue, bufs, 2);
 	if (head < 0)
 		return head; /* Invariant: none in flight, so the queue is free */
@@ -229,6 +231,7 @@ int pmem_flush_poll(void)
 	if (head == -ERR_AGAIN)
 		return 0;
 	pmem.in_flight = false;
+	arch_trace_event(NVT_EVENT_PMEM_FLUSH_END); /* answered: durable if ret says so */
 	ret = *pmem.ret;
 	if (head >= 0 && written >= sizeof(ret) && ret == 0) {
 		count(false);
