@@ -64,6 +64,7 @@ static struct {
 	uint64_t (*now_ns)(void);
 	/* under the kernel lock */
 	bool in_flight;
+	bool broken;                    /* the device broke the queue's rules: FAILED */
 	bool error_said;
 	uint64_t started_ns;
 	struct pmem_stats stats;
@@ -193,6 +194,8 @@ int pmem_flush_start(void)
 
 	if (!pmem.started)
 		return -ERR_NOENT;
+	if (pmem.broken)
+		return -ERR_IO;
 	if (pmem.in_flight)
 		return -ERR_BUSY;
 	*pmem.type = REQ_TYPE_FLUSH;
@@ -238,9 +241,13 @@ int pmem_flush_poll(void)
 		return 1;
 	}
 	count(true);
+	if (head < 0) { /* its descriptors are lost: no request can follow */
+		pmem.broken = true;
+		virtio_fail(&pmem.dev);
+	}
 	if (!pmem.error_said) {
 		pr_err("virtio-pmem: a flush failed (%s %#x): stores since the last good flush may not be durable on the host\n",
-		       head < 0 ? "the device returned a descriptor not ours" :
+		       head < 0 ? "the device returned a descriptor not ours, and is not used any more;" :
 		       written < sizeof(ret) ? "no answer written, ret" : "ret",
 		       ret);
 		pmem.error_said = true;
