@@ -72,8 +72,8 @@ enum nvt_event {
 	NVT_EVENT_PAGE_LOG_END = 3,
 	NVT_EVENT_ROLLBACK_BEGIN = 4, /* power-on opens the heap: recovery */
 	NVT_EVENT_ROLLBACK_END = 5,
-	NVT_EVENT_FLUSH_BEGIN = 6,    /* a flush request to virtio-pmem is sent (epoch/durable.c) */
-	NVT_EVENT_FLUSH_END = 7,      /* ... and the kernel saw it completed */
+	NVT_EVENT_PMEM_FLUSH_BEGIN = 6, /* a virtio-pmem FLUSH request sent ... */
+	NVT_EVENT_PMEM_FLUSH_END = 7,   /* ... and its answer taken (virtio_pmem.c) */
 };
 
 struct nvt_record {

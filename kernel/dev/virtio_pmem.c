@@ -36,6 +36,7 @@
 #include "dev/virtio.h"
 #include "dev/virtio_pmem.h"
 #include "ferrite/errors.h"
+#include "ferrite/nvmtrace.h"
 #include "mm/frame.h"
 #include "mm/phys.h"
 #include "mm/vm.h"
@@ -63,6 +64,7 @@ static struct {
 	uint64_t (*now_ns)(void);
 	/* under the kernel lock */
 	bool in_flight;
+	bool broken;                    /* the device broke the queue's rules: FAILED */
 	bool error_said;
 	uint64_t started_ns;
 	struct pmem_stats stats;
@@ -192,11 +194,14 @@ int pmem_flush_start(void)
 
 	if (!pmem.started)
 		return -ERR_NOENT;
+	if (pmem.broken)
+		return -ERR_IO;
 	if (pmem.in_flight)
 		return -ERR_BUSY;
 	*pmem.type = REQ_TYPE_FLUSH;
 	*pmem.ret = RET_UNANSWERED;
 	pmem.started_ns = now();
+	arch_trace_event(NVT_EVENT_PMEM_FLUSH_BEGIN); /* every store before it is covered */
 	head = virtq_submit(&pmem.queue, bufs, 2);
 	if (head < 0)
 		return head; /* Invariant: none in flight, so the queue is free */
@@ -229,15 +234,20 @@ int pmem_flush_poll(void)
 	if (head == -ERR_AGAIN)
 		return 0;
 	pmem.in_flight = false;
+	arch_trace_event(NVT_EVENT_PMEM_FLUSH_END); /* answered: durable if ret says so */
 	ret = *pmem.ret;
 	if (head >= 0 && written >= sizeof(ret) && ret == 0) {
 		count(false);
 		return 1;
 	}
 	count(true);
+	if (head < 0) { /* its descriptors are lost: no request can follow */
+		pmem.broken = true;
+		virtio_fail(&pmem.dev);
+	}
 	if (!pmem.error_said) {
 		pr_err("virtio-pmem: a flush failed (%s %#x): stores since the last good flush may not be durable on the host\n",
-		       head < 0 ? "the device returned a descriptor not ours" :
+		       head < 0 ? "the device returned a descriptor not ours, and is not used any more;" :
 		       written < sizeof(ret) ? "no answer written, ret" : "ret",
 		       ret);
 		pmem.error_said = true;

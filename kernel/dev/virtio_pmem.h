@@ -4,7 +4,8 @@
  * requests (virtio_pmem.c).
  *
  * Every call below is made under the kernel lock (power-on holds it on
- * the boot CPU); any CPU may make it.
+ * the boot CPU); any CPU may make it. The flushes matter when the device
+ * holds the heap: nvm.flush_requests (dev/nvm.h).
  */
 #ifndef DEV_VIRTIO_PMEM_H
 #define DEV_VIRTIO_PMEM_H
@@ -40,7 +41,8 @@ int pmem_init(const struct boot_info *bi, struct pmem_region *out);
 void pmem_set_clock(uint64_t (*now_ns)(void));
 
 /* pmem_flush_start -- ask the device to make every store so far durable:
- * 0, or -ERR_BUSY while one is in flight (-ERR_NOENT: no device started) */
+ * 0, or -ERR_BUSY while one is in flight (-ERR_NOENT: no device started;
+ * -ERR_IO: the device broke its queue's rules before, which was said) */
 int pmem_flush_start(void);
 
 /* pmem_flush_poll -- 1: the flush asked for completed and the device said

@@ -53,7 +53,6 @@
 #include "dev/virtio_pmem.h"
 #include "epoch/durable.h"
 #include "errstr.h"
-#include "ferrite/nvmtrace.h"
 #include "hostlink/hostlink.h"
 #include "mm/frame.h"
 #include "mm/phys.h"
@@ -295,7 +294,6 @@ static void start_group(struct marks m)
 	int err;
 
 	inflight.seq = journaled ? write_record() : 0;
-	arch_trace_event(NVT_EVENT_FLUSH_BEGIN);
 	err = pmem_flush_start();
 	KASSERT(err == 0); /* none is in flight */
 	inflight.busy = true;
@@ -326,7 +324,6 @@ static void finish_inflight(int result)
 									      : pending_marks;
 		return;
 	}
-	arch_trace_event(NVT_EVENT_FLUSH_END);
 	figures.flushes++;
 	if (journaled) {
 		jn_reclaim(&writer, inflight.seq);

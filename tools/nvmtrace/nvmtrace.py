@@ -45,7 +45,7 @@ KINDS = {STORE: "store", WRITEBACK: "write-back", FENCE: "fence",
          EVENT: "kernel event", INSNS: "instructions"}
 # The windows the kernel marks (enum nvt_event): event 2w begins window w,
 # 2w + 1 ends it.
-WINDOWS = ("commit", "page log", "rollback")
+WINDOWS = ("commit", "page log", "rollback", "pmem flush")
 SUBS = {STORE: ("cached", "non-temporal"),
         WRITEBACK: ("clflush", "clflushopt", "clwb"),
         FENCE: ("sfence", "mfence", "locked", "serialising"),
