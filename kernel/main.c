@@ -210,8 +210,6 @@ void kmain(uint32_t boot_magic, uint32_t boot_info_phys)
 	time_init(entry_tick);
 	heap_set_wall_clock(time_wall_ns);
 	pmem_set_clock(time_ns);
-	if (heap_ok && nvm.flush_requests)
-		pmem_flush_report(); /* what a flush costs here, and the heap durable */
 	stamp("timer");
 	smp_start();
 	stamp("cpus");

@@ -430,8 +430,23 @@ struct fe_sysinfo {
 	uint64_t cache_hits;        /* faults on a page already cached */
 	uint64_t cache_evictions;   /* clean pages given back to make room */
 	uint64_t cache_full;        /* commits asked for because no cached page was clean */
+	/* A device whose stores are durable only after a flush request
+	 * (virtio-pmem, docs/virtio-pmem.md); the fields above are the third
+	 * version (FE_SYSINFO_SIZE_3 bytes). All 0 on an NVDIMM; counts are
+	 * since this power-on. */
+	uint64_t pmem_mode;         /* 0: an NVDIMM; 1: flush requests; 2: and a journal protects the heap */
+	uint64_t pmem_flushes;      /* flushes completed */
+	uint64_t pmem_flush_mean_ns; /* a flush: request sent -> completion taken */
+	uint64_t pmem_flush_max_ns;
+	uint64_t pmem_groups;       /* group commits: flushes asked for */
+	uint64_t pmem_commits;      /* commits whose output waited for a flush */
+	uint64_t pmem_journal_pages; /* page images written to the journal */
+	uint64_t pmem_journal_full; /* groups that found the journal full and drained it */
+	uint64_t pmem_sync_waits;   /* sync calls that blocked for a flush */
+	uint64_t pmem_waiting;      /* commits not yet covered by a completed flush, now */
 };
 #define FE_SYSINFO_SIZE_1 200
 #define FE_SYSINFO_SIZE_2 360
+#define FE_SYSINFO_SIZE_3 440
 
 #endif

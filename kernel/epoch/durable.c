@@ -85,7 +85,15 @@ static struct marks pending_marks;
 static uint64_t durable_commits;       /* commits covered by a completed flush */
 static uint64_t sync_target[KROOT_MAX_PROCS * KPROC_MAX_THREADS];
 static uint64_t sync_thread[KROOT_MAX_PROCS * KPROC_MAX_THREADS];
-static struct durable_figures figures;
+static struct {
+	uint64_t commits;              /* commits that waited for a flush */
+	uint64_t groups;               /* flushes asked for */
+	uint64_t flushes;              /* flushes completed (their cost: pmem_stats) */
+	uint64_t failed;               /* flushes the device failed */
+	uint64_t pages;                /* page images written to the journal */
+	uint64_t journal_full;         /* groups that found the journal full */
+	uint64_t sync_waits;           /* sync calls that blocked for a flush */
+} figures;
 
 /* --- power-on --------------------------------------------------------------- */
 
@@ -355,8 +363,7 @@ void durable_committed(bool running)
 	}
 #endif
 	figures.commits++;
-	if (inflight.busy && journaled &&
-	    arch_flush_track_count() > jn_slots_free(&writer) / 4)
+	if (inflight.busy && durable_group_full())
 		wait_inflight(); /* the group must not outgrow the journal */
 	if (inflight.busy) {
 		pending = true;
@@ -364,6 +371,14 @@ void durable_committed(bool running)
 		return;
 	}
 	start_group(m);
+}
+
+/* durable_group_full -- whether the pages changed since the last group
+ * fill a quarter of the journal's room: the next commit must start a
+ * group (and wait for the flush in flight, if any: durable_committed) */
+bool durable_group_full(void)
+{
+	return journaled && arch_flush_track_count() > jn_slots_free(&writer) / 4;
 }
 
 /* durable_poll -- at a safe or idle point (the kernel lock held): a
@@ -452,14 +467,37 @@ bool durable_sync(struct trap_frame *tf)
 /* durable_power_on_done -- the heap is open: what it holds is durable */
 void durable_power_on_done(void)
 {
+	if (requests) {
+		/* power-on's own commits made durable; no thread runs yet, so
+		 * there is no CPU to stop */
+		if (inflight.busy)
+			wait_inflight();
+		if (pending) {
+			start_group(pending_marks);
+			wait_inflight();
+		}
+		pmem_flush_report(); /* what a flush costs here */
+	}
 	durable_commits = kroot->commits;
 	sched_wake(KWAIT_DURABLE, 0); /* syncs cut by the power: issued again */
 }
 
-/* durable_figures -- the flushes of this power-on */
-void durable_get_figures(struct durable_figures *out)
+/* durable_figures -- sysinfo's figures of the flushes of this power-on */
+void durable_figures(struct fe_sysinfo *info)
 {
-	*out = figures;
-	out->requests = requests;
-	out->journaled = journaled;
+	struct pmem_stats st;
+
+	if (!requests)
+		return;
+	pmem_stats(&st);
+	info->pmem_mode = journaled ? 2 : 1;
+	info->pmem_flushes = figures.flushes;
+	info->pmem_flush_mean_ns = st.flushes ? st.total_ns / st.flushes : 0;
+	info->pmem_flush_max_ns = st.max_ns;
+	info->pmem_groups = figures.groups;
+	info->pmem_commits = figures.commits;
+	info->pmem_journal_pages = figures.pages;
+	info->pmem_journal_full = figures.journal_full;
+	info->pmem_sync_waits = figures.sync_waits;
+	info->pmem_waiting = kroot->commits - durable_commits;
 }

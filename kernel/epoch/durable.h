@@ -11,21 +11,10 @@
 #include <stdint.h>
 
 #include "dev/nvm.h"
+#include "ferrite/syscall.h"
 
 struct trap_frame;
 
-/* The flushes of this power-on (sysinfo, osh stats). */
-struct durable_figures {
-	bool requests;                 /* the NVM needs flush requests */
-	bool journaled;                /* a journal protects the heap */
-	uint64_t commits;              /* commits that waited for a flush */
-	uint64_t groups;               /* flushes asked for */
-	uint64_t flushes;              /* flushes completed (their cost: pmem_stats) */
-	uint64_t failed;               /* flushes the device failed */
-	uint64_t pages;                /* page images written to the journal */
-	uint64_t journal_full;         /* groups that found the journal full */
-	uint64_t sync_waits;           /* sync calls that blocked for a flush */
-};
 
 /* durable_power_on -- before the heap opens: on a device with flush
  * requests, rebuild the heap from its base copy and journal, or lay a
@@ -41,6 +30,11 @@ void durable_power_on_done(void);
  * stopped: the epoch's output goes out (`running`: the system runs; power-on's own
  * commits release nothing), now or once the flush of its group completed */
 void durable_committed(bool running);
+
+/* durable_group_full -- whether the pages changed since the last group
+ * fill a quarter of the journal's room: a commit is due (at a kernel
+ * entry, epoch_reserve_entry) */
+bool durable_group_full(void);
 
 /* durable_poll -- at a safe or idle point: a completed flush lets its
  * output out, and the commits that waited start the next group */
@@ -62,7 +56,7 @@ bool durable_output_waiting(void);
  * flush completes) */
 bool durable_sync(struct trap_frame *tf);
 
-/* durable_get_figures -- the flushes of this power-on */
-void durable_get_figures(struct durable_figures *out);
+/* durable_figures -- sysinfo's figures of the flushes of this power-on */
+void durable_figures(struct fe_sysinfo *info);
 
 #endif

@@ -20,7 +20,9 @@
  *    pages -- stays about 1/COST_SHARE of the time: the next periodic
  *    commit comes no sooner than COST_SHARE times the last epoch's cost;
  *  - when the log could not take one more kernel entry
- *    (HEAP_ENTRY_LOG_MAX): epoch_reserve_entry asks, and the entry backs out;
+ *    (HEAP_ENTRY_LOG_MAX), or on virtio-pmem the journal one more group's
+ *    worth (durable_group_full): epoch_reserve_entry asks, and the entry
+ *    backs out;
  *  - when something asks (heap_request_commit: SYS_SYNC, a full written
  *    set or DRAM cache, a writer waiting for output room, a snapshot);
  *  - when every CPU would go idle with anything changed, or one would while
@@ -158,7 +160,7 @@ static bool log_short(void)
  * more; if not, a commit is asked for and the entry backs out */
 bool epoch_reserve_entry(void)
 {
-	if (!log_short())
+	if (!log_short() && !durable_group_full())
 		return true;
 	heap_request_commit();
 	return false;

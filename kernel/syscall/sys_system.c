@@ -144,13 +144,16 @@ _Static_assert(__builtin_offsetof(struct fe_sysinfo, cpus) == FE_SYSINFO_SIZE_1,
 	       "the first version of struct fe_sysinfo ends where cpus begins");
 _Static_assert(__builtin_offsetof(struct fe_sysinfo, cache_pages_max) == FE_SYSINFO_SIZE_2,
 	       "the second version of struct fe_sysinfo ends where the cache's figures begin");
+_Static_assert(__builtin_offsetof(struct fe_sysinfo, pmem_mode) == FE_SYSINFO_SIZE_3,
+	       "the third version ends where the flush figures begin");
 _Static_assert(FE_MAX_CPUS == ARCH_MAX_CPUS, "one CPU limit");
 
 /* sysinfo_size -- the bytes of struct fe_sysinfo the caller knows: it
  * passes its size; older programs passed none (the first version) */
 static uint64_t sysinfo_size(uint64_t asked)
 {
-	if (asked == sizeof(struct fe_sysinfo) || asked == FE_SYSINFO_SIZE_2)
+	if (asked == sizeof(struct fe_sysinfo) || asked == FE_SYSINFO_SIZE_2 ||
+	    asked == FE_SYSINFO_SIZE_3)
 		return asked;
 	return FE_SYSINFO_SIZE_1;
 }
@@ -182,6 +185,7 @@ int64_t sys_sysinfo(struct syscall *call)
 	epoch_figures(&info);
 	sched_cpu_figures(&info);
 	pagecache_figures(&info);
+	durable_figures(&info);
 	return uvm_copy_out(&call->caller->mem, info_ptr, &info, size);
 }
 

@@ -72,6 +72,25 @@ static void print_cache(const struct fe_sysinfo *si)
 		   si->cache_written_last, si->cache_written_back, si->cache_moved);
 }
 
+/* print_flushes -- on virtio-pmem, the flush requests the commits wait for */
+static void print_flushes(const struct fe_sysinfo *si)
+{
+	char a[32], b[32];
+
+	if (!si->pmem_mode)
+		return;
+	out_printf("flushes: %lu completed, mean %s us, max %s us; %lu groups for %lu commits, "
+		   "%lu commits waiting now; %lu syncs waited\n",
+		   si->pmem_flushes, us(si->pmem_flush_mean_ns, a, sizeof(a)),
+		   us(si->pmem_flush_max_ns, b, sizeof(b)), si->pmem_groups, si->pmem_commits,
+		   si->pmem_waiting, si->pmem_sync_waits);
+	if (si->pmem_mode == 2)
+		out_printf("journal: %lu page images written, drained %lu times when full\n",
+			   si->pmem_journal_pages, si->pmem_journal_full);
+	else
+		out_printf("journal: none (the heap fills the device): a host crash may damage the heap\n");
+}
+
 /* cmd_epoch -- epoch, stats: the checkpoint figures */
 void cmd_epoch(int argc, char **argv)
 {
@@ -95,6 +114,7 @@ void cmd_epoch(int argc, char **argv)
 	out_printf("user pages to the heap: last epoch %lu, mean %lu per epoch\n",
 		   si.pages_last, si.pages_mean);
 	print_cache(&si);
+	print_flushes(&si);
 	print_cpus(&si);
 	out_printf("undo log: %lu KiB, %lu KiB used, high water %lu KiB\n",
 		   si.log_size >> 10, si.log_used >> 10, si.log_high_water >> 10);
