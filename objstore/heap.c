@@ -122,35 +122,21 @@ static int layout(struct os_superblock *sb, uint64_t size, uint64_t log_size,
 	return os_snap_geometry_check(sb) ? -ERR_NOSPC : 0;
 }
 
-/* os_heap_pages_for -- the data pages of `sb`'s heap resized to an image
- * of `size` bytes (2.3): as many as fit after data_offset */
-uint64_t os_heap_pages_for(const struct os_superblock *sb, uint64_t size)
-{
-	return size > sb->data_offset ? (size - sb->data_offset) / OS_PAGE_SIZE : 0;
-}
-
-/* os_max_heap_size -- the largest heap `sb` can grow to (2.3), else its size */
-uint64_t os_max_heap_size(const struct os_superblock *sb)
-{
-	if (!sb->page_capacity)
-		return sb->heap_size;
-	return sb->data_offset + sb->page_capacity * OS_PAGE_SIZE;
-}
-
 /* old_geometry_problem -- the regions of a heap before 2.3: data pages
- * after the stack, then the snapshot area to the end */
+ * after the stack, then the snapshot area to the end; an image at least
+ * as large as the heap (what lies past it, such a heap never uses) */
 static const char *old_geometry_problem(const struct os_superblock *sb, uint64_t size)
 {
 	uint64_t pages = sb->page_count;
 
-	if (sb->heap_size != size)
-		return "heap size in the superblock differs from the image size";
+	if (sb->heap_size > size)
+		return "the heap is larger than the image";
 	if (sb->stack_offset != sb->desc_offset + OS_ALIGN_UP(pages * sizeof(struct os_page_desc), OS_PAGE_SIZE))
 		return "free-page stack does not follow the descriptors";
 	if (sb->data_offset != sb->stack_offset + OS_ALIGN_UP(pages * sizeof(uint32_t), OS_PAGE_SIZE))
 		return "data pages do not follow the free-page stack";
-	if (sb->data_offset > size ||
-	    pages > (size - sb->data_offset) / OS_PAGE_SIZE)
+	if (sb->data_offset > sb->heap_size ||
+	    pages > (sb->heap_size - sb->data_offset) / OS_PAGE_SIZE)
 		return "data pages run past the end of the heap";
 	return NULL;
 }

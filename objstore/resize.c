@@ -36,6 +36,21 @@
 
 #define SB_COVERED (__builtin_offsetof(struct os_superblock, crc) + sizeof(uint32_t))
 
+/* os_heap_pages_for -- the data pages of `sb`'s heap resized to an image
+ * of `size` bytes (2.3): as many as fit after data_offset */
+uint64_t os_heap_pages_for(const struct os_superblock *sb, uint64_t size)
+{
+	return size > sb->data_offset ? (size - sb->data_offset) / OS_PAGE_SIZE : 0;
+}
+
+/* os_max_heap_size -- the largest heap `sb` can grow to (2.3), else its size */
+uint64_t os_max_heap_size(const struct os_superblock *sb)
+{
+	if (!sb->page_capacity)
+		return sb->heap_size;
+	return sb->data_offset + sb->page_capacity * OS_PAGE_SIZE;
+}
+
 /* spare_of -- the spare superblock in page 0 of the heap at `base` */
 static const struct os_superblock *spare_of(const void *base)
 {
