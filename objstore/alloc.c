@@ -23,8 +23,8 @@
  * free_epoch says so): then its old bytes belong to an owner that rollback
  * brings back, and the block is logged (UNDO) instead.
  *
- * Invariants (verified by the checker): free_top + pages_unformatted <=
- * page_count; the stack holds free_top distinct page numbers below the tail
+ * Invariants (verified by the checker): free_top <= os_formatted_pages <=
+ * page_count (the tail counted to the descriptors' room, format.h); the stack holds free_top distinct page numbers below the tail
  * whose descriptors are FREE, and every other page below the tail has a
  * descriptor that is not FREE; a slab's `used` is the
  * popcount of its slot_map, bits beyond its slot count are clear; a slab
@@ -77,7 +77,7 @@ static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page,
 		p = os->stack[root->free_top - 1];
 		if (p >= formatted || os->desc[p].kind != OS_PAGE_FREE)
 			return -ERR_CORRUPT;
-	} else if (root->pages_unformatted) {
+	} else if (formatted < os->sb->page_count) {
 		p = formatted; /* its descriptor holds nothing yet */
 	} else {
 		return -ERR_NOMEM;
@@ -108,7 +108,7 @@ static int page_free(struct objstore *os, uint64_t page)
 	uint32_t *slot = &os->stack[root->free_top];
 	int err;
 
-	if (os_pages_free(root) >= os->sb->page_count)
+	if (os_pages_free(os->sb, root) >= os->sb->page_count)
 		return -ERR_CORRUPT;
 	/* Its bytes may be a snapshot's: kept before a FRESH write can change
 	 * them unlogged (format.h, I1). */

@@ -1638,7 +1638,7 @@ static int rename_prepare(struct cat_op *op, const uint8_t *to, unsigned tlen,
 	err = plan(op, rm);
 	if (!err)
 		err = os_log_room(os, op->log + root_log() + insert_log_max(h));
-	if (!err && os_pages_free(os->root) < op->nodes + 2ull * h + 1)
+	if (!err && os_pages_free(os->sb, os->root) < op->nodes + 2ull * h + 1)
 		err = -ERR_NOMEM;
 	if (!err)
 		err = pool_fill(op, op->nodes);

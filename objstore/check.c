@@ -51,12 +51,12 @@ static void check_root(struct os_checker *ck)
 		os_check_problem(ck, "root block: next object id is 0");
 	if (!os_all_zero(r->reserved, sizeof(r->reserved)) || r->reserved0 || r->reserved1)
 		os_check_problem(ck, "root block: reserved fields are not zero");
-	if (r->free_top > ck->sb->page_count ||
-	    r->pages_unformatted > ck->sb->page_count - r->free_top) {
-		os_check_problem(ck, "root block: %llu pages on the free-page stack and %llu never used, of %llu",
+	if (!os_root_counts_fit(r, ck->sb)) {
+		os_check_problem(ck, "root block: %llu pages on the free-page stack and %llu never used, of %llu (room for %llu)",
 				 (unsigned long long)r->free_top,
 				 (unsigned long long)r->pages_unformatted,
-				 (unsigned long long)ck->sb->page_count);
+				 (unsigned long long)ck->sb->page_count,
+				 (unsigned long long)os_page_room(ck->sb));
 		return;
 	}
 	ck->pages = os_formatted_pages(ck->sb, r);
@@ -259,11 +259,12 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 	struct os_checker ck = { .base = base, .size = size, .report = report };
 	char message[OS_WHY_MAX];
 	struct os_log_scan scan;
+	struct os_superblock settled;
 	struct os_root root;
 	const char *why;
 	uint64_t pages;
 
-	ck.sb = base;
+	ck.sb = os_sb_effective(base, size, &settled);
 	if (os_sb_check(ck.sb, size, &why)) {
 		os_check_problem(&ck, "superblock: %s", why);
 		return ck.problems;

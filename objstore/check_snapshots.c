@@ -42,13 +42,17 @@ const char *os_snap_geometry_check(const struct os_superblock *sb)
 			"a layout 1 heap with a snapshot area" : NULL;
 	if (!sb->snap_size)
 		return sb->snap_offset ? "snapshot area offset without a size" : NULL;
-	if (sb->snap_offset % OS_PAGE_SIZE || sb->snap_size % OS_PAGE_SIZE ||
-	    sb->snap_offset > sb->heap_size ||
-	    sb->snap_size != sb->heap_size - sb->snap_offset)
+	if (sb->snap_offset % OS_PAGE_SIZE || sb->snap_size % OS_PAGE_SIZE)
+		return "snapshot area not page aligned";
+	if (os_resizable(sb)) {
+		/* Placed by os_geometry_check: after the stack, before the data pages. */
+	} else if (sb->snap_offset > sb->heap_size ||
+		   sb->snap_size != sb->heap_size - sb->snap_offset) {
 		return "snapshot area does not end the heap";
-	if (sb->snap_offset < sb->data_offset + sb->page_count * OS_PAGE_SIZE)
+	} else if (sb->snap_offset < sb->data_offset + sb->page_count * OS_PAGE_SIZE) {
 		return "snapshot area overlaps the data pages";
-	if (os_snap_geometry(sb->snap_offset, sb->snap_size, &g))
+	}
+	if (os_snap_geometry(os_snap_covered_pages(sb), sb->snap_size, &g))
 		return "snapshot area too small";
 	return NULL;
 }
@@ -59,7 +63,7 @@ static const char *area_problem(const struct os_snap_area *a,
 {
 	struct os_snap_geometry g;
 
-	os_snap_geometry(sb->snap_offset, sb->snap_size, &g);
+	os_snap_geometry(os_snap_covered_pages(sb), sb->snap_size, &g);
 	if (memcmp(a->magic, OS_SNAP_MAGIC, 8))
 		snprintf(why, why_size, "snapshot area: no magic");
 	else if (a->crc != os_snap_area_crc(a))
@@ -242,7 +246,7 @@ static void check_list(struct os_checker *ck, const struct objstore *os,
 	for (uint32_t k = 0; k < list_pages; k++)
 		if (!claim(ck, owners, a, *os_snap_dir_slot(os, n, k), AREA_LIST, i))
 			return;
-	memset(seen, 0, os->sb->snap_offset / OS_PAGE_SIZE / 8 + 1);
+	memset(seen, 0, os->sb->heap_size / OS_PAGE_SIZE / 8 + 1);
 	for (uint32_t e = 0; e < n->count; e++) {
 		const struct os_snap_entry *en = os_snap_entry_at(os, n, e);
 

@@ -24,10 +24,30 @@ static inline bool os_all_zero(const void *p, size_t len)
 	return true;
 }
 
-/* os_pages_free -- free data pages: on the stack, and never used */
-static inline uint64_t os_pages_free(const struct os_root *r)
+/* os_resizable -- whether a heap's layout can resize (2.3 on): it has
+ * page_capacity, the spare superblock, the data pages last */
+static inline bool os_resizable(const struct os_superblock *sb)
 {
-	return r->free_top + r->pages_unformatted;
+	return sb->layout_major == 2 && sb->layout_minor >= OS_LAYOUT_RESIZE_MINOR;
+}
+
+/* os_root_counts_fit -- the root block's page counts against the
+ * geometry (format.h): pages_unformatted <= the room, free_top <= the
+ * formatted pages <= page_count */
+static inline bool os_root_counts_fit(const struct os_root *r,
+				      const struct os_superblock *sb)
+{
+	return r->pages_unformatted <= os_page_room(sb) &&
+	       os_formatted_pages(sb, r) <= sb->page_count &&
+	       r->free_top <= os_formatted_pages(sb, r);
+}
+
+/* os_pages_free -- free data pages: on the stack, and never used (the
+ * tail up to page_count) */
+static inline uint64_t os_pages_free(const struct os_superblock *sb,
+				     const struct os_root *r)
+{
+	return r->free_top + sb->page_count - os_formatted_pages(sb, r);
 }
 
 /* os_page_off -- heap offset of data page `page` */
@@ -191,6 +211,19 @@ int os_log_fresh(struct objstore *os, uint64_t off, uint32_t len);
 
 /* os_geometry_check -- validate a superblock's geometry against `size`; NULL or what is wrong */
 const char *os_geometry_check(const struct os_superblock *sb, uint64_t size);
+
+/* os_heap_pages_for -- the data pages of `sb`'s heap resized to an image
+ * of `size` bytes (2.3) */
+uint64_t os_heap_pages_for(const struct os_superblock *sb, uint64_t size);
+
+/* os_settle_superblock -- at open: finish the copy of a committed resize,
+ * clear a spare that never committed (resize.c) */
+void os_settle_superblock(void *base, uint64_t size, const struct os_platform *pf);
+
+/* os_commit_superblock -- the commit of a resize (tx.c): `next` to the
+ * spare, the epoch store of next->resize_epoch, the copy over the
+ * superblock, the spare cleared. -ERR_BUSY if a transaction runs. */
+int os_commit_superblock(struct objstore *os, const struct os_superblock *next);
 
 /* os_sb_check -- magic, version, checksum and geometry of a superblock;
  * 0, -ERR_INVAL, -ERR_VERSION or -ERR_CORRUPT with the reason in *why */

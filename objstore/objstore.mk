@@ -47,7 +47,14 @@ $(BUILD)/tests/unit/test_os_%: tests/objstore/test_%.c tests/objstore/os_test.h 
 
 objstore: $(BUILD)/host/libobjstore.a $(OBJSTORE_TESTS) $(OBJSTORE_KERNEL_OBJS)
 
-# The crash test links the simulator platform (tests/objstore/crashsim.c) too.
+# The crash tests link the simulator platform (tests/objstore/crashsim.c) too.
+$(BUILD)/tests/unit/test_os_resize: tests/objstore/test_resize.c tests/objstore/crashsim.c \
+		tests/objstore/crashsim.h tests/objstore/os_test.h \
+		tests/unit/check.h $(BUILD)/host-san/libobjstore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_SAN_CFLAGS) -Itests/unit -Itests/objstore -o $@ \
+		tests/objstore/test_resize.c tests/objstore/crashsim.c $(BUILD)/host-san/libobjstore.a
+
 $(BUILD)/tests/unit/test_os_crash: tests/objstore/test_crash.c tests/objstore/crashsim.c \
 		tests/objstore/crashsim.h tests/objstore/os_test.h tests/objstore/test_rand.h \
 		tests/unit/check.h $(BUILD)/host-san/libobjstore.a

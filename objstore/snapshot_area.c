@@ -2,10 +2,12 @@
  * snapshot_area.c -- the snapshot area's geometry, format and attach, and
  * where a node's list lives.
  *
- * The area ends the heap (format.h, "the snapshot area"): a header page,
+ * The area follows the free-page stack (2.3; before, it ended the heap:
+ * format.h, "the snapshot area"): a header page,
  * the node table, the head map, the free stack, then the data pages
  * (copies, list pages, directories). Its geometry follows from snap_size
- * and snap_offset alone (os_snap_geometry). os_create lays out an empty
+ * and the pages its head map covers (os_snap_geometry,
+ * os_snap_covered_pages), fixed at creation. os_create lays out an empty
  * area (os_snap_format: the header and a table of free nodes; the head
  * map and the free stack mean nothing yet), and every open points the
  * handle at it (os_snap_attach), which reads the superblock only: open
@@ -24,11 +26,20 @@
 
 #include "snapshot_internal.h"
 
-/* os_snap_geometry -- the area of snap_size bytes for a heap whose pages
- * below snap_offset it covers; 0, or -ERR_NOSPC when too small */
-int os_snap_geometry(uint64_t snap_offset, uint64_t snap_size, struct os_snap_geometry *g)
+/* os_snap_covered_pages -- the heap pages the head map has a word for:
+ * those below the area before 2.3; from 2.3, every page of the largest
+ * heap the heap can grow to (the area does not move when it grows) */
+uint64_t os_snap_covered_pages(const struct os_superblock *sb)
 {
-	uint64_t heap_pages = snap_offset / OS_PAGE_SIZE;
+	if (!os_resizable(sb))
+		return sb->snap_offset / OS_PAGE_SIZE;
+	return sb->data_offset / OS_PAGE_SIZE + sb->page_capacity;
+}
+
+/* os_snap_geometry -- the area of snap_size bytes for a heap of whose
+ * pages the head map covers `heap_pages`; 0, or -ERR_NOSPC when too small */
+int os_snap_geometry(uint64_t heap_pages, uint64_t snap_size, struct os_snap_geometry *g)
+{
 	uint64_t pages = snap_size / OS_PAGE_SIZE, fixed, data;
 
 	g->map_pages = (uint32_t)OS_ALIGN_UP(heap_pages * 4, OS_PAGE_SIZE) / OS_PAGE_SIZE;
@@ -60,7 +71,7 @@ void os_snap_attach(struct objstore *os, const struct os_superblock *sb)
 
 	os->snap = NULL;
 	if (sb->layout_major < 2 || !sb->snap_size ||
-	    os_snap_geometry(sb->snap_offset, sb->snap_size, &g))
+	    os_snap_geometry(os_snap_covered_pages(sb), sb->snap_size, &g))
 		return;
 	area = os->base + sb->snap_offset;
 	os->snap = (struct os_snap_area *)area;
@@ -92,7 +103,7 @@ void os_snap_format(struct objstore *os, const struct os_superblock *sb)
 	if (!a)
 		return;
 	/* Sound: os_snap_attach, which found the area, computed it too. */
-	os_snap_geometry(sb->snap_offset, sb->snap_size, &g);
+	os_snap_geometry(os_snap_covered_pages(sb), sb->snap_size, &g);
 	memset(a, 0, sizeof(*a));
 	memcpy(a->magic, OS_SNAP_MAGIC, 8);
 	a->map_pages = g.map_pages;
@@ -127,13 +138,16 @@ struct os_snap_entry *os_snap_entry_at(const struct objstore *os,
 	       i % OS_SNAP_ENTRIES_PER_PAGE;
 }
 
-/* os_snap_in_domain -- whether heap page p is captured: below the area,
- * not the superblock, not the undo log */
+/* os_snap_in_domain -- whether heap page p is captured: in the heap, not
+ * in the area, not the superblock, not the undo log (before 2.3 the area
+ * ends the heap, so this is: below the area) */
 bool os_snap_in_domain(const struct objstore *os, uint64_t p)
 {
 	const struct os_superblock *sb = os->sb;
 
-	return p >= 1 && p < sb->snap_offset / OS_PAGE_SIZE &&
+	return p >= 1 && p < sb->heap_size / OS_PAGE_SIZE &&
+	       !(p >= sb->snap_offset / OS_PAGE_SIZE &&
+		 p < (sb->snap_offset + sb->snap_size) / OS_PAGE_SIZE) &&
 	       !(p >= sb->log_offset / OS_PAGE_SIZE &&
 		 p < (sb->log_offset + sb->log_size) / OS_PAGE_SIZE);
 }

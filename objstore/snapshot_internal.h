@@ -25,9 +25,12 @@ struct os_snap_geometry {
 	uint32_t map_pages, stack_pages, data_pages;
 };
 
-/* os_snap_geometry -- the area of snap_size bytes for a heap whose pages
- * below snap_offset it covers; 0, or -ERR_NOSPC when too small */
-int os_snap_geometry(uint64_t snap_offset, uint64_t snap_size, struct os_snap_geometry *g);
+/* os_snap_covered_pages -- the heap pages the head map has a word for */
+uint64_t os_snap_covered_pages(const struct os_superblock *sb);
+
+/* os_snap_geometry -- the area of snap_size bytes for a heap of whose
+ * pages the head map covers `heap_pages`; 0, or -ERR_NOSPC when too small */
+int os_snap_geometry(uint64_t heap_pages, uint64_t snap_size, struct os_snap_geometry *g);
 
 /* os_snap_area_crc, os_snap_node_crc -- the checksums they must carry */
 uint32_t os_snap_area_crc(const struct os_snap_area *a);

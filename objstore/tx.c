@@ -181,6 +181,30 @@ int os_store_durable(struct objstore *os, uint64_t *word, uint64_t value)
 	return 0;
 }
 
+/* os_commit_superblock -- the commit of a resize (resize.c): the new
+ * superblock durable in the spare, the epoch store that commits it (the
+ * log empty first: nothing else rides on it), the copy over page 0's
+ * superblock, the spare cleared. A cut before the epoch store: the old
+ * geometry (open clears the spare); after: the new (open copies it). */
+int os_commit_superblock(struct objstore *os, const struct os_superblock *next)
+{
+	uint8_t *spare = os->base + OS_SB_SPARE_OFFSET;
+	size_t covered = __builtin_offsetof(struct os_superblock, crc) + sizeof(next->crc);
+
+	if (os->in_tx || os->pending)
+		return -ERR_BUSY;
+	start_log_over(os);
+	memcpy(spare, next, covered);
+	os_flush(os, spare, covered);
+	os_fence(os);
+	store_epoch(os, next->resize_epoch);
+	memcpy(os->sb, next, covered);
+	os_flush(os, os->sb, covered);
+	os_fence(os);
+	durable_store(os, (uint64_t *)spare, 0);
+	return 0;
+}
+
 /* os_commit_by_redo -- whether small transactions may commit by redo */
 void os_commit_by_redo(struct objstore *os, bool on)
 {

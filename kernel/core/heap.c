@@ -20,6 +20,13 @@
  * the image is byte for byte as it was. Only then is the rollback
  * committed.
  *
+ * An NVM larger than the heap (tools/run-qemu --size, or objtool grow's
+ * counterpart on a machine) is grown into right after the open, before
+ * the first epoch begins: the new pages join the never-used tail in one
+ * commit of the superblock alone, O(1) (objstore/resize.c); a heap that
+ * cannot grow runs at its size, said why. An NVM smaller than the heap is
+ * refused like any damage.
+ *
  * Genesis is complete when the kernel's root object exists
  * (app_roots[OS_APP_ROOT_KERNEL]). kobj_root_init makes it (obj/kobj.c)
  * after the boot modules were imported (kernel/core/modules.c), in the
@@ -166,7 +173,7 @@ static void explain_refusal(const struct nvm *nvm, int err,
 		       OS_LAYOUT_MAJOR, OS_LAYOUT_MAJOR, OS_LAYOUT_MINOR, sb->layout_major);
 		return;
 	}
-	if (sb->heap_size != nvm->size)
+	if (sb->heap_size > nvm->size)
 		snprintf(size_note, sizeof(size_note),
 			 "\n  its superblock says the heap has %llu bytes, the NVM has %llu",
 			 (unsigned long long)sb->heap_size,
@@ -407,6 +414,42 @@ static int open_heap(const struct nvm *nvm)
 	return 0;
 }
 
+/* mib -- bytes in whole MiB, for messages */
+static unsigned long long mib(uint64_t bytes)
+{
+	return (unsigned long long)(bytes >> 20);
+}
+
+/* grow -- give the heap the NVM past its end (objstore/resize.c): the new
+ * pages join the never-used tail, one commit of the superblock alone; a
+ * heap that cannot grow keeps its size, said why */
+static void grow(const struct nvm *nvm)
+{
+	struct os_resize_plan plan;
+	int err;
+
+	if (kheap.sb->heap_size >= nvm->size)
+		return;
+	err = os_resize(&kheap, nvm->size, &plan);
+	if (!err && plan.new_page_count == plan.page_count)
+		return; /* less than a page more */
+	if (!err) {
+		pr_info("heap: grew from %llu MiB to %llu MiB\n", mib(plan.heap_size),
+			mib(plan.new_size));
+		return;
+	}
+	if (plan.refusal == OS_RESIZE_OLD_LAYOUT)
+		pr_warn("heap: not growing to the NVM's %llu MiB: the heap was made with layout %u.%u, before heaps could grow; running at its %llu MiB\n",
+			mib(nvm->size), kheap.sb->layout_major, kheap.sb->layout_minor,
+			mib(plan.heap_size));
+	else if (plan.refusal == OS_RESIZE_TOO_LARGE)
+		pr_warn("heap: not growing to the NVM's %llu MiB: this heap can grow to %llu MiB at most (the room its page descriptors were made with); running at its %llu MiB\n",
+			mib(nvm->size), mib(plan.max_size), mib(plan.heap_size));
+	else
+		pr_warn("heap: not growing to the NVM's %llu MiB: %s; running at its %llu MiB\n",
+			mib(nvm->size), err_name(err), mib(plan.heap_size));
+}
+
 /* attach -- format a blank NVM or open its heap; refuse anything else */
 static int attach(const struct nvm *nvm)
 {
@@ -419,6 +462,8 @@ static int attach(const struct nvm *nvm)
 		arch_trace_event(NVT_EVENT_ROLLBACK_BEGIN);
 		err = open_heap(nvm);
 		arch_trace_event(NVT_EVENT_ROLLBACK_END);
+		if (!err)
+			grow(nvm);
 		return err;
 	}
 	if (heap_nvm_blank(nvm))

@@ -34,6 +34,18 @@ static inline void *test_create(struct objstore *os, uint64_t size)
 	return base;
 }
 
+/* test_create_minor -- a fresh heap of layout 2.`minor` (1 or 2: the
+ * geometry before 2.3, for tests of older heaps); aborts on failure */
+static inline void *test_create_minor(struct objstore *os, uint64_t size, uint16_t minor)
+{
+	struct os_create_opts opts = { .layout_minor = minor };
+	void *base = test_heap_new(size);
+
+	if (os_create(os, base, size, host_platform(), &opts) != 0)
+		abort();
+	return base;
+}
+
 /* Ranges os_tx_each_range reported, as a byte map over the heap. */
 struct test_covered {
 	uint8_t *map;                  /* 1: inside some record's range */

@@ -99,7 +99,7 @@ CHECK_TEST(open_refuses_what_is_not_a_heap)
 
 CHECK_TEST(layout_1_heaps_still_open)
 {
-	struct os_create_opts opts = { .snap_size = OS_NO_SNAPSHOTS };
+	struct os_create_opts opts = { .snap_size = OS_NO_SNAPSHOTS, .layout_minor = 2 };
 	struct objstore os;
 	void *base = test_heap_new(HEAP);
 	struct os_superblock *sb = base;
@@ -343,7 +343,7 @@ CHECK_TEST(creation_writes_no_descriptor_and_pages_come_in_order)
 	memset(base, 0xa5, HEAP);
 	CHECK_EQ(os_create(&os, base, HEAP, host_platform(), NULL), 0);
 	CHECK_EQ(os.root->free_top, 0);
-	CHECK_EQ(os.root->pages_unformatted, sb->page_count);
+	CHECK_EQ(os.root->pages_unformatted, os_page_room(sb));
 	CHECK_EQ(((uint8_t *)base)[sb->desc_offset], 0xa5);
 	CHECK_EQ(((uint8_t *)base)[sb->stack_offset], 0xa5);
 	CHECK_EQ(problems(&os), 0);
@@ -359,7 +359,7 @@ CHECK_TEST(creation_writes_no_descriptor_and_pages_come_in_order)
 	CHECK_EQ(n, sb->page_count);
 	for (uint64_t i = 0; i < n; i++)
 		CHECK_EQ(page[i], i);
-	CHECK_EQ(os.root->pages_unformatted, 0);
+	CHECK_EQ(os.root->pages_unformatted, os_page_room(sb) - sb->page_count);
 	CHECK_EQ(problems(&os), 0);
 	/* Freed pages go on the stack and come back last freed, first out. */
 	CHECK_EQ(os_tx_begin(&os), 0);
@@ -406,7 +406,7 @@ CHECK_TEST(taking_a_never_used_page_rolls_back)
 CHECK_TEST(a_fully_formatted_heap_of_layout_2_0_still_runs)
 {
 	struct objstore os;
-	void *base = test_create(&os, HEAP);
+	void *base = test_create_minor(&os, HEAP, 1);
 	struct os_superblock *sb = base;
 	uint64_t pages = sb->page_count, *page;
 	struct os_page_desc blank;
@@ -449,20 +449,20 @@ CHECK_TEST(a_tail_over_pages_in_use_is_refused)
 	CHECK_EQ(os_tx_begin(&os), 0);
 	CHECK_EQ(os_free(&os, off), 0);
 	CHECK_EQ(os_tx_commit(&os), 0);
-	os.root->pages_unformatted = os.sb->page_count;
+	os.root->pages_unformatted = os_page_room(os.sb);
 	os.root->crc = os_root_crc(os.root);
 	CHECK_EQ(os_diagnose(base, HEAP, &d), -ERR_CORRUPT);
 	CHECK(strstr(d.why, "never used") != NULL);
 	CHECK(problems(&os) > 0);
 	/* A tail over a page an object holds: the checker finds it. */
-	os.root->pages_unformatted = os.sb->page_count - 1;
+	os.root->pages_unformatted = os_page_room(os.sb) - 1;
 	os.root->crc = os_root_crc(os.root);
 	CHECK_EQ(os_open(&os, base, HEAP, host_platform()), 0);
 	CHECK_EQ(os_tx_begin(&os), 0);
 	CHECK_EQ(os_obj_create(&os, OS_TYPE_BLOB, 3 * OS_PAGE_SIZE, &id), 0);
 	CHECK_EQ(os_tx_commit(&os), 0);
 	CHECK_EQ(problems(&os), 0);
-	os.root->pages_unformatted = os.sb->page_count - os.root->free_top;
+	os.root->pages_unformatted = os_page_room(os.sb) - os.root->free_top;
 	os.root->crc = os_root_crc(os.root);
 	CHECK_EQ(os_probe(base, HEAP), 0);
 	CHECK(problems(&os) > 0);

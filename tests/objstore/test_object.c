@@ -747,7 +747,7 @@ CHECK_TEST(abort_and_power_cut_undo_every_call)
 CHECK_TEST(modes_and_mtimes_are_stamped_set_and_checked)
 {
 	struct objstore os;
-	void *base = test_create(&os, HEAP);
+	void *base = test_create_minor(&os, HEAP, 2); /* later said to be 2.1 */
 	struct os_superblock *sb = base;
 	uint64_t blob, code, small, tail;
 	int64_t wall, before = (int64_t)time(NULL) * 1000000000;

@@ -98,8 +98,11 @@ def geometry(img):
     """The superblock's geometry: {field: value} plus heap_size, the
     snapshot area's place and the committed epoch (as `epoch`)."""
     g = {f: SB.get(img, 0, f) for f in SB_GEOMETRY_FIELDS + ("heap_size", "snap_offset",
-                                                             "snap_size")}
+                                                             "snap_size", "page_capacity")}
     g["epoch"] = SB.get(img, 0, "committed_epoch")
+    # The descriptors' room: page_capacity (2.3), page_count before; the
+    # never-used tail is counted to it (format.h).
+    g["page_room"] = g["page_capacity"] or g["page_count"]
     return g
 
 
@@ -343,7 +346,7 @@ def metadata_ranges(img):
     g = geometry(img)
     root_off = g["root_offset"]
     r = ROOT.unpack(img, root_off)
-    formatted = g["page_count"] - r["pages_unformatted"]
+    formatted = g["page_room"] - r["pages_unformatted"]
     kinds = {
         "superblock": [(0, end_of(SB, "crc"))],
         "root block": [(root_off, ROOT.size)],

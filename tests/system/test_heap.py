@@ -83,7 +83,7 @@ def test_genesis_imports_the_modules(machines, image, tmp_path):
                      r"\[2\] #\d+ anon, \[3\] #\d+ kernel\n", info)
     assert root, info
     assert b"type:      kernel" in objtool(image, "stat", "#" + root.group(1))
-    assert re.search(r"layout version: +2\.2\n", info)
+    assert re.search(r"layout version: +2\.3\n", info)
     assert objtool(image, "check").startswith(b"check: clean")
 
 
@@ -166,7 +166,7 @@ def test_another_layout_major_version_is_left_untouched(machines, image, tmp_pat
         f.write(sb)
     refused_untouched(machines, image,
                       r"heap: the NVM holds a Ferrite heap of layout version 3\.0; "
-                      r"this kernel reads layouts 1\.x to 2\.x \(it writes 2\.2\)\n"
+                      r"this kernel reads layouts 1\.x to 2\.x \(it writes 2\.3\)\n"
                       r"  not touching it")
 
 

@@ -106,7 +106,9 @@ def test_heapimage_reads_what_objtool_reads(tmp_path):
     info = json.loads(objtool(image, "info", "--json"))
     assert (info["size"], info["data_pages"], info["committed_epoch"]) == \
         (g["heap_size"], g["page_count"], g["epoch"])
-    assert info["pages_free"] == root["free_top"] + root["pages_unformatted"]
+    formatted = g["page_room"] - root["pages_unformatted"]
+    assert info["pages_free"] == root["free_top"] + g["page_count"] - formatted
+    assert info["page_capacity"] == g["page_room"] >= g["page_count"]
     assert info["objects"] == root["object_count"] == len(heads) == 601
     assert info["names"] == root["catalogue_count"] == sum(map(len, names.values()))
 
@@ -130,7 +132,8 @@ def test_heapimage_reads_what_objtool_reads(tmp_path):
     assert [(n["name"], str(n["epoch"])) for n in nodes] == shown == [("s1", shown[0][1])]
     entries = H.snapshot_entries(img, nodes[0])
     assert len(entries) == nodes[0]["count"] > 0
-    assert all(0 < page < g["snap_offset"] // H.PAGE for page, _ in entries)
+    area = range(g["snap_offset"] // H.PAGE, (g["snap_offset"] + g["snap_size"]) // H.PAGE)
+    assert all(0 < page < g["heap_size"] // H.PAGE and page not in area for page, _ in entries)
 
 
 def test_fields_forged_through_the_layouts_are_what_objtool_reads(tmp_path):

@@ -164,7 +164,7 @@ def test_create_then_info(tmp_path):
     assert st.st_size == 64 * MIB
     assert st.st_blocks * 512 < 8 * MIB, "the image should be sparse"
     i = info(image)
-    assert i["layout version"].strip() == "2.2"
+    assert i["layout version"].strip() == "2.3"
     assert re.fullmatch(r" +[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                         i["heap id"])
     assert "67108864 bytes" in i["size"]

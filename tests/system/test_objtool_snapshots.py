@@ -309,7 +309,7 @@ def test_the_area_filling_up_drops_every_snapshot_and_says_so(tmp_path):
 
 def test_an_image_without_a_snapshot_area(tmp_path):
     image = tmp_path / "old.nvm"
-    objtool("create", "--size", "8M", image)
+    objtool("create", "--size", "8M", "--layout", "2.2", image)  # the area ends the heap
     objtool(image, "import", "a", OBJTOOL)
     # As a layout 1.1 heap is: no area, its fields zero.
     b = bytearray(image.read_bytes())

@@ -227,6 +227,8 @@ static void os_superblock(void)
 	FIELD(os_superblock, create_time);
 	FIELD(os_superblock, snap_offset);
 	FIELD(os_superblock, snap_size);
+	FIELD(os_superblock, page_capacity);
+	FIELD(os_superblock, resize_epoch);
 	ARRAY(os_superblock, reserved);
 	FIELD(os_superblock, flags);
 	FIELD(os_superblock, crc);

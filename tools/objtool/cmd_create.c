@@ -48,12 +48,33 @@ static int create_sizes(const struct args *a, uint64_t *size, uint64_t *log_size
 	return EXIT_OK;
 }
 
+/* create_layout -- --max-size and --layout into opts; an exit status */
+static int create_layout(const struct args *a, uint64_t size, struct os_create_opts *opts)
+{
+	char s[32];
+
+	if (a->opt[3] && (parse_size(a->opt[3], &opts->max_size) < 0 ||
+			  opts->max_size < size))
+		return fail(EXIT_USAGE, "create: invalid --max-size '%s': a size at least "
+			    "--size's %s", a->opt[3], size_text(s, sizeof(s), size));
+	if (!a->opt[4])
+		return EXIT_OK;
+	if (strcmp(a->opt[4], "2.1") == 0 || strcmp(a->opt[4], "2.2") == 0)
+		opts->layout_minor = (uint16_t)(a->opt[4][2] - '0');
+	else if (strcmp(a->opt[4], "2.3") != 0)
+		return fail(EXIT_USAGE, "create: --layout takes 2.1, 2.2 or 2.3 (the default), "
+			    "not '%s'", a->opt[4]);
+	if (opts->layout_minor && a->opt[3])
+		return fail(EXIT_USAGE, "create: --max-size needs layout 2.3: older heaps "
+			    "cannot grow");
+	return EXIT_OK;
+}
+
 /* format -- size the file and format it as an empty heap; an exit status */
-static int format(int fd, const char *path, uint64_t size, uint64_t log_size,
+static int format(int fd, const char *path, uint64_t size, struct os_create_opts *opts,
 		  struct os_stats *st)
 {
 	uint8_t heap_id[16];
-	struct os_create_opts opts = { .log_size = log_size, .heap_id = heap_id };
 	struct objstore os;
 	void *base;
 	int err;
@@ -66,7 +87,8 @@ static int format(int fd, const char *path, uint64_t size, uint64_t log_size,
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return fail(EXIT_FAILED, "create: cannot map %s: %s", path, strerror(errno));
-	err = os_create(&os, base, size, image_platform(), &opts);
+	opts->heap_id = heap_id;
+	err = os_create(&os, base, size, image_platform(), opts);
 	if (!err)
 		os_stats(&os, st);
 	if (!err && (msync(base, size, MS_SYNC) != 0 || fsync(fd) != 0))
@@ -86,13 +108,16 @@ static int run_create(struct image *unused, const struct args *a)
 {
 	const char *path = a->pos[0];
 	bool force = a->opt[2] != NULL;
-	uint64_t size, log_size;
+	struct os_create_opts opts = { 0 };
+	uint64_t size;
 	struct os_stats st;
 	struct stat fs;
-	char s1[32], s2[32];
-	int fd, status = create_sizes(a, &size, &log_size);
+	char s1[32], s2[32], s3[32];
+	int fd, status = create_sizes(a, &size, &opts.log_size);
 
 	(void)unused;
+	if (!status)
+		status = create_layout(a, size, &opts);
 	if (status)
 		return status;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (force ? 0 : O_EXCL), 0644);
@@ -107,13 +132,14 @@ static int run_create(struct image *unused, const struct args *a)
 		close(fd);
 		return status;
 	}
-	status = format(fd, path, size, log_size, &st);
+	status = format(fd, path, size, &opts, &st);
 	if (status)
 		unlink(path); /* no half-made image is left behind */
 	else
-		printf("create: %s: %s, %" PRIu64 " data pages, log %s\n", path,
+		printf("create: %s: %s, %" PRIu64 " data pages, log %s, can grow to %s\n", path,
 		       size_text(s1, sizeof(s1), size), st.page_count,
-		       size_text(s2, sizeof(s2), st.log_size));
+		       size_text(s2, sizeof(s2), st.log_size),
+		       size_text(s3, sizeof(s3), st.max_size));
 	close(fd);
 	return status;
 }
@@ -124,8 +150,9 @@ const struct command cmd_create = {
 	.min_pos = 1,
 	.max_pos = 1,
 	.opts = { { "--size", 0, true }, { "--log-size", 0, true },
-		  { "--force", 0, false } },
-	.usage = "create --size SIZE [--log-size SIZE] [--force] IMAGE",
+		  { "--force", 0, false }, { "--max-size", 0, true },
+		  { "--layout", 0, true } },
+	.usage = "create --size SIZE [--log-size SIZE] [--max-size SIZE] [--layout V] [--force] IMAGE",
 	.summary = "make a new, empty image file",
 	.help = "Creates IMAGE, a sparse file of SIZE bytes, and formats it as an empty\n"
 		"Ferrite heap with a random heap id. IMAGE must not exist, unless --force\n"
@@ -134,6 +161,11 @@ const struct command cmd_create = {
 		"  --log-size SIZE   the undo log (default: SIZE/16, clamped to 256 KiB..64 MiB;\n"
 		"                    a multiple of 4 KiB, at least 64 KiB); it bounds the\n"
 		"                    largest import, see 'Log size' in docs/objtool.md\n"
+		"  --max-size SIZE   the largest size 'grow' (or a power-on of a larger NVM)\n"
+		"                    can give the heap (default 4 x SIZE): its page descriptors\n"
+		"                    and free-page stack take 36 bytes per page of it\n"
+		"  --layout V        2.3 (the default), or 2.2 or 2.1: an older heap, which\n"
+		"                    cannot grow (for tests of what older images do)\n"
 		"  --force           overwrite an existing IMAGE\n",
 	.run = run_create,
 };

@@ -110,7 +110,7 @@ static void free_pages_run(struct heap_stats *hs, uint64_t *run, uint64_t n)
  * the log's high water from its bytes */
 static void walk_pages(const struct image *img, struct heap_stats *hs)
 {
-	const struct os_superblock *sb = (const void *)img->base;
+	const struct os_superblock *sb = img->os.sb;
 	const struct os_root *r = (const void *)(img->base + sb->root_offset);
 	const struct os_page_desc *d = (const void *)(img->base + sb->desc_offset);
 	const uint8_t *log = img->base + sb->log_offset;
@@ -129,7 +129,7 @@ static void walk_pages(const struct image *img, struct heap_stats *hs)
 			hs->slots_used[d[p].size_class] += d[p].used;
 		}
 	}
-	free_pages_run(hs, &run, r->pages_unformatted);
+	free_pages_run(hs, &run, sb->page_count - formatted); /* the never-used tail */
 	/* Records are written from the log's start and never erased: its last
 	 * non-zero line is as far as any transaction ever reached. */
 	for (uint64_t at = sb->log_size; at >= OS_CACHE_LINE; at -= OS_CACHE_LINE) {
@@ -233,9 +233,11 @@ static void info_json(const struct image *img, const struct os_stats *st,
 		printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", sb->heap_id[i]);
 	printf("\", \"created_ns\": %" PRIu64 ", \"size\": %" PRIu64 ", \"page_size\": %u, "
 	       "\"data_pages\": %" PRIu64 ", \"pages_used\": %" PRIu64 ", \"pages_free\": %" PRIu64
+	       ", \"page_capacity\": %" PRIu64 ", \"max_size\": %" PRIu64
 	       ", \"objects\": %" PRIu64 ", \"names\": %" PRIu64 ", \"app_roots\": [",
 	       sb->create_time, st->heap_size, OS_PAGE_SIZE, st->page_count,
-	       st->page_count - st->pages_free, st->pages_free, st->objects, st->names);
+	       st->page_count - st->pages_free, st->pages_free, st->page_capacity,
+	       st->max_size, st->objects, st->names);
 	for (unsigned i = 0; i < OS_APP_ROOTS; i++) {
 		uint64_t id = os_app_root(&img->os, i);
 
@@ -310,6 +312,16 @@ static int run_info(struct image *img, const struct args *a)
 	       " free (%s)\n", st.page_count, OS_PAGE_SIZE,
 	       st.page_count - st.pages_free, st.pages_free,
 	       size_text(s2, sizeof(s2), st.pages_free * OS_PAGE_SIZE));
+	if (st.max_size > st.heap_size)
+		printf("can grow to:      %s (room for %" PRIu64 " data pages)\n",
+		       size_text(s1, sizeof(s1), st.max_size), st.page_capacity);
+	else
+		printf("can grow to:      no larger (layout %u.%u, or made without room)\n",
+		       sb->layout_major, sb->layout_minor);
+	if (img->size > st.heap_size)
+		printf("file:             %s, %s past the heap (objtool IMAGE grow, or a "
+		       "power-on, takes it)\n", size_text(s1, sizeof(s1), img->size),
+		       size_text(s2, sizeof(s2), img->size - st.heap_size));
 	printf("objects:          %" PRIu64 "\n", st.objects);
 	printf("names:            %" PRIu64 "\n", st.names);
 	printf("app roots:        ");

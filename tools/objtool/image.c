@@ -382,6 +382,36 @@ int image_close(struct image *img)
 	return status;
 }
 
+/* image_set_file_size -- make a writer's file `size` bytes (its changes
+ * made durable first) and map and open the heap again; an exit status */
+int image_set_file_size(struct image *img, uint64_t size)
+{
+	int status;
+
+	if (msync(img->base, img->size, MS_SYNC) != 0)
+		return fail(EXIT_FAILED, "%s: cannot write the changes to disk: %s",
+			    img->path, strerror(errno));
+	munmap(img->base, img->size);
+	img->base = NULL;
+	img->opened = false;
+	if (ftruncate(img->fd, (off_t)size) != 0 || fsync(img->fd) != 0)
+		return fail(EXIT_FAILED, "%s: cannot make the file %" PRIu64 " bytes: %s",
+			    img->path, size, strerror(errno));
+	img->size = size;
+	status = map_file(img, true);
+	return status ? status : open_heap(img);
+}
+
+/* image_reopen_for_writing -- a reader's image opened again as a writer
+ * (exclusive lock, the writer's full check); an exit status */
+int image_reopen_for_writing(struct image *img)
+{
+	const char *path = img->path;
+
+	image_close(img);
+	return image_open(img, path, ACCESS_WRITE);
+}
+
 /* image_tx_begin -- os_tx_begin, reported; an exit status */
 int image_tx_begin(struct image *img, const char *cmd)
 {

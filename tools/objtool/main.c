@@ -22,7 +22,7 @@
 static const struct command *const commands[] = {
 	&cmd_info, &cmd_ls, &cmd_stat, &cmd_du, &cmd_cat, &cmd_export, &cmd_import,
 	&cmd_rm, &cmd_mv, &cmd_fill, &cmd_snapshots, &cmd_snapshot, &cmd_check, &cmd_dump,
-	&cmd_create,
+	&cmd_grow, &cmd_shrink, &cmd_create,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

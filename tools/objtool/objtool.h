@@ -20,6 +20,7 @@
  *                (one transaction; rm's reclaim, one per log's worth)
  *   cmd_check.c  check                     (read-only, os_check; every snapshot)
  *   cmd_create.c create                    (a new file)
+ *   cmd_resize.c grow, shrink              (one commit of the superblock each)
  *
  * Safety rules every command follows (docs/objtool.md):
  *  - read-only commands map the image MAP_PRIVATE from a read-only
@@ -112,6 +113,14 @@ int image_open(struct image *img, const char *path, enum image_access access);
 /* image_close -- make a writer's changes durable, unmap, unlock; an exit status */
 int image_close(struct image *img);
 
+/* image_set_file_size -- make a writer's file `size` bytes (its changes
+ * made durable first) and map and open the heap again; an exit status */
+int image_set_file_size(struct image *img, uint64_t size);
+
+/* image_reopen_for_writing -- a reader's image opened again as a writer
+ * (exclusive lock, the writer's full check); an exit status */
+int image_reopen_for_writing(struct image *img);
+
 /* image_platform -- the host platform, with a fatal() that reports and exits */
 const struct os_platform *image_platform(void);
 
@@ -191,7 +200,7 @@ int finish_stdout(int status);
 
 /* --- main.c: command-line parsing shared by the commands ----------------- */
 
-#define OPTS_MAX 4
+#define OPTS_MAX 5
 
 /* One option of a command: "--type VALUE", "--long" / "-l". */
 struct opt_spec {
@@ -227,7 +236,7 @@ struct command {
 
 extern const struct command cmd_info, cmd_ls, cmd_stat, cmd_cat, cmd_export,
 	cmd_import, cmd_rm, cmd_mv, cmd_fill, cmd_snapshots, cmd_snapshot,
-	cmd_check, cmd_create, cmd_du, cmd_dump;
+	cmd_check, cmd_create, cmd_du, cmd_dump, cmd_grow, cmd_shrink;
 
 /* resolve_object -- "NAME" or "#ID" to an id, with read-only lookups only;
  * the name in *name (NULL for #ID). An exit status, reported for `cmd`. */

@@ -12,16 +12,29 @@
  *  - the layout major version changes on any incompatible change; a heap of
  *    another major version is never touched. Minor versions only add.
  *
- * Heap geometry (all regions page aligned, fixed at creation):
+ * Heap geometry (all regions page aligned), layout 2.3 and later:
  *
- *   page 0            superblock (struct os_superblock)
+ *   page 0            superblock (struct os_superblock); the spare
+ *                     superblock at OS_SB_SPARE_OFFSET while a resize runs
  *   page 1            root block (struct os_root)
  *   log_offset        undo log: log_size bytes of struct os_log_entry records
- *   desc_offset       page descriptors: page_count x struct os_page_desc
- *   stack_offset      free-page stack: page_count x uint32_t page numbers
+ *   desc_offset       page descriptors: page_capacity x struct os_page_desc
+ *   stack_offset      free-page stack: page_capacity x uint32_t page numbers
+ *   snap_offset       the snapshot area: snap_size bytes (struct
+ *                     os_snap_area, below), or none
+ *   data_offset       the data pages: page_count x OS_PAGE_SIZE, to the end
+ *                     of the heap
+ *
+ * Everything up to data_offset is fixed at creation; page_count (and with
+ * it heap_size) changes by a resize (objstore/resize.c): the descriptors
+ * and the stack have room for page_capacity pages, and the data pages are
+ * last, so growing moves nothing. Before 2.3 (no page_capacity: it reads
+ * as page_count) the data pages came before the snapshot area, which ran
+ * to the end of the heap:
+ *
+ *   ... stack_offset  free-page stack: page_count x uint32_t
  *   data_offset       the data pages: page_count x OS_PAGE_SIZE
- *   snap_offset       the snapshot area (2.0): snap_size bytes to the end
- *                     of the heap (struct os_snap_area, below)
+ *   snap_offset       the snapshot area (2.0) to the end of the heap
  *
  * A "page number" p names the data page at data_offset + p * OS_PAGE_SIZE.
  */
@@ -35,7 +48,10 @@
 
 #define OS_MAGIC "FERRHEAP"     /* 8 bytes, no NUL */
 #define OS_LAYOUT_MAJOR 2
-#define OS_LAYOUT_MINOR 2
+#define OS_LAYOUT_MINOR 3
+/* The first layout whose heaps can grow (page_capacity, the data pages
+ * last, the spare superblock). */
+#define OS_LAYOUT_RESIZE_MINOR 3
 /* The oldest major version this code still reads: a 1.x heap opens and
  * runs unchanged, without a snapshot area (its snap_size is 0). */
 #define OS_LAYOUT_OLDEST_MAJOR 1
@@ -44,11 +60,32 @@
 #define OS_MIN_HEAP_SIZE (4u << 20)
 
 /*
- * The superblock, page 0. Everything up to `crc` is written once, at
- * creation, and covered by `crc`. `committed_epoch` lives in its own cache
- * line and changes only by one aligned 8-byte store: that store is the
- * commit of a transaction (objstore/tx.c).
+ * The superblock, page 0. Everything up to `crc` is covered by `crc` and
+ * written at creation, and again only by a resize (2.3), which changes
+ * heap_size, page_count and resize_epoch. `committed_epoch` lives in its
+ * own cache line and changes only by one aligned 8-byte store: that store
+ * is the commit of a transaction (objstore/tx.c).
+ *
+ * page_capacity (2.3; zero before, where it reads as page_count,
+ * os_page_room): the data pages the descriptors and the free-page stack
+ * have room for. page_count <= page_capacity; a heap grows up to
+ * data_offset + page_capacity * OS_PAGE_SIZE bytes. Room past page_count
+ * is never read (it lies beyond the never-used tail), so reserving it
+ * costs no time, only its bytes: 36 a page.
+ *
+ * resize_epoch (2.3): the epoch whose commit gave the heap this geometry,
+ * 0 for the creation's. Invariant: resize_epoch <= committed_epoch.
+ *
+ * The spare superblock (2.3), page 0 at OS_SB_SPARE_OFFSET: a resize
+ * writes the new superblock there (resize_epoch = the next epoch), makes
+ * it durable, commits with the epoch store, then copies it over the
+ * superblock and clears the spare's magic. Open: a spare with the heap's
+ * id and a resize_epoch <= committed_epoch is the heap's superblock (the
+ * copy may have been cut), copied over it again; any other spare is a
+ * resize that did not commit, and is cleared (os_settle_superblock). So a
+ * cut leaves the old geometry or the new, never a mix.
  */
+#define OS_SB_SPARE_OFFSET 2048u
 struct os_superblock {
 	char magic[8];              /* OS_MAGIC */
 	uint16_t layout_major;      /* OS_LAYOUT_MAJOR */
@@ -65,8 +102,10 @@ struct os_superblock {
 	uint64_t page_count;        /* data pages */
 	uint64_t create_time;       /* platform time at creation, ns (0: unknown) */
 	uint64_t snap_offset;       /* the snapshot area (2.0); 0 in a 1.x heap */
-	uint64_t snap_size;         /* its bytes, to the end of the heap; 0: none */
-	uint64_t reserved[16];      /* zero */
+	uint64_t snap_size;         /* its bytes; 0: none */
+	uint64_t page_capacity;     /* 2.3: data pages the descriptors have room for */
+	uint64_t resize_epoch;      /* 2.3: the epoch of the last resize, 0: none */
+	uint64_t reserved[14];      /* zero */
 	uint32_t flags;             /* zero: no flags defined in 1.0 */
 	uint32_t crc;               /* CRC32C of all bytes above */
 	/* --- not covered by crc --- */
@@ -77,6 +116,18 @@ _Static_assert(sizeof(struct os_superblock) == 320, "superblock size");
 _Static_assert(__builtin_offsetof(struct os_superblock, crc) == 252, "crc position");
 _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
 	       "the epoch has a cache line of its own");
+_Static_assert(__builtin_offsetof(struct os_superblock, page_capacity) == 120,
+	       "page_capacity takes the first reserved word");
+_Static_assert(__builtin_offsetof(struct os_superblock, resize_epoch) == 128,
+	       "resize_epoch the second");
+_Static_assert(OS_SB_SPARE_OFFSET >= sizeof(struct os_superblock) &&
+	       OS_SB_SPARE_OFFSET + sizeof(struct os_superblock) <= OS_PAGE_SIZE &&
+	       OS_SB_SPARE_OFFSET % OS_CACHE_LINE == 0,
+	       "the spare superblock lies in page 0, after the superblock, aligned");
+
+/* The room os_create reserves by default: descriptors and stack slots for
+ * a heap OS_GROW_DEFAULT times the size it is made at. */
+#define OS_GROW_DEFAULT 4u
 
 /* Small-block size classes: 64 B ... 2 KiB, each a slab of one page. */
 #define OS_SIZE_CLASSES 6
@@ -101,15 +152,20 @@ _Static_assert(__builtin_offsetof(struct os_superblock, committed_epoch) == 256,
  * object (os_app_root_set and os_check).
  *
  * pages_unformatted (layout 2.1; zero in every older heap, whose pages were
- * all formatted at creation): the last pages_unformatted data pages have
- * never been handed out. They are free by definition; their descriptors
- * and free-stack slots mean nothing (creation writes none of them, so it
- * takes the same time at any heap size) and nothing may read them. The
- * allocator takes such a page, page_count - pages_unformatted, only when
- * the free-page stack is empty, writing its descriptor then. Invariant:
- * free_top + pages_unformatted <= page_count, and every page number on the
- * stack, slab link and page reached from a root lies below
- * page_count - pages_unformatted (os_formatted_pages).
+ * all formatted at creation): the never-used tail. Pages from
+ * os_formatted_pages = os_page_room - pages_unformatted up to page_count
+ * have never been handed out: they are free by definition; their
+ * descriptors and free-stack slots mean nothing (creation writes none of
+ * them, so it takes the same time at any heap size) and nothing may read
+ * them. The count runs to the end of the descriptors' room (page_capacity,
+ * 2.3; page_count before), not to page_count, so that a resize, which
+ * changes page_count alone, leaves the root block -- and every snapshot's
+ * copy of it -- meaning the same formatted pages. The allocator takes a
+ * tail page, the first, only when the free-page stack is empty, writing
+ * its descriptor then. Invariant: pages_unformatted <= os_page_room,
+ * free_top <= os_formatted_pages <= page_count, and every page number on
+ * the stack, slab link and page reached from a root lies below
+ * os_formatted_pages.
  */
 #define OS_APP_ROOTS 8
 #define OS_APP_ROOT_KERNEL 0
@@ -134,13 +190,20 @@ struct os_root {
 };
 _Static_assert(sizeof(struct os_root) == 256, "root block size");
 
+/* os_page_room -- data pages the descriptors and the free-page stack
+ * have room for: page_capacity (2.3), page_count before */
+static inline uint64_t os_page_room(const struct os_superblock *sb)
+{
+	return sb->page_capacity ? sb->page_capacity : sb->page_count;
+}
+
 /* os_formatted_pages -- data pages below the never-used tail: the only
  * ones whose descriptors and stack slots mean anything; the caller has
- * checked free_top + pages_unformatted <= page_count (os_open does) */
+ * checked the root block's invariant (os_open does) */
 static inline uint64_t os_formatted_pages(const struct os_superblock *sb,
 					  const struct os_root *r)
 {
-	return sb->page_count - r->pages_unformatted;
+	return os_page_room(sb) - r->pages_unformatted;
 }
 
 /* What a data page is used for. */
@@ -401,8 +464,8 @@ _Static_assert(sizeof(struct os_cat_entry) == 13, "catalogue entry header size")
  * head's first and its own last.
  *
  * Capture: before the first change since the head was taken to a live page
- * P of the capture domain (the heap's pages below snap_offset, except the
- * superblock and the undo log), P's bytes are copied to a free area page
+ * P of the capture domain (the heap's pages outside the area, except the
+ * superblock and the undo log: before 2.3, those below snap_offset), P's bytes are copied to a free area page
  * and the entry appended to the head's list. Capture happens before every
  * range a transaction records is written (UNDO or FRESH: every byte a
  * transaction changes lies in one, the log checker's rule) and when a page
@@ -420,7 +483,10 @@ _Static_assert(sizeof(struct os_cat_entry) == 13, "catalogue entry header size")
  * Area geometry, all fixed by snap_size and snap_offset (checked):
  *   area page 0          struct os_snap_area
  *   area pages 1-2       the node table: OS_SNAP_NODES x struct os_snap_node
- *   map_pages            the head map: uint32_t per heap page below snap_offset
+ *   map_pages            the head map: uint32_t per heap page it covers
+ *                        (below snap_offset before 2.3; up to the largest
+ *                        heap, data_offset / OS_PAGE_SIZE + page_capacity,
+ *                        from 2.3: os_snap_covered_pages)
  *   stack_pages          free stack: uint32_t per area data page
  *   data_pages           area data pages: captured copies, list pages
  * An "area page" number a names area data page a; a list stores a + 1

@@ -103,6 +103,11 @@ struct os_create_opts {
 	uint64_t log_size;             /* default: heap/16, clamped to [256 KiB, 64 MiB] */
 	const uint8_t *heap_id;        /* 16 bytes; default: derived from time and address */
 	uint64_t snap_size;            /* the snapshot area; default heap/8; OS_NO_SNAPSHOTS: none */
+	uint64_t max_size;             /* 2.3: the largest size it may grow to; default
+					* OS_GROW_DEFAULT x size; = size: no room */
+	uint16_t layout_minor;         /* default OS_LAYOUT_MINOR; 1 or 2: the layout
+					* of 2.1 or 2.2 (data pages before the area,
+					* no room to grow), for tests of old heaps */
 };
 #define OS_NO_SNAPSHOTS UINT64_MAX
 
@@ -347,10 +352,60 @@ bool os_snap_restoring(const struct objstore *os);
 /* os_snap_finish -- finish a restore in progress (0 if none) */
 int os_snap_finish(struct objstore *os);
 
+/* --- resizing (layout 2.3, objstore/resize.c) -------------------------- */
+
+/* Why a resize is refused (os_resize_plan). */
+enum os_resize_refusal {
+	OS_RESIZE_OK = 0,
+	OS_RESIZE_OLD_LAYOUT,          /* made before layout 2.3: no room, data pages not last */
+	OS_RESIZE_BUSY,                /* a transaction runs, or a rollback is pending */
+	OS_RESIZE_TOO_LARGE,           /* past max_size: the descriptors' room */
+	OS_RESIZE_TOO_SMALL,           /* fewer than 16 data pages, or below OS_MIN_HEAP_SIZE */
+	OS_RESIZE_TAIL_USED,           /* shrink: page first_used, past the new end, was handed out */
+	OS_RESIZE_SNAPSHOTS,           /* shrink: snapshots exist (their states may use the pages) */
+};
+
+/* What a resize makes, or why not. */
+struct os_resize_plan {
+	enum os_resize_refusal refusal;
+	uint64_t heap_size, page_count;         /* the heap now */
+	uint64_t new_size, new_page_count;      /* the heap it makes: whole data pages that fit */
+	uint64_t max_size;             /* the largest heap this one can grow to */
+	uint64_t min_size;             /* the smallest it can shrink to: its formatted pages */
+	uint64_t first_used;           /* TAIL_USED: the first page past the new end handed out */
+	bool first_used_in_use;        /* ... in use (else free, on the free-page stack) */
+	unsigned snapshots;            /* SNAPSHOTS: named snapshots */
+};
+
+/* os_resize_plan -- what a resize to an image of `size` bytes would do,
+ * or why not (p->refusal); writes nothing. 0, -ERR_NOTSUP (layout before
+ * 2.3), -ERR_NOSPC (too large, too small), -ERR_BUSY (pages past the new
+ * end handed out, snapshots on a shrink, a transaction running) */
+int os_resize_plan(const struct objstore *os, uint64_t size, struct os_resize_plan *p);
+
+/* os_resize -- grow or shrink the heap to the data pages that fit in
+ * `size` bytes, committed by the epoch store alone, O(1): only the
+ * superblock changes. Outside a transaction. The caller makes the image
+ * that large first (grow), or smaller after (shrink). Errors as the plan. */
+int os_resize(struct objstore *os, uint64_t size, struct os_resize_plan *p);
+
+/* os_max_heap_size -- the largest heap `sb` can grow to (its own size
+ * before layout 2.3) */
+uint64_t os_max_heap_size(const struct os_superblock *sb);
+
+/* os_sb_effective -- the superblock of the heap at `base`: page 0's, or,
+ * after a resize whose copy a cut interrupted, the committed geometry
+ * (in `buf`); for readers that must not write (os_settle_superblock at
+ * open writes it) */
+const struct os_superblock *os_sb_effective(const void *base, uint64_t size,
+					    struct os_superblock *buf);
+
 /* --- statistics ------------------------------------------------------- */
 
 struct os_stats {
 	uint64_t heap_size, page_count, pages_free;
+	uint64_t page_capacity;        /* room for data pages (2.3; page_count before) */
+	uint64_t max_size;             /* the largest heap it can grow to */
 	uint64_t objects, names;
 	uint64_t epoch;
 	uint64_t log_size, log_used, log_high_water;

@@ -33,7 +33,9 @@ class FeInfo(FeCommand):
         sb, r, kh = heap.sb, heap.root, heap.kheap
         hid = bytes(int(sb["heap_id"][i]) for i in range(16)).hex()
         pages = int(sb["page_count"])
-        free = int(r["free_top"]) + int(r["pages_unformatted"])
+        # The never-used tail is counted to the descriptors' room (format.h).
+        room = int(sb["page_capacity"]) or pages
+        free = int(r["free_top"]) + pages - (room - int(r["pages_unformatted"]))
         epoch = int(sb["committed_epoch"])
         w = gdb.write
         w(f"layout version:   {int(sb['layout_major'])}.{int(sb['layout_minor'])}\n")

@@ -71,10 +71,11 @@ class FeLog(FeCommand):
         desc_size = lookup_type("struct os_page_desc").sizeof
         if off < int(sb["stack_offset"]):
             return f"page descriptor of data page {(off - int(sb['desc_offset'])) // desc_size}"
+        snap = int(sb["snap_offset"])
+        if int(sb["snap_size"]) and snap <= off < snap + int(sb["snap_size"]):
+            return snapshot_region(heap, off - snap)  # before the data pages from 2.3
         if off < int(sb["data_offset"]):
             return "free-page stack"
-        if int(sb["snap_size"]) and off >= int(sb["snap_offset"]):
-            return snapshot_region(heap, off - int(sb["snap_offset"]))
         page = heap.data_page_index(off)
         if page is None:
             return "past the heap"
