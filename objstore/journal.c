@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ferrite/errors.h"
+#include "objstore/format.h"
 #include "objstore/journal.h"
 #include "objstore/objstore.h"
 
@@ -93,6 +94,33 @@ static bool geometry_sound(const struct jn_header *h, uint64_t size)
 	       h->journal_size / JN_PAGE < UINT32_MAX;
 }
 
+/* header_at -- the journal header in the page at `off`, if its magic is there */
+static const struct jn_header *header_at(const void *dev, uint64_t off)
+{
+	const struct jn_header *h = (const void *)((const uint8_t *)dev + off);
+
+	return memcmp(h->magic, JN_MAGIC, 8) == 0 ? h : NULL;
+}
+
+/* moved_header -- a device larger than its journal's layout (its image
+ * file grown): the header of the layout made for its first device_size
+ * bytes, found after the heap and its base copy; or NULL */
+static const struct jn_header *moved_header(const void *dev, uint64_t size)
+{
+	const struct os_superblock *sb = dev;
+	const struct jn_header *h;
+
+	if (memcmp(sb->magic, OS_MAGIC, 8) != 0 || sb->heap_size % JN_PAGE ||
+	    sb->heap_size > size / 2)
+		return NULL;
+	for (uint64_t off = 2 * sb->heap_size; off + JN_PAGE < size; off += JN_PAGE) {
+		h = header_at(dev, off);
+		if (h && h->device_size == off + JN_PAGE)
+			return h;
+	}
+	return NULL;
+}
+
 /* jn_find -- the device's journal header, checked */
 int jn_find(const void *dev, uint64_t size, const struct jn_header **out,
 	    const char **why)
@@ -102,8 +130,10 @@ int jn_find(const void *dev, uint64_t size, const struct jn_header **out,
 	*why = NULL;
 	if (size < 4 * JN_PAGE || size % JN_PAGE)
 		return -ERR_NOENT;
-	h = (const struct jn_header *)((const uint8_t *)dev + size - JN_PAGE);
-	if (memcmp(h->magic, JN_MAGIC, 8) != 0)
+	h = header_at(dev, size - JN_PAGE);
+	if (!h)
+		h = moved_header(dev, size);
+	if (!h)
 		return -ERR_NOENT;
 	*out = h;
 	if (h->version != JN_VERSION) {
@@ -118,11 +148,11 @@ int jn_find(const void *dev, uint64_t size, const struct jn_header **out,
 		*why = "journal header: reserved bytes are not zero";
 		return -ERR_CORRUPT;
 	}
-	if (h->device_size != size) {
-		*why = "journal header: made for a device of another size";
+	if ((const uint8_t *)h + JN_PAGE != (const uint8_t *)dev + h->device_size) {
+		*why = "journal header: not in the last page of the device it was made for";
 		return -ERR_CORRUPT;
 	}
-	if (!geometry_sound(h, size)) {
+	if (!geometry_sound(h, h->device_size)) {
 		*why = "journal header: the heap, base copy and journal do not fit the device in order";
 		return -ERR_CORRUPT;
 	}

@@ -186,10 +186,14 @@ static int recover(struct nvm *nvm, struct jn_header *h)
 	if (err)
 		return err;
 	restored = jn_restore_heap(nvm->base, h);
-	pr_info("journal: recovered through record %llu (%llu records, %llu pages replayed; %llu torn records ignored); heap restored from its base copy (%llu pages)\n",
-		(unsigned long long)r.newest, (unsigned long long)r.replayed,
-		(unsigned long long)r.pages, (unsigned long long)r.incomplete,
-		(unsigned long long)restored);
+	if (r.newest)
+		pr_info("journal: replayed records %llu to %llu (%llu pages; %llu torn records ignored); heap restored from its base copy (%llu pages)\n",
+			(unsigned long long)(r.newest - r.replayed + 1),
+			(unsigned long long)r.newest, (unsigned long long)r.pages,
+			(unsigned long long)r.incomplete, (unsigned long long)restored);
+	else
+		pr_info("journal: no record to replay (%llu torn records ignored); heap restored from its base copy (%llu pages)\n",
+			(unsigned long long)r.incomplete, (unsigned long long)restored);
 	return start_tracking(nvm, h, r.newest);
 }
 
@@ -205,6 +209,10 @@ int durable_power_on(struct nvm *nvm)
 	if (!requests)
 		return 0;
 	err = jn_find(nvm->base, nvm->size, &found, &why);
+	if (!err && found->device_size != nvm->size)
+		pr_warn("journal: the device has %llu MiB, its journal's layout %llu MiB: the rest is not used (a heap on virtio-pmem does not grow)\n",
+			(unsigned long long)(nvm->size >> 20),
+			(unsigned long long)(found->device_size >> 20));
 	if (!err)
 		return recover(nvm, (struct jn_header *)found);
 	if (err != -ERR_NOENT) {

@@ -91,6 +91,14 @@ static int resized(struct image *img, const char *cmd, uint64_t size)
 	return EXIT_OK;
 }
 
+/* journaled -- a virtio-pmem image's heap has its base copy and journal
+ * right after it (objstore/journal.h): it cannot change size */
+static int journaled(struct image *img, const char *cmd)
+{
+	return fail(EXIT_FAILED, "%s: %s: a virtio-pmem image: its base copy and journal "
+		    "follow the heap, so its size is fixed; nothing was written", cmd, img->path);
+}
+
 /* run_grow -- objtool IMAGE grow --size SIZE */
 static int run_grow(struct image *img, const struct args *a)
 {
@@ -101,6 +109,8 @@ static int run_grow(struct image *img, const struct args *a)
 
 	if (status)
 		return status;
+	if (img->journal)
+		return journaled(img, "grow");
 	if (size <= before)
 		return fail(EXIT_FAILED, "grow: %s: the heap already has %s; grow takes a "
 			    "larger --size (shrink makes it smaller)", img->path,
@@ -129,6 +139,8 @@ static int run_shrink(struct image *img, const struct args *a)
 
 	if (status)
 		return status;
+	if (img->journal)
+		return journaled(img, "shrink");
 	if (size >= before)
 		return fail(EXIT_FAILED, "shrink: %s: the heap has %s; shrink takes a smaller "
 			    "--size (grow makes it larger)", img->path,

@@ -247,6 +247,11 @@ static int close_journal(struct image *img)
 
 	if (!list)
 		return fail(EXIT_FAILED, "%s: out of memory for the journal", img->path);
+	if (mprotect(img->base, img->map_size, PROT_READ | PROT_WRITE) != 0) {
+		free(list);
+		return fail(EXIT_FAILED, "cannot map %s writable: %s", img->path,
+			    strerror(errno));
+	}
 	for (uint64_t p = 0; p < pages; p++)
 		if (memcmp(img->base + p * JN_PAGE, img->base + h->base_offset + p * JN_PAGE,
 			   JN_PAGE) != 0)

@@ -40,8 +40,9 @@
  * number, mixed), the 8 bytes it displaced kept in its header entry.
  *
  * Invariants (checked by jn_recover, kept by the kernel's writer):
- *  - records are numbered 1, 2, ... in the order written, across
- *    generations; a record is written only after the flush of the one
+ *  - records are numbered 1, 2, ... in the order written (a generation
+ *    that found none to replay starts again at 1: the stamp names the
+ *    generation); a record is written only after the flush of the one
  *    before it completed, so every record older than the newest complete
  *    one was complete when the newest was written;
  *  - record r's first_needed is the oldest record whose copy into the base
@@ -142,7 +143,9 @@ void jn_make_header(struct jn_header *h, uint64_t device_size,
 void jn_seal_header(struct jn_header *h);
 
 /* jn_find -- whether a device of `size` bytes at `dev` ends with a journal
- * header (its magic): then 0 if it is sound, else -ERR_CORRUPT or
+ * header (its magic) -- or, when its image file was made larger, holds one
+ * at the end of its first device_size bytes, after its heap and base copy
+ * (the rest then unused) -- then 0 if it is sound, else -ERR_CORRUPT or
  * -ERR_VERSION with the reason in *why; -ERR_NOENT when there is none */
 int jn_find(const void *dev, uint64_t size, const struct jn_header **out,
 	    const char **why);
