@@ -201,7 +201,7 @@ test-kvm: deps all
 # the console log of every power-on are left in build/torture/.
 CUTS := 200
 torture: deps all linux-programs
-	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED))
+	@$(PYTHON) tests/system/powercut.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED)) $(if $(PMEM),--pmem $(PMEM))
 
 # The hostile-image campaign (docs/hostile-images.md): TRIALS corrupted
 # images powered on in QEMU, SEED to replay a run; failing images are kept

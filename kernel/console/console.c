@@ -205,6 +205,11 @@ size_t console_emit(const char *text, size_t len)
 	return (size_t)queue_out(NULL, text, 0, len);
 }
 
+/* A second home of the sent cursor outside the heap, or NULL: on
+ * virtio-pmem power-on rebuilds the heap from its last flushed copy, which
+ * would send again every line sent since (console_keep_sent_in). */
+static uint64_t *sent_outside;
+
 /* store_sent -- move the durable "sent" cursor: one store outside the log,
  * durable at once, as the commit stores the epoch (os_store_durable) */
 static void store_sent(uint64_t sent)
@@ -213,6 +218,23 @@ static void store_sent(uint64_t sent)
 
 	/* Invariant: out_sent is an aligned word of the heap (KFORMAT_AT). */
 	KASSERT(err == 0);
+	if (sent_outside)
+		__atomic_store_n(sent_outside, sent, __ATOMIC_RELEASE);
+}
+
+/* console_keep_sent_in -- at power-on, before anything is sent: `word`
+ * (outside the heap) holds how far output was sent before the power went,
+ * and is kept so from now on. What it says is taken only if the heap's
+ * queue holds that far (a hint: the heap's own cursor is older on a
+ * device whose heap came back from its base copy). */
+void console_keep_sent_in(uint64_t *word)
+{
+	uint64_t said = *word;
+
+	if (said > con->out_sent && said <= con->out_queued)
+		store_sent(said);
+	sent_outside = word;
+	*word = con->out_sent;
 }
 
 /* console_output_waiting -- whether output was queued that only a commit lets out */

@@ -53,6 +53,12 @@ bool console_output_waiting(void);
  * NVDIMM's), or at power-on: send the output queued so far */
 void console_release(void);
 
+/* console_keep_sent_in -- at power-on, before anything is sent: `word`,
+ * outside the heap, says how far output was sent before the power went
+ * (taken if the heap's queue holds that far), and follows the cursor from
+ * now on (virtio-pmem: epoch/durable.c) */
+void console_keep_sent_in(uint64_t *word);
+
 /* console_commit_mark -- how far output is queued (what a commit covers) */
 uint64_t console_commit_mark(void);
 

@@ -155,6 +155,7 @@ static int make_journal(struct nvm *nvm)
 		return err;
 	}
 	jn_make_header(h, nvm->size, &l, arch_cycles() ^ (nvm->phys << 12));
+	memset((uint8_t *)h + JN_SENT_OFFSET, 0, sizeof(uint64_t));
 	err = flush_or_stop("for the journal's header");
 	if (err)
 		return err;
@@ -485,6 +486,8 @@ void durable_power_on_done(void)
 			wait_inflight();
 		}
 		pmem_flush_report(); /* what a flush costs here */
+		if (journaled)
+			console_keep_sent_in((uint64_t *)((uint8_t *)writer.header + JN_SENT_OFFSET));
 	}
 	durable_commits = kroot->commits;
 	sched_wake(KWAIT_DURABLE, 0); /* syncs cut by the power: issued again */

@@ -274,7 +274,7 @@ class Campaign:
     """The whole run: one image, the workload, cuts, checks, a summary."""
 
     def __init__(self, directory, cuts, seed, keep_going=False, log=print,
-                 cpus=None):
+                 cpus=None, pmem="nvdimm"):
         self.dir = directory
         self.image = os.path.join(directory, "powercut.nvm")
         self.modules = os.path.join(directory, "modules")
@@ -286,6 +286,7 @@ class Campaign:
         # CPUs of each power-on, in turn (a system powered off with one
         # count powers on with the next); default smp(), $FERRITE_SMP.
         self.cpus = tuple(cpus) if cpus else (smp(),)
+        self.pmem = pmem             # run-qemu --pmem: nvdimm or virtio
         self.rng = random.Random(seed)
         self.checker = LineChecker()
         self.failures = []
@@ -339,6 +340,7 @@ class Campaign:
         self.poweron += 1
         return Machine(image=self.image, size=IMAGE_SIZE, boot="kernel",
                        append="earlyprintk", modules=self.modules,
+                       extra=("--pmem", self.pmem),
                        cpus=self.cpus[(self.poweron - 1) % len(self.cpus)])
 
     def _genesis(self):
@@ -566,11 +568,13 @@ def main():
                     help="CPUs of each power-on in turn, comma-separated "
                     "(default $FERRITE_SMP, else 1); e.g. 2,1: every power-on "
                     "changes the count")
+    ap.add_argument("--pmem", choices=("nvdimm", "virtio"), default="nvdimm",
+                    help="the NVM's kind (run-qemu --pmem; default nvdimm)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else default_seed()
     cpus = [int(n) for n in args.cpus.split(",")] if args.cpus else None
     failures = Campaign(args.dir, args.cuts, seed, args.keep_going,
-                        cpus=cpus).run()
+                        cpus=cpus, pmem=args.pmem).run()
     return 1 if failures else 0
 
 

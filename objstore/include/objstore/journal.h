@@ -81,6 +81,15 @@ struct jn_header {
 };
 _Static_assert(sizeof(struct jn_header) == 128, "journal header size");
 
+/* The header page's second half holds words the kernel keeps OUTSIDE the
+ * heap: they survive a kill of QEMU (not always a host crash), and
+ * recovery, which restores the whole heap from its base copy, leaves them
+ * alone. One so far: how far the console's output was sent (console.c),
+ * so that a kill repeats at most the line that was going out, as on an
+ * NVDIMM. Zero at genesis; read as a hint, never trusted past the heap's
+ * own queue. */
+#define JN_SENT_OFFSET 2048
+
 /* One page image of a record: which heap page, and its first 8 bytes. */
 struct jn_entry {
 	uint32_t page;              /* heap page number */
