@@ -444,6 +444,10 @@ struct fe_sysinfo {
 	uint64_t pmem_journal_full; /* groups that found the journal full and drained it */
 	uint64_t pmem_sync_waits;   /* sync calls that blocked for a flush */
 	uint64_t pmem_waiting;      /* commits not yet covered by a completed flush, now */
+	uint64_t pmem_waiting_max;  /* the most there were, just before a flush completed:
+				     * the most epochs a host crash could have lost */
+	uint64_t pmem_copy_mean_ns; /* a group's copy into the journal, every CPU stopped */
+	uint64_t pmem_copy_max_ns;
 };
 #define FE_SYSINFO_SIZE_1 200
 #define FE_SYSINFO_SIZE_2 360

@@ -50,6 +50,7 @@
 #include "core/panic.h"
 #include "core/printk.h"
 #include "core/smp.h"
+#include "core/time.h"
 #include "dev/virtio_pmem.h"
 #include "epoch/durable.h"
 #include "errstr.h"
@@ -93,6 +94,8 @@ static struct {
 	uint64_t pages;                /* page images written to the journal */
 	uint64_t journal_full;         /* groups that found the journal full */
 	uint64_t sync_waits;           /* sync calls that blocked for a flush */
+	uint64_t waiting_max;          /* commits not covered, just before a completion */
+	uint64_t copy_ns_total, copy_ns_max; /* groups' copies into the journal */
 } figures;
 
 /* --- power-on --------------------------------------------------------------- */
@@ -308,9 +311,14 @@ static uint64_t write_record(void)
 /* start_group -- with every CPU stopped: the group's record, and its flush */
 static void start_group(struct marks m)
 {
+	uint64_t t0 = time_ns(), ns;
 	int err;
 
 	inflight.seq = journaled ? write_record() : 0;
+	ns = time_ns() - t0;
+	figures.copy_ns_total += ns;
+	if (ns > figures.copy_ns_max)
+		figures.copy_ns_max = ns;
 	err = pmem_flush_start();
 	KASSERT(err == 0); /* none is in flight */
 	inflight.busy = true;
@@ -322,6 +330,10 @@ static void start_group(struct marks m)
 /* release -- let out what a completed flush covered, and wake sync's waiters */
 static void release(struct marks m)
 {
+	uint64_t waiting = kroot ? kroot->commits - durable_commits : 0;
+
+	if (waiting > figures.waiting_max)
+		figures.waiting_max = waiting; /* what a host crash just now could lose */
 	console_release_to(m.console);
 	hostlink_release_to(m.link);
 	durable_commits = m.commits;
@@ -511,4 +523,7 @@ void durable_figures(struct fe_sysinfo *info)
 	info->pmem_journal_full = figures.journal_full;
 	info->pmem_sync_waits = figures.sync_waits;
 	info->pmem_waiting = kroot->commits - durable_commits;
+	info->pmem_waiting_max = figures.waiting_max;
+	info->pmem_copy_mean_ns = figures.groups ? figures.copy_ns_total / figures.groups : 0;
+	info->pmem_copy_max_ns = figures.copy_ns_max;
 }

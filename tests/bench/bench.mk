@@ -36,6 +36,11 @@
 #                         transactions (sqlbench) against ext4 on
 #                         virtio-blk, against issue 31's targets
 #                         (tests/bench/run-lxprog-bench)
+#   make bench-pmem       the heap on virtio-pmem against the NVDIMM, side
+#                         by side: the commit pause against dirty pages,
+#                         the checkpoint overhead, flushes a second, commits
+#                         a flush, their latency, the most commits a host
+#                         crash could lose (tests/bench/run-pmem-bench)
 #   make bench-snapshot   snapshots in objstore: taking one (64 MiB vs 4 GiB
 #                         with a million objects), the first write to a
 #                         page after one with 0, 1 and 5 held, restoring
@@ -78,7 +83,7 @@ BENCH_SNAPSHOT := $(BENCH_DIR)/bench_snapshot
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
 	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot bench-smp \
-	bench-link bench-lxprog
+	bench-link bench-lxprog bench-pmem
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -88,6 +93,7 @@ BENCH_RUNS := \
 	"tests/bench/boot-time" \
 	"tests/bench/run-kernel-bench" \
 	"tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)" \
+	"tests/bench/run-pmem-bench $(PMEM_BENCH_ARGS)" \
 	"tests/bench/run-smp-bench $(SMP_BENCH_ARGS)" \
 	"tests/bench/run-snapshot-bench --bin $(BENCH_SNAPSHOT)" \
 	"tests/bench/run-link-bench $(LINK_BENCH_ARGS)" \
@@ -131,6 +137,9 @@ nvm-stats: all trace-kernel
 
 bench-kernel: all
 	@tests/bench/run-kernel-bench
+
+bench-pmem: all
+	@tests/bench/run-pmem-bench $(PMEM_BENCH_ARGS)
 
 bench-ckpt: all $(BENCH_FILL_HEAP)
 	@tests/bench/run-ckpt-bench --fill-heap $(BENCH_FILL_HEAP) $(CKPT_BENCH_ARGS)

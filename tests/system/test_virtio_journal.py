@@ -18,7 +18,7 @@ OBJTOOL = os.path.join(ROOT, "build", "objtool")
 TIMEOUT = 120
 VIRTIO = ("--pmem", "virtio")
 FLUSHES = (r"flushes: (\d+) completed, mean [\d.]+ us, max [\d.]+ us; (\d+) groups for "
-           r"(\d+) commits, (\d+) commits waiting now; (\d+) syncs waited\n")
+           r"(\d+) commits, (\d+) commits waiting now \(at most \d+\); (\d+) syncs waited\n")
 
 
 def objtool(image, *args, rc=0):

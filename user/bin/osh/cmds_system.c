@@ -80,13 +80,15 @@ static void print_flushes(const struct fe_sysinfo *si)
 	if (!si->pmem_mode)
 		return;
 	out_printf("flushes: %lu completed, mean %s us, max %s us; %lu groups for %lu commits, "
-		   "%lu commits waiting now; %lu syncs waited\n",
+		   "%lu commits waiting now (at most %lu); %lu syncs waited\n",
 		   si->pmem_flushes, us(si->pmem_flush_mean_ns, a, sizeof(a)),
 		   us(si->pmem_flush_max_ns, b, sizeof(b)), si->pmem_groups, si->pmem_commits,
-		   si->pmem_waiting, si->pmem_sync_waits);
+		   si->pmem_waiting, si->pmem_waiting_max, si->pmem_sync_waits);
 	if (si->pmem_mode == 2)
-		out_printf("journal: %lu page images written, drained %lu times when full\n",
-			   si->pmem_journal_pages, si->pmem_journal_full);
+		out_printf("journal: %lu page images written, a group's copy %s us mean, %s us max "
+			   "(every cpu stopped); drained %lu times when full\n",
+			   si->pmem_journal_pages, us(si->pmem_copy_mean_ns, a, sizeof(a)),
+			   us(si->pmem_copy_max_ns, b, sizeof(b)), si->pmem_journal_full);
 	else
 		out_printf("journal: none (the heap fills the device): a host crash may damage the heap\n");
 }
