@@ -468,6 +468,7 @@ bool durable_sync(struct trap_frame *tf)
 	struct pctx *p = sched_current();
 	unsigned i = p->proc->slot * KPROC_MAX_THREADS + sched_current_tid();
 	uint64_t thread = p->thread_id[sched_current_tid()];
+	bool first = false;
 
 	heap_request_commit();
 	if (!requests)
@@ -475,12 +476,14 @@ bool durable_sync(struct trap_frame *tf)
 	if (sync_thread[i] != thread || !sync_target[i]) {
 		sync_thread[i] = thread;
 		sync_target[i] = kroot->commits + 1; /* the commit that follows */
+		first = true;
 	}
 	if (durable_commits >= sync_target[i]) {
 		sync_target[i] = 0;
 		return true;
 	}
-	figures.sync_waits++;
+	if (first)
+		figures.sync_waits++;
 	sched_block(tf, KWAIT_DURABLE, 0, 0);
 	return false;
 }
