@@ -270,13 +270,14 @@ def command(m, line, timeout=DEFAULT_TIMEOUT):
 
 
 def traced_session(machines, image, trace, commands, kernel=None, extra=(),
-                   qemu_args=(), timeout=300):
+                   qemu_args=(), timeout=300, size="32M"):
     """Power on with the NVM tracer (docs/persistence-model.md), run osh
-    commands (line, pattern), power off; the console."""
+    commands (line, pattern), power off; the console. size: the NVM's
+    (--size; larger than the image grows its heap at this power-on)."""
     extra = ["--trace-nvm", str(trace)] + list(extra)
     if kernel:
         extra += ["--kernel", kernel]
-    m = machines(image=image, size="32M", extra=extra, qemu_args=qemu_args,
+    m = machines(image=image, size=size, extra=extra, qemu_args=qemu_args,
                  accel_name="tcg")
     m.expect(PROMPT, timeout=timeout)
     for line, pattern in commands:

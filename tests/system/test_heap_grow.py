@@ -9,16 +9,32 @@ made with, growth of a heap made before layout 2.3 (by objtool, and at
 power-on, which runs at the old size), a smaller --size, and shrinks over
 pages handed out or under a snapshot -- each refused, saying why, writing
 nothing; and the shrink that is allowed, of a never-used tail, with its
---dry-run. A power cut inside the growth itself is the crash simulator's
-(tests/objstore/test_resize.c: a cut at every fence, every torn line).
+--dry-run.
+
+A power cut inside the growth itself: a power-on that grows the heap is
+traced (tools/nvmtrace, docs/persistence-model.md), and at every ordering
+point of the growth the images the x86 persistency rules allow each
+check clean and hold the old size or the new one; one of each kind
+powered on grows again or opens grown. (The same commit, os_resize, is
+cut at every fence by the crash simulator too: tests/objstore/
+test_resize.c; objtool grow runs it on the host.)
 """
 
+import collections
 import hashlib
 import os
+import random
 import re
 import subprocess
+import sys
 
-from ferrite import BACKGROUND_LINE, ROOT, run_launcher
+import pytest
+
+from ferrite import BACKGROUND_LINE, PROMPT, ROOT, run_launcher, traced_session
+import heapimage as H
+
+sys.path.insert(0, os.path.join(ROOT, "tools", "nvmtrace"))
+import nvmtrace  # noqa: E402
 
 OBJTOOL = os.path.join(ROOT, "build", "objtool")
 MIB = 1 << 20
@@ -158,3 +174,146 @@ def test_shrink_takes_a_never_used_tail_and_refuses_pages_in_use(tmp_path):
     assert "from 64 MiB to 32 MiB" in out, out
     assert os.path.getsize(fresh) == 32 * MIB
     assert_clean(fresh)
+
+
+# --- a power cut inside the growth --------------------------------------------
+
+GROWN = 48 * MIB
+GREW = "heap: grew from 32 MiB to 48 MiB\n"
+# The kernel stopped: a panic, or a heap it will not run on.
+STOPPED = r"^(?:%s)*(?:panic: |error: ).*\n" % PROMPT
+SB_COVERED = H.SB.offset("crc") + 4         # the superblock's bytes under its CRC
+SPARE = H.F.OS_SB_SPARE_OFFSET              # the spare superblock of a resize, in page 0
+
+
+def check(image):
+    """(status, text) of `objtool IMAGE check`."""
+    p = subprocess.run([OBJTOOL, str(image), "check"], capture_output=True, text=True,
+                       timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+def heap_size(image):
+    """The heap's size in bytes, as `objtool IMAGE info` reads it."""
+    out = objtool(image, "info")
+    return int(re.search(r"^size: +\d+ MiB \((\d+) bytes\)$", out, re.M).group(1))
+
+
+def page0(image):
+    """(the superblock's bytes under its CRC, whether a spare superblock
+    is there): what a resize writes (objstore/resize.c)."""
+    with open(image, "rb") as f:
+        page = f.read(H.PAGE)
+    return page[:SB_COVERED], page[SPARE:SPARE + 8] == H.F.OS_MAGIC
+
+
+def growth_window(trace):
+    """The ordering points of the power-on's growth: from the end of the
+    open's rollback window (kernel/core/heap.c grows right after the open)
+    to the first point by which `heap: grew` had gone out -- with the
+    power-on's first commits, which release it (output commit). A range."""
+    rollback_ends = nvmtrace.SUBS[nvmtrace.EVENT].index("rollback ends")
+    _, _, records = nvmtrace.open_trace(trace)
+    point, first, console = 0, None, bytearray()
+    for r in records:
+        if r.kind == nvmtrace.ORDERING:
+            point += 1
+        elif r.kind == nvmtrace.EVENT and r.sub == rollback_ends:
+            first = point
+        elif r.kind == nvmtrace.OUTPUT and first is not None:
+            console += r.data
+            if GREW.strip().encode() in console:
+                return range(first, point + 1)
+    raise AssertionError("no `%s` after the open in %s" % (GREW.strip(), trace))
+
+
+def grown_or_grows(machines, image, grows):
+    """Power the crash image on: it must grow at this power-on (grows) or
+    open at the grown size without growing; the heap the kernel runs on
+    is the grown one, and cut there, the image checks clean, grown, its
+    resize settled (no spare left). A problem, or None."""
+    m = machines(image=image)
+    found = m.expect(r"%s|%s" % (PROMPT, STOPPED), timeout=TIMEOUT)
+    if found.group(0) != PROMPT:
+        return "stopped: " + found.group(0).strip()
+    problem = None
+    if (GREW in m.output) != grows:
+        problem = "%s at power-on" % ("did not grow" if grows else "grew again")
+    elif mem_line(m) != GROWN // MIB:
+        problem = "the kernel runs a heap of %d MiB" % mem_line(m)
+    m.power_cut()
+    status, text = check(image)
+    if status:
+        return "after its power-on: " + text
+    if heap_size(image) != GROWN or page0(image)[1]:
+        return "after its power-on: %d bytes, spare %s" % (heap_size(image), page0(image)[1])
+    return problem
+
+
+@pytest.mark.slow(25)
+def test_a_cut_anywhere_in_a_growth_at_power_on_leaves_the_old_size_or_the_new(
+        machines, tmp_path):
+    # A heap made at 32 MiB, then powered on traced at 48 MiB: it grows.
+    # At every ordering point from the open to the `heap: grew` line
+    # going out, with every dirty line lost, all kept, a random prefix of
+    # each, and each line lost alone, the image checks clean and is the
+    # 32 MiB heap or the 48 MiB one -- never the old again once the new
+    # was durable. The first image of each kind (its size, its page-0
+    # superblock old, new or torn, a spare or none) is powered on.
+    image, trace = tmp_path / "t.nvm", tmp_path / "t.trace"
+    m = machines(image=image, size="32M", accel_name="tcg")
+    m.expect(PROMPT, timeout=TIMEOUT)
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=TIMEOUT) == 0
+    old, (old_sb, _) = heap_size(image), page0(image)
+    out = traced_session(machines, image, trace, [], size="48M", timeout=TIMEOUT)
+    assert GREW in out and "nvm: 48 MiB" in out, out
+    new, (new_sb, _) = heap_size(image), page0(image)
+    assert (old, new) == (32 * MIB, GROWN)
+    assert nvmtrace.replay(trace) == image.read_bytes()   # the tracer saw all 48 MiB
+
+    window = growth_window(trace)
+    crash, rng = tmp_path / "crash.nvm", random.Random(48)
+    image_file = nvmtrace.ImageFile(crash)
+    kinds, problems, powered, durable_new = collections.Counter(), [], 0, None
+    for point in nvmtrace.crash_points(trace, set(window)):
+        tried = set()
+        for name, kept in point.variants(rng, len(point.history)):
+            if frozenset(kept.items()) in tried:
+                continue      # no dirty line: lost, kept and random are one image
+            tried.add(frozenset(kept.items()))
+            where = "ordering point %d (pc %#x), %s" % (point.index, point.record.pc, name)
+            image_file.write(point, kept)
+            status, text = check(crash)
+            size = heap_size(crash) if status == 0 else None
+            if status or size not in (old, new):
+                problems.append("%s: %s" % (where, text if status else "%d bytes" % size))
+                continue
+            if size == old and durable_new is not None:
+                problems.append("%s: the old size, after the new was durable at point %d"
+                                % (where, durable_new))
+            if name == "lost" and size == new and durable_new is None:
+                durable_new = point.index
+            sb, spare = page0(crash)
+            kind = ("old" if size == old else "new",
+                    {old_sb: "old", new_sb: "new"}.get(sb, "torn") + " superblock",
+                    "spare" if spare else "no spare")
+            kinds[kind] += 1
+            if kinds[kind] == 1:
+                powered += 1
+                problem = grown_or_grows(machines, crash, grows=size == old)
+                image_file.forget()
+                if problem:
+                    problems.append("%s, %s, powered on: %s" % (where, kind, problem))
+    print("growth crash states: ordering points %d to %d of %d, %d images (%s), "
+          "%d powered on, %d problems" % (
+              window.start, window.stop - 1, len(nvmtrace.ordering_points(trace)),
+              sum(kinds.values()), ", ".join("%s: %d" % (" / ".join(k), n)
+                                             for k, n in sorted(kinds.items())),
+              powered, len(problems)))
+    assert not problems, "\n".join(problems[:10])
+    # The window held the commit: cuts before the epoch store with the
+    # spare written, and after it with the copy not yet made.
+    assert kinds[("old", "old superblock", "spare")] and \
+        kinds[("new", "old superblock", "spare")], kinds
+    assert durable_new is not None
