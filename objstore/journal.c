@@ -251,9 +251,9 @@ static const struct jn_record_page *find_record(uint8_t *dev, const struct jn_he
 }
 
 /* newest_complete -- header page 0 of this generation's newest complete
- * record, or NULL; the torn ones counted */
+ * record numbered below `below`, or NULL; the torn ones counted */
 static const struct jn_record_page *newest_complete(uint8_t *dev, const struct jn_header *h,
-						    uint64_t *torn)
+						    uint64_t below, uint64_t *torn)
 {
 	const struct jn_record_page *best = NULL;
 	uint64_t slots = h->journal_size / JN_PAGE;
@@ -262,7 +262,8 @@ static const struct jn_record_page *newest_complete(uint8_t *dev, const struct j
 	for (uint64_t s = 0; s < slots; s++) {
 		const struct jn_record_page *r = (const void *)slot_at(dev, h, s);
 
-		if (!header_page_valid(r, h) || r->index != 0 || r->first_slot != s)
+		if (!header_page_valid(r, h) || r->index != 0 || r->first_slot != s ||
+		    r->seq >= below)
 			continue;
 		if (!record_complete(dev, h, r))
 			(*torn)++;
@@ -270,6 +271,16 @@ static const struct jn_record_page *newest_complete(uint8_t *dev, const struct j
 			best = r;
 	}
 	return best;
+}
+
+/* chain_whole -- whether the records `newest` needs are all complete */
+static bool chain_whole(uint8_t *dev, const struct jn_header *h,
+			const struct jn_record_page *newest)
+{
+	for (uint64_t seq = newest->first_needed; seq < newest->seq; seq++)
+		if (!find_record(dev, h, seq))
+			return false;
+	return true;
 }
 
 /* copy_record -- the record's page images into `to` (the base copy), each
@@ -293,27 +304,36 @@ static uint64_t copy_record(uint8_t *dev, const struct jn_header *h,
 	return r0->pages;
 }
 
-/* jn_recover -- replay the newest complete record and those it needs */
+/* jn_recover -- replay the newest complete record whose needed records
+ * are whole, and those */
 int jn_recover(uint8_t *dev, const struct jn_header *h, struct jn_recovery *out,
 	       const char **why)
 {
-	const struct jn_record_page *newest = newest_complete(dev, h, &out->incomplete);
-	uint64_t first;
+	const struct jn_record_page *newest;
+	uint64_t below = UINT64_MAX, torn;
 
 	*why = NULL;
-	out->newest = out->replayed = out->pages = 0;
-	if (!newest)
+	*out = (struct jn_recovery){ 0 };
+	/* A record written after a failed flush can be whole while the one
+	 * before it, which no flush covered either, is torn: then the last
+	 * record whose needs are all whole is the state to go back to. */
+	while ((newest = newest_complete(dev, h, below, &torn)) && !chain_whole(dev, h, newest)) {
+		out->skipped++;
+		below = newest->seq;
+	}
+	out->incomplete = torn;
+	if (!newest) {
+		if (out->skipped) {
+			*why = "journal: no complete record has every record it needs whole";
+			return -ERR_CORRUPT;
+		}
 		return 0;
+	}
 	out->newest = newest->seq;
-	first = newest->first_needed;
-	for (uint64_t seq = first; seq <= newest->seq; seq++) {
+	for (uint64_t seq = newest->first_needed; seq <= newest->seq; seq++) {
 		const struct jn_record_page *r = seq == newest->seq ? newest
 								    : find_record(dev, h, seq);
 
-		if (!r) {
-			*why = "journal: a record the newest one needs is not intact";
-			return -ERR_CORRUPT;
-		}
 		out->pages += copy_record(dev, h, r, dev + h->base_offset);
 		out->replayed++;
 	}
@@ -416,39 +436,46 @@ int jn_write(struct jn_writer *w, const uint32_t *pages, uint32_t n, uint64_t *s
 	}
 	write_header_pages(w, &fixed, pages);
 	w->live[w->live_count++] = (struct jn_live){
-		.seq = w->next_seq, .first_slot = w->head, .slots = header_pages + n,
+		.seq = w->next_seq, .first_needed = fixed.first_needed,
+		.first_slot = w->head, .slots = header_pages + n,
 	};
 	w->head = (w->head + header_pages + n) % w->slots;
 	*seq = w->next_seq++;
 	return 0;
 }
 
-/* jn_apply -- record `seq` into the base copy */
-void jn_apply(struct jn_writer *w, uint64_t seq)
+/* live_index -- the live record `seq`'s index, or -1 */
+static int live_index(const struct jn_writer *w, uint64_t seq)
 {
-	for (unsigned i = 0; i < w->live_count; i++) {
-		const struct jn_record_page *r0;
-
-		if (w->live[i].seq != seq)
-			continue;
-		r0 = (const void *)slot_at(w->dev, w->header, w->live[i].first_slot);
-		copy_record(w->dev, w->header, r0, w->dev + w->header->base_offset);
-		return;
-	}
+	for (unsigned i = 0; i < w->live_count; i++)
+		if (w->live[i].seq == seq)
+			return (int)i;
+	return -1;
 }
 
-/* jn_reclaim -- the flush that made record `seq` durable completed, and
- * every copy into the base copy before it: records before seq need not be
- * replayed any more (the next record's first_needed is seq), and those
- * before seq - 1, which no complete record on the device can name any
- * longer, give their slots back */
-void jn_reclaim(struct jn_writer *w, uint64_t seq)
+/* jn_flushed -- a flush covered the records through `seq` */
+bool jn_flushed(struct jn_writer *w, uint64_t seq)
 {
+	int at = live_index(w, seq);
+	uint64_t keep_from = at >= 0 ? w->live[at].first_needed : seq;
+	uint64_t first_copied = 0;
 	unsigned keep = 0;
 
-	w->oldest_needed = seq;
 	for (unsigned i = 0; i < w->live_count; i++)
-		if (w->live[i].seq + 1 >= seq)
+		if (w->live[i].seq >= keep_from)
 			w->live[keep++] = w->live[i];
 	w->live_count = keep;
+	for (unsigned i = 0; i < w->live_count; i++) {
+		struct jn_live *r = &w->live[i];
+
+		if (r->applied || r->seq > seq)
+			continue;
+		copy_record(w->dev, w->header, (const void *)slot_at(w->dev, w->header, r->first_slot),
+			    w->dev + w->header->base_offset);
+		r->applied = true;
+		if (!first_copied)
+			first_copied = r->seq;
+	}
+	w->oldest_needed = first_copied ? first_copied : seq + 1;
+	return first_copied != 0;
 }

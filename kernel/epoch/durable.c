@@ -190,6 +190,9 @@ static int recover(struct nvm *nvm, struct jn_header *h)
 	if (err)
 		return err;
 	restored = jn_restore_heap(nvm->base, h);
+	if (r.skipped)
+		pr_warn("journal: %llu whole records passed over: a record each needs is torn (written after a failed flush)\n",
+			(unsigned long long)r.skipped);
 	if (r.newest)
 		pr_info("journal: replayed records %llu to %llu (%llu pages; %llu torn records ignored); heap restored from its base copy (%llu pages)\n",
 			(unsigned long long)(r.newest - r.replayed + 1),
@@ -273,19 +276,21 @@ static void wait_inflight(void)
 }
 
 /* drain_journal -- no flush in flight, the journal full: make every record
- * unneeded. A flush covers the copies into the base copy made so far; an
- * empty record that needs nothing older, once flushed, is then the newest
- * complete record, so every record before it gives its slots back. */
+ * unneeded. Flushes cover every copy into the base copy (each completion
+ * may make more: a record a failed flush left out); then an empty record
+ * that needs nothing older, once flushed, is the newest complete record,
+ * and every record before it gives its slots back. */
 static void drain_journal(void)
 {
 	uint64_t seq;
 
-	if (pmem_flush_wait())
-		return; /* the write that follows fails, and says so */
-	writer.oldest_needed = writer.next_seq;
+	do {
+		if (pmem_flush_wait())
+			return; /* the write that follows fails, and says so */
+	} while (jn_flushed(&writer, writer.next_seq - 1));
 	if (jn_write(&writer, NULL, 0, &seq) || pmem_flush_wait())
 		return;
-	jn_reclaim(&writer, seq + 1);
+	jn_flushed(&writer, seq);
 }
 
 /* write_record -- the group's pages as the journal's next record; the
@@ -354,10 +359,8 @@ static void finish_inflight(int result)
 		return;
 	}
 	figures.flushes++;
-	if (journaled) {
-		jn_reclaim(&writer, inflight.seq);
-		jn_apply(&writer, inflight.seq);
-	}
+	if (journaled)
+		jn_flushed(&writer, inflight.seq);
 	release(inflight.marks);
 }
 

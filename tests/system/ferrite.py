@@ -48,6 +48,14 @@ def accel():
     return os.environ.get("FERRITE_ACCEL", "tcg")
 
 
+def pmem():
+    """The NVM's kind unless a test says: $FERRITE_PMEM (nvdimm or virtio),
+    default run-qemu's (`FERRITE_PMEM=virtio tests/run-all -k fuzz` runs
+    the fuzzers on virtio-pmem; tests that know the NVDIMM's sizes or
+    messages then differ)."""
+    return os.environ.get("FERRITE_PMEM")
+
+
 def smp():
     """The CPUs a machine has unless a test says: $FERRITE_SMP, default 1
     (`FERRITE_SMP=2 make test` runs every test on two)."""
@@ -116,6 +124,8 @@ class Machine:
         if append:
             args += ["--append", append]
         args += list(extra)
+        if pmem() and not no_nvm and "--pmem" not in extra:
+            args += ["--pmem", pmem()]
         if qemu_args:
             args += ["--"] + list(qemu_args)
         self.args = args

@@ -266,7 +266,7 @@ static int close_journal(struct image *img)
 		return EXIT_OK;
 	status = sync_or_fail(img);
 	if (!status) {
-		jn_apply(&img->journal_writer, seq);
+		jn_flushed(&img->journal_writer, seq);
 		status = sync_or_fail(img);
 	}
 	return status;

@@ -32,8 +32,8 @@
  * Power-on always recovers from the base copy and the journal, never from
  * the working copy (it cannot tell a kill of QEMU, which leaves a good
  * working copy, from a host crash, which does not): it replays the newest
- * COMPLETE record and those it names as still needed onto the base copy,
- * then copies the base copy over the working copy. A record is complete
+ * COMPLETE record whose needed records are whole, and those, onto the base
+ * copy, then copies the base copy over the working copy. A record is complete
  * when every one of its pages holds it: each header page carries a CRC-32C,
  * and each page image carries, in its first 8 bytes, the record's stamp
  * (jn_stamp: the journal's id, its generation and the record's sequence
@@ -43,11 +43,15 @@
  *  - records are numbered 1, 2, ... in the order written (a generation
  *    that found none to replay starts again at 1: the stamp names the
  *    generation); a record is written only after the flush of the one
- *    before it completed, so every record older than the newest complete
- *    one was complete when the newest was written;
+ *    before it completed -- or failed: then neither is durable until a
+ *    later flush completes, and a host crash may leave the later whole and
+ *    the earlier torn, so recovery takes the newest complete record whose
+ *    needed records are all whole;
  *  - record r's first_needed is the oldest record whose copy into the base
- *    copy no completed flush covered yet when r was written; its slots are
- *    not reused before then, so records first_needed..r are all intact;
+ *    copy no completed flush covered yet when r was written; a record's
+ *    slots are reused only once a durable record names a later one, so
+ *    records first_needed..r are intact for every r that may be the newest
+ *    complete one;
  *  - a power-on that recovered raises the header's generation (durably)
  *    before writing any record, and writes records from slot 0 again:
  *    records of older generations are never replayed.
@@ -165,12 +169,15 @@ struct jn_recovery {
 	uint64_t replayed;          /* records replayed onto the base copy */
 	uint64_t pages;             /* page images copied */
 	uint64_t incomplete;        /* records of this generation found torn */
+	uint64_t skipped;           /* complete records passed over: a record they need is torn */
 };
 
 /* jn_recover -- replay the journal onto the base copy: the newest complete
- * record of the header's generation and the records it needs. 0, or
- * -ERR_CORRUPT (the reason in *why) when a needed record is not intact. Writes only
- * the base copy. */
+ * record of the header's generation whose needed records are all whole,
+ * and those (a complete record whose needs are torn -- written after a
+ * failed flush, and no flush covered either -- is passed over, counted).
+ * 0, or -ERR_CORRUPT (the reason in *why) when complete records exist but
+ * none has its needs whole. Writes only the base copy. */
 int jn_recover(uint8_t *dev, const struct jn_header *h, struct jn_recovery *out,
 	       const char **why);
 
@@ -188,7 +195,11 @@ struct jn_writer {
 	uint64_t next_seq;          /* the next record's number */
 	uint64_t oldest_needed;     /* first_needed of the next record */
 	/* records written and not reclaimed, oldest first */
-	struct jn_live { uint64_t seq; uint32_t first_slot, slots; } live[4];
+	struct jn_live {
+		uint64_t seq, first_needed;
+		uint32_t first_slot, slots;
+		bool applied;                   /* copied into the base copy */
+	} live[4];
 	unsigned live_count;
 };
 
@@ -206,11 +217,12 @@ uint32_t jn_slots_free(const struct jn_writer *w);
  * free, for an empty record) */
 int jn_write(struct jn_writer *w, const uint32_t *pages, uint32_t n, uint64_t *seq);
 
-/* jn_apply -- copy record `seq` (written, flushed) into the base copy */
-void jn_apply(struct jn_writer *w, uint64_t seq);
-
-/* jn_reclaim -- a flush covered every copy into the base copy made so far:
- * records older than `seq` (the newest applied) give their slots back */
-void jn_reclaim(struct jn_writer *w, uint64_t seq);
+/* jn_flushed -- a flush completed that covered every record through `seq`
+ * and every copy into the base copy made before it was asked for: records
+ * no record that may be the newest complete one names give their slots
+ * back, and the records through `seq` not yet in the base copy are copied
+ * there (oldest first); the next record needs the oldest of those. Whether
+ * it copied any (their copies want a flush of their own). */
+bool jn_flushed(struct jn_writer *w, uint64_t seq);
 
 #endif
