@@ -104,8 +104,8 @@ def test_host_crash_states_of_a_session(machines, tmp_path):
     traced_session(machines, image, trace, SESSION, extra=list(VIRTIO))
     if LONG:
         checked, problems, powered = host_crash_campaign(
-            machines, tmp_path, trace, dict.fromkeys(nvmtrace.HOST_SITES), 300, 40,
-            seed=31, subsets=6, singles=12, check=reported_names)
+            machines, tmp_path, trace, dict.fromkeys(nvmtrace.HOST_SITES), 200, 30,
+            seed=31, subsets=4, singles=6, check=reported_names)
     else:
         # A flush is sent right after the commit it covers: "flush begins"
         # is the state of "commit ended".
@@ -189,8 +189,8 @@ def test_host_crash_states_of_the_workload(machines, tmp_path):
     make_heap(machines, image, extra=VIRTIO)
     traced_workload(machines, image, trace, start_it=True, device=VIRTIO)
     if LONG:
-        kinds, places, boot, subsets, singles = dict.fromkeys(nvmtrace.HOST_SITES), 300, \
-            60, 4, 8
+        kinds, places, boot, subsets, singles = dict.fromkeys(nvmtrace.HOST_SITES), 200, \
+            40, 3, 4
     else:
         kinds, places, boot, subsets, singles = {
             "flush ends": 6, "flush ended": 6, "commit ended": 4, "output": 6}, 4, 4, 1, 1
