@@ -92,7 +92,7 @@ def host_crash_campaign(machines, tmp_path, trace, kinds, random_places, boot, s
     return checked, problems, powered
 
 
-@pytest.mark.slow(40)
+@pytest.mark.slow(36)
 def test_host_crash_states_of_a_session(machines, tmp_path):
     # A heap made on virtio-pmem by an untraced power-on, then the osh
     # session of test_persistence traced from it: at the flush requests'
@@ -179,7 +179,7 @@ def carry_on(point, m):
     return "; ".join(problems) or None
 
 
-@pytest.mark.slow(40)
+@pytest.mark.slow(20)
 def test_host_crash_states_of_the_workload(machines, tmp_path):
     # counter, churn, spawner and memtest started in a traced power-on of a
     # heap on virtio-pmem: at places of the trace every image checks
