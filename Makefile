@@ -41,7 +41,8 @@
 #                   (docs/programs.md)
 #   make persist-check  the long crash-state campaign: every ordering point
 #                   of genesis, a session and kv, most of a workload's, 600
-#                   power-ons (docs/persistence-model.md)
+#                   power-ons; and the host-crash states on virtio-pmem
+#                   (docs/persistence-model.md)
 #
 # Everything built lands in build/. Sources are found by folder: every .c and
 # .S under boot/ and kernel/ is part of the kernel, with libc/*.c and the
@@ -245,11 +246,15 @@ fuzz-linux: deps all linux-programs
 # The long crash-state campaign (docs/persistence-model.md): the crash
 # tests of test_persistence.py at every ordering point of genesis, of the
 # session and of kv, 1,500 of the workload's and all of its commits and
-# page logs, with 600 crash states powered on. `make test` runs the quick form.
+# page logs, with 600 crash states powered on; and the host-crash states
+# of test_persistence_virtio.py at every flush edge, commit end and
+# console output of its session and workload and 200 random places of
+# each, 70 powered on. `make test` runs the quick form.
 .PHONY: persist-check
 persist-check: deps all trace-kernel
 	@PERSIST_CHECK=long $(PYTHON) -m pytest -q -s -p no:cacheprovider \
-		tests/system/test_persistence.py -k crash_states
+		tests/system/test_persistence.py tests/system/test_persistence_virtio.py \
+		-k crash_states
 
 # Programs into a powered-off image (docs/programs.md): one objtool import
 # each, its own transaction; objtool refuses an image a QEMU holds (exit 6).

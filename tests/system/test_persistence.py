@@ -43,9 +43,10 @@ def mutant(name):
     return os.path.join(ROOT, "build", "mutant-" + name, "ferrite.elf")
 
 
-def make_heap(machines, image, append=None):
-    """Genesis on a blank image, untraced, then power off."""
-    m = machines(image=image, size="32M", accel_name="tcg", append=append)
+def make_heap(machines, image, append=None, extra=()):
+    """Genesis on a blank image, untraced, then power off (extra: the
+    launcher's arguments, e.g. --pmem virtio)."""
+    m = machines(image=image, size="32M", accel_name="tcg", append=append, extra=extra)
     m.expect(PROMPT, timeout=TIMEOUT)
     m.send("poweroff\n")
     assert m.wait_exit(timeout=TIMEOUT) == 0
@@ -206,55 +207,24 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
     """Build the crash states at the ordering points `chosen` (a set of
     indices) of the trace: every unflushed line lost, all kept, a random
     prefix of each, the unflushed lines of each of `regions` lost, up to
-    `singles` lines lost alone. Each is checked offline, by objtool and by
-    check(point, image) (a problem or None); at the points in `boot`, the
-    variant `boot_variant` is powered on, power_on(point, m) waits for what must
-    follow (default: the resume or genesis line) and returns a problem or
-    None, then the power is cut and the image checked again (a problem
-    if it fails). [(objtool
-    status, text, where)], the problems, and the power-ons' consoles
-    [(had a heap, console, where)]. `append`: the power-ons' kernel
-    command line. until_caught (for a mutant, whose bug only has to be
-    caught once): stop at the first state objtool refuses or check finds
-    a problem in, with no state powered on."""
-    assert not (until_caught and boot)
+    `singles` lines lost alone; check them (check_states: objtool,
+    check(point, image), the points in `boot` powered on with the variant
+    `boot_variant`). [(objtool status, text, where)], the problems, and
+    the power-ons' consoles [(had a heap, console, where)]."""
     rng = random.Random(seed)
-    image = tmp_path / "crash.nvm"
-    image_file = nvmtrace.ImageFile(image)
-    checked, problems, powered = [], [], []
-    caught = False
-    for point in nvmtrace.crash_points(trace, chosen):
-        for name, kept in point.variants(rng, singles, regions):
-            if caught:
-                break
-            where = "ordering point %d (pc %#x, %s), %s" % (
-                point.index, point.record.pc,
-                "/".join(sorted(point.windows)) or "no window", name)
-            image_file.write(point, kept)
-            status, text = objtool_check(image)
-            checked.append((status, text, where))
-            problem = check(point, image) if check and status == 0 else None
-            if problem:
-                problems.append("%s: %s" % (where, problem))
-            caught = until_caught and (status != 0 or problem is not None)
-            if point.index in boot and name == boot_variant:
-                m = machines(image=image, size="32M", accel_name="tcg", append=append)
-                found = m.expect(r"ferrite: (?:resumed at epoch \d+|genesis complete)|%s"
-                                 % STOPPED, timeout=TIMEOUT)
-                if re.match(STOPPED, found.group(0)):
-                    problem = found.group(0).strip()   # stopped before it resumed
-                else:
-                    problem = power_on(point, m) if power_on else None
-                if problem:
-                    problems.append("%s, powered on: %s" % (where, problem))
-                m.power_cut()
-                image_file.forget()
-                after, text = objtool_check(image)
-                if after != 0:
-                    problems.append("%s, after its power-on: %s" % (where, text))
-                powered.append((status == 0, m.output, where))
-        if caught:
-            break
+    assert until_caught or boot <= chosen
+
+    def states():
+        for point in nvmtrace.crash_points(trace, chosen):
+            for name, kept in point.variants(rng, singles, regions):
+                yield point, name, kept, "ordering point %d (pc %#x, %s), %s" % (
+                    point.index, point.record.pc,
+                    "/".join(sorted(point.windows)) or "no window", name)
+
+    checked, problems, powered = check_states(
+        machines, tmp_path, states(), lambda p, name: p.index in boot and name == boot_variant,
+        check=check, power_on=power_on, append=append, until_caught=until_caught)
+    assert len(powered) == len(boot)
     points = nvmtrace.ordering_points(trace)
     windows = ", ".join("%s %d of %d" % (w, len([i for i in chosen if w in points[i]]),
                                           len([p for p in points if w in p]))
@@ -263,7 +233,53 @@ def crash_campaign(machines, tmp_path, trace, chosen, boot, seed, regions=(),
           "%d problems%s" % (len(chosen), len(points), windows, len(checked),
                              len(powered), len(problems),
                              ", stopped at the first caught" if until_caught else ""))
-    assert len(powered) == len(boot)
+    return checked, problems, powered
+
+
+def check_states(machines, tmp_path, states, boot, check=None, power_on=None,
+                 append=None, until_caught=False, extra=()):
+    """Check crash states, each (point, variant name, kept, where) for
+    point.write: each image is checked offline, by objtool and by
+    check(point, image) (a problem or None); those for which boot(point,
+    name) is true are powered on (with the launcher's `extra` arguments
+    and the kernel command line `append`): power_on(point, m) waits for
+    what must follow (default: the resume or genesis line) and returns a
+    problem or None, then the power is cut and the image checked again (a
+    problem if it fails). [(objtool status,
+    text, where)], the problems, and the power-ons' consoles [(had a heap,
+    console, where)]. until_caught (for a mutant, whose bug only has to be
+    caught once): stop at the first state objtool refuses or check finds
+    a problem in, with no state powered on."""
+    image = tmp_path / "crash.nvm"
+    image_file = nvmtrace.ImageFile(image)
+    checked, problems, powered = [], [], []
+    for point, name, kept, where in states:
+        image_file.write(point, kept)
+        status, text = objtool_check(image)
+        checked.append((status, text, where))
+        problem = check(point, image) if check and status == 0 else None
+        if problem:
+            problems.append("%s: %s" % (where, problem))
+        if until_caught and (status != 0 or problem is not None):
+            break
+        if boot(point, name):
+            assert not until_caught
+            m = machines(image=image, size="32M", accel_name="tcg", append=append,
+                         extra=extra)
+            found = m.expect(r"ferrite: (?:resumed at epoch \d+|genesis complete)|%s"
+                             % STOPPED, timeout=TIMEOUT)
+            if re.match(STOPPED, found.group(0)):
+                problem = found.group(0).strip()   # stopped before it resumed
+            else:
+                problem = power_on(point, m) if power_on else None
+            if problem:
+                problems.append("%s, powered on: %s" % (where, problem))
+            m.power_cut()
+            image_file.forget()
+            after, text = objtool_check(image)
+            if after != 0:
+                problems.append("%s, after its power-on: %s" % (where, text))
+            powered.append((status == 0, m.output, where))
     return checked, problems, powered
 
 
@@ -415,11 +431,14 @@ def progress(m, start, programs=WORKLOAD):
     return None
 
 
-def traced_workload(machines, image, trace, start_it, kernel=None, append=None):
+def traced_workload(machines, image, trace, start_it, kernel=None, append=None,
+                    device=()):
     """Resume the heap with the tracer and let the workload run (started
     now if start_it, else resumed): every program prints PROGRESS lines;
-    then power off."""
-    extra = ["--trace-nvm", str(trace)] + (["--kernel", kernel] if kernel else [])
+    then power off. device: the launcher's arguments for the NVM (e.g.
+    --pmem virtio)."""
+    extra = ["--trace-nvm", str(trace)] + (["--kernel", kernel] if kernel else []) + \
+        list(device)
     m = machines(image=image, size="32M", extra=extra, accel_name="tcg", append=append)
     start = m.expect(r"ferrite: resumed at epoch .*\n", timeout=TIMEOUT).end()
     if start_it:

@@ -29,7 +29,11 @@ trace-kernel:
 #                    epoch store (objstore/tx.c)
 #   early-console    the epoch's console output is sent before the commit
 #                    (kernel/epoch/epoch.c)
-MUTANTS := unflushed-undo unflushed-pages unfenced-commit early-console
+#   output-before-flush  on virtio-pmem, a commit's output is let out at
+#                    once, before the flush that makes it durable on the
+#                    host completed (kernel/epoch/durable.c)
+MUTANTS := unflushed-undo unflushed-pages unfenced-commit early-console \
+	output-before-flush
 MUTANT_TARGETS := $(addprefix mutant-,$(MUTANTS))
 
 # Each is a variant of the trace kernel (KERNEL_BASE, the Makefile): its

@@ -19,6 +19,16 @@ the nvmtrace QEMU plugin (tools/run-qemu --trace-nvm TRACE).
                                      one kept) or lost-0xLINE (that line
                                      lost alone); power it on with
                                      tools/run-qemu --image OUT
+  nvmtrace.py host-crash TRACE POINT VARIANT OUT
+                                     the image a crash of the HOST leaves
+                                     on a virtio-pmem device before record
+                                     POINT: base (no page written since
+                                     the last completed flush kept), all
+                                     (every one kept), subset-K (the K-th
+                                     random subset), lost-0xPAGE or
+                                     only-0xPAGE (that page lost, or kept,
+                                     alone); power it on with
+                                     tools/run-qemu --pmem virtio --image OUT
 
 A replay applies the starting image and every store in order: it must
 equal the image QEMU left, byte for byte (that is the tracer's own check:
@@ -30,6 +40,7 @@ is not a trace.
 import collections
 import ctypes
 import ctypes.util
+import random
 import re
 import struct
 import sys
@@ -255,7 +266,18 @@ LINE = 64
 ORDERING = FENCE
 
 
-class CrashPoint:
+class PointImage:
+    """A crash state's image: `durable` (bytes) with what apply() stores."""
+
+    def write(self, path, kept):
+        """Write the image apply(image, kept) makes to path."""
+        image = bytearray(self.durable)
+        self.apply(image, kept)
+        with open(path, "wb") as f:
+            f.write(image)
+
+
+class CrashPoint(PointImage):
     """The NVM at one ordering point, before it takes effect: what is
     surely durable (`durable`, a bytearray) and, for each dirty line, the
     stores made to it since it was last durable (`history`: line offset ->
@@ -280,13 +302,6 @@ class CrashPoint:
         for line, n in kept.items():
             for off, data in self.history[line][:n]:
                 image[off:off + len(data)] = data
-
-    def write(self, path, kept):
-        """Write the image apply() makes to path."""
-        image = bytearray(self.durable)
-        self.apply(image, kept)
-        with open(path, "wb") as f:
-            f.write(image)
 
     def variants(self, rng, singles, regions=()):
         """[(name, kept)] for write(): every dirty line lost; every one
@@ -487,6 +502,189 @@ def write_crash_image(trace, point, variant, out):
     return 0
 
 
+# --- host crashes (virtio-pmem) ----------------------------------------------
+
+# The kernel's FLUSH request on a virtio-pmem device (enum nvt_event): sent,
+# and its answer taken. The commit window's end is where an epoch's output
+# is let out on an NVDIMM (and, wrongly, by the mutant output-before-flush).
+FLUSH_BEGIN = 2 * WINDOWS.index("pmem flush")
+FLUSH_END = FLUSH_BEGIN + 1
+COMMIT_END = 2 * WINDOWS.index("commit") + 1
+HOST_SITES = ("flush begins", "flush ends", "flush ended", "commit ended", "output")
+
+
+class HostCrashPoint(PointImage):
+    """The device after a crash of the HOST at one place in the trace,
+    before record `index` takes effect. Every store is in the host's page
+    cache at once but on its disk only once a flush covering it completed,
+    and the page cache writes pages back in any order, each page whole. So
+    the device holds `durable` -- the image when the newest flush whose
+    answer was taken by then began (the starting image if none) -- and,
+    of the pages written since (`pages`: page offset -> its bytes at this
+    point; pages back to their durable bytes left out), any subset. Also
+    what a person had seen by then (`console`), the kernel's windows open
+    there (`windows`) and, for each flush completed by then, how many of
+    the console's bytes had been sent when its answer was taken
+    (`answered`: one number a flush, oldest first)."""
+
+    def __init__(self, index, durable, pages, console, windows, answered):
+        self.index = index
+        self.durable = durable
+        self.pages = pages
+        self.console = console
+        self.windows = windows
+        self.answered = answered
+        self.flushes = len(answered)
+
+    def apply(self, image, kept):
+        """Store into `image` (durable's bytes, or of its pages those
+        written since) the pages `kept` (an iterable of page offsets)."""
+        for page in kept:
+            image[page:page + PAGE] = self.pages[page]
+
+    def variants(self, subsets, singles):
+        """[(name, kept)] for write(): base (no page written since kept),
+        all (every one kept: what a kill of QEMU leaves), `subsets` random
+        subsets (subset-K), and for up to `singles` of the pages (all of
+        them when there are that few), that page lost alone (lost-0xPAGE)
+        and kept alone (only-0xPAGE). Every name rebuilds its image
+        (variant())."""
+        pages = sorted(self.pages)
+        names = ["base", "all"] + ["subset-%d" % k for k in range(1, subsets + 1)]
+        few = pages if len(pages) <= singles else \
+            sorted(random.Random("%d/singles" % self.index).sample(pages, singles))
+        for page in few:
+            names += ["lost-%#x" % page, "only-%#x" % page]
+        out = [(name, self.variant(name)) for name in names]
+        # With one page written, base and all are its only states; with
+        # none, base.
+        return out if len(pages) > 1 else out[:1 + len(pages)]
+
+    def variant(self, name):
+        """The pages kept of the named variant, or None if there is no
+        such variant at this point."""
+        pages = sorted(self.pages)
+        if name == "base":
+            return []
+        if name == "all":
+            return pages
+        m = re.fullmatch(r"subset-([1-9]\d*)", name)
+        if m:
+            rng = random.Random("%d/%s" % (self.index, name))
+            return [page for page in pages if rng.random() < 0.5]
+        m = re.fullmatch(r"(lost|only)-(0x[0-9a-f]+)", name)
+        if m and int(m.group(2), 16) in self.pages:
+            page = int(m.group(2), 16)
+            return [p for p in pages if p != page] if m.group(1) == "lost" else [page]
+        return None
+
+    def describe(self):
+        """Where the point is, for a test's message or the CLI."""
+        return "record %d (%s, after %d flushes, %d pages written since)" % (
+            self.index, "/".join(sorted(self.windows)) or "no window", self.flushes,
+            len(self.pages))
+
+
+def host_crash_sites(path):
+    """(sites, places): the places a host-crash campaign stops at, by kind
+    ({name of HOST_SITES: [record index]}), and every place a crash may
+    come (a range of record indices: after the starting image, up to the
+    end record). A place is the index of the record before which the
+    crash comes: right after a flush request is sent (flush begins), right
+    before and right after its answer is taken (flush ends, flush ended:
+    the newest durable state moves there), right after a commit (commit
+    ended: on an NVDIMM its output goes out inside it) and right after
+    each run of console bytes (output)."""
+    _, _, records = open_trace(path)
+    sites = {name: [] for name in HOST_SITES}
+    index, last, first = 0, None, 0
+    for index, r in enumerate(records):
+        if r.kind == INIT:
+            first = index + 1
+        if last == OUTPUT and r.kind != OUTPUT:
+            sites["output"].append(index)
+        if r.kind == EVENT and r.sub == FLUSH_BEGIN:
+            sites["flush begins"].append(index + 1)
+        elif r.kind == EVENT and r.sub == FLUSH_END:
+            sites["flush ends"].append(index)
+            sites["flush ended"].append(index + 1)
+        elif r.kind == EVENT and r.sub == COMMIT_END:
+            sites["commit ended"].append(index + 1)
+        last = r.kind
+    return sites, range(first, index + 1)
+
+
+def host_crash_points(path, chosen):
+    """HostCrashPoint before each record whose index is in `chosen` (a
+    set), in trace order. The rules (docs/persistence-model.md, "A host
+    crash"): a store is durable once a flush request sent after it was
+    answered; until then its page may or may not have reached the disk,
+    whole, at its latest bytes. One flush is in flight at a time (the
+    driver's rule)."""
+    keep_images_in_the_heap()
+    _, size, records = open_trace(path)
+    image = bytearray(size)      # the device as the guest sees it
+    durable = bytearray(size)    # as of the last completed flush's request
+    since = set()                # pages written since durable's moment
+    at_begin = None              # a flush in flight: {page: bytes when it began}
+    answered = []                # the console's length at each flush's answer
+    console, windows = bytearray(), frozenset()
+    for index, r in enumerate(records):
+        if index in chosen:
+            pages = {p: bytes(image[p:p + PAGE]) for p in sorted(since)
+                     if image[p:p + PAGE] != durable[p:p + PAGE]}
+            yield HostCrashPoint(index, bytes(durable), pages, bytes(console),
+                                 windows, list(answered))
+        if r.kind == INIT:
+            image[r.offset:r.offset + PAGE] = durable[r.offset:r.offset + PAGE] = r.data
+        elif r.kind == STORE:
+            for page in range(r.offset & ~(PAGE - 1), r.offset + r.size, PAGE):
+                since.add(page)
+                if at_begin is not None and page not in at_begin:
+                    at_begin[page] = bytes(image[page:page + PAGE])
+            image[r.offset:r.offset + r.size] = r.data
+        elif r.kind == OUTPUT:
+            console += r.data
+        elif r.kind == EVENT:
+            if r.sub == FLUSH_BEGIN:
+                if at_begin is not None:
+                    raise TraceError(f"{path}: a flush request sent at record {index} "
+                                     f"while one is in flight")
+                at_begin = {}
+            elif r.sub == FLUSH_END:
+                if at_begin is None:
+                    raise TraceError(f"{path}: a flush answered at record {index} "
+                                     f"that was never sent")
+                for page in since:
+                    durable[page:page + PAGE] = at_begin.get(page, image[page:page + PAGE])
+                since, at_begin = set(at_begin), None
+                answered.append(len(console))
+            windows = after_event(windows, r)
+        elif r.kind == END and r.offset:
+            raise unattributed(path, r)
+
+
+def write_host_crash_image(trace, point, variant, out):
+    """The host-crash command: the image of one named variant at one place."""
+    if not point.isdigit():
+        print(f"nvmtrace: {point!r} is not a record's number", file=sys.stderr)
+        return 2
+    if int(point) not in host_crash_sites(trace)[1]:
+        print(f"nvmtrace: {trace} has no place {point} (a record after the "
+              f"starting image)", file=sys.stderr)
+        return 2
+    found = next(host_crash_points(trace, {int(point)}))
+    kept = found.variant(variant)
+    if kept is None:
+        print(f"nvmtrace: no variant {variant!r} at record {point}: base, all, "
+              f"subset-K, or lost-PAGE or only-PAGE for a page written since the "
+              f"last flush ({len(found.pages)} of them)", file=sys.stderr)
+        return 2
+    found.write(out, kept)
+    print(f"{found.describe()}, {variant}: {out}")
+    return 0
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == "summary":
         s = summary(argv[1])
@@ -511,6 +709,8 @@ def main(argv):
         return 0
     if len(argv) == 5 and argv[0] == "crash":
         return write_crash_image(*argv[1:])
+    if len(argv) == 5 and argv[0] == "host-crash":
+        return write_host_crash_image(*argv[1:])
     if len(argv) == 3 and argv[0] == "replay":
         with open(argv[2], "wb") as f:
             f.write(replay(argv[1]))
