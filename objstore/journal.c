@@ -87,7 +87,7 @@ static bool geometry_sound(const struct jn_header *h, uint64_t size)
 	uint64_t end = size - JN_PAGE;
 
 	return h->heap_size && h->heap_size % JN_PAGE == 0 &&
-	       h->base_offset == h->heap_size &&
+	       (h->base_offset == h->heap_size || h->base_offset == 0) &&
 	       h->journal_offset == 2 * h->heap_size &&
 	       h->journal_size >= 3 * JN_PAGE && h->journal_size % JN_PAGE == 0 &&
 	       h->journal_offset + h->journal_size <= end &&
@@ -354,6 +354,37 @@ uint64_t jn_restore_heap(uint8_t *dev, const struct jn_header *h)
 	return written;
 }
 
+/* jn_rebase_begin -- the working copy is the base from now on */
+void jn_rebase_begin(struct jn_header *h)
+{
+	h->base_offset = 0;
+	h->generation++;
+	jn_seal_header(h);
+}
+
+/* jn_rebase_copy -- the base copy's place made equal to the working copy,
+ * writing only the pages that differ; how many it wrote */
+uint64_t jn_rebase_copy(uint8_t *dev, const struct jn_header *h)
+{
+	uint64_t written = 0;
+
+	for (uint64_t off = 0; off < h->heap_size; off += JN_PAGE) {
+		if (memcmp(dev + off, dev + h->heap_size + off, JN_PAGE) == 0)
+			continue;
+		memcpy(dev + h->heap_size + off, dev + off, JN_PAGE);
+		written++;
+	}
+	return written;
+}
+
+/* jn_rebase_end -- the base copy is in its place again */
+void jn_rebase_end(struct jn_header *h)
+{
+	h->base_offset = h->heap_size;
+	h->generation++;
+	jn_seal_header(h);
+}
+
 /* --- the writer ----------------------------------------------------------- */
 
 /* jn_writer_init -- records continue after `newest`, from slot 0 */
@@ -415,9 +446,7 @@ int jn_write(struct jn_writer *w, const uint32_t *pages, uint32_t n, uint64_t *s
 	uint64_t stamp = jn_stamp(w->header->journal_id, w->header->generation, w->next_seq);
 	struct jn_record_page fixed;
 
-	/* A record of pages leaves a slot for an empty one (jn_write's
-	 * caller may need it to drain the journal: kernel/epoch/durable.c). */
-	if ((uint64_t)header_pages + n + (n ? 1 : 0) > jn_slots_free(w))
+	if ((uint64_t)header_pages + n > jn_slots_free(w))
 		return -ERR_NOSPC;
 	memset(&fixed, 0, RECORD_FIXED);
 	memcpy(fixed.magic, JN_RECORD_MAGIC, 8);

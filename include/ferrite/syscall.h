@@ -441,7 +441,7 @@ struct fe_sysinfo {
 	uint64_t pmem_groups;       /* group commits: flushes asked for */
 	uint64_t pmem_commits;      /* commits whose output waited for a flush */
 	uint64_t pmem_journal_pages; /* page images written to the journal */
-	uint64_t pmem_journal_full; /* groups that found the journal full and drained it */
+	uint64_t pmem_rebases;      /* groups the journal could not hold: the base copy rebuilt whole */
 	uint64_t pmem_sync_waits;   /* sync calls that blocked for a flush */
 	uint64_t pmem_waiting;      /* commits not yet covered by a completed flush, now */
 	uint64_t pmem_waiting_max;  /* the most there were, just before a flush completed:

@@ -92,7 +92,7 @@ static struct {
 	uint64_t flushes;              /* flushes completed (their cost: pmem_stats) */
 	uint64_t failed;               /* flushes the device failed */
 	uint64_t pages;                /* page images written to the journal */
-	uint64_t journal_full;         /* groups that found the journal full */
+	uint64_t rebases;              /* groups the journal could not hold */
 	uint64_t sync_waits;           /* sync calls that blocked for a flush */
 	uint64_t waiting_max;          /* commits not covered, just before a completion */
 	uint64_t copy_ns_total, copy_ns_max; /* groups' copies into the journal */
@@ -184,6 +184,14 @@ static int recover(struct nvm *nvm, struct jn_header *h)
 	err = flush_or_stop("after replaying the journal");
 	if (err)
 		return err;
+	if (h->base_offset == 0) { /* a rebase was cut short: finish it */
+		pr_info("journal: finishing a rebase the power cut short\n");
+		jn_rebase_copy(nvm->base, h);
+		err = flush_or_stop("for a rebase's copy");
+		if (err)
+			return err;
+		jn_rebase_end(h);
+	}
 	h->generation++;
 	jn_seal_header(h);
 	err = flush_or_stop("for the journal's new generation");
@@ -275,42 +283,42 @@ static void wait_inflight(void)
 	finish_inflight(r);
 }
 
-/* drain_journal -- no flush in flight, the journal full: make every record
- * unneeded. Flushes cover every copy into the base copy (each completion
- * may make more: a record a failed flush left out); then an empty record
- * that needs nothing older, once flushed, is the newest complete record,
- * and every record before it gives its slots back. */
-static void drain_journal(void)
+/* rebase -- a group the journal cannot hold, every CPU stopped and no
+ * flush in flight: the base copy made equal to the working copy through a
+ * rebase (objstore/journal.h), three flushes waited for; the journal is
+ * empty after it */
+static void rebase(void)
 {
-	uint64_t seq;
+	struct jn_header *h = writer.header;
 
-	do {
-		if (pmem_flush_wait())
-			return; /* the write that follows fails, and says so */
-	} while (jn_flushed(&writer, writer.next_seq - 1));
-	if (jn_write(&writer, NULL, 0, &seq) || pmem_flush_wait())
+	figures.rebases++;
+	if (flush_or_stop("before a rebase"))
+		return; /* the header still names the base copy: nothing changed */
+	jn_rebase_begin(h);
+	if (flush_or_stop("for a rebase's header"))
 		return;
-	jn_flushed(&writer, seq);
+	jn_rebase_copy(writer.dev, h);
+	if (flush_or_stop("for a rebase's copy"))
+		return;
+	jn_rebase_end(h);
+	flush_or_stop("for a rebase's end");
+	jn_writer_init(&writer, writer.dev, h, 0);
 }
 
-/* write_record -- the group's pages as the journal's next record; the
- * flush in flight, if any, waited for when the journal has no room */
+/* write_record -- the group's pages as the journal's next record, its
+ * number; 0 when the journal had no room and a rebase made the group
+ * durable instead */
 static uint64_t write_record(void)
 {
 	uint32_t n = take_dirty();
 	uint64_t seq;
-	int err = jn_write(&writer, group_pages, n, &seq);
 
-	if (err == -ERR_NOSPC) {
-		figures.journal_full++;
-		drain_journal();
-		err = jn_write(&writer, group_pages, n, &seq);
+	if (jn_write(&writer, group_pages, n, &seq) == 0) {
+		figures.pages += n;
+		return seq;
 	}
-	if (err)
-		panic("journal: %u pages changed in one group, more than the journal's %u slots hold; the device needs a larger journal",
-		      n, writer.slots);
-	figures.pages += n;
-	return seq;
+	rebase();
+	return 0;
 }
 
 /* start_group -- with every CPU stopped: the group's record, and its flush */
@@ -359,7 +367,7 @@ static void finish_inflight(int result)
 		return;
 	}
 	figures.flushes++;
-	if (journaled)
+	if (inflight.seq)
 		jn_flushed(&writer, inflight.seq);
 	release(inflight.marks);
 }
@@ -526,7 +534,7 @@ void durable_figures(struct fe_sysinfo *info)
 	info->pmem_groups = figures.groups;
 	info->pmem_commits = figures.commits;
 	info->pmem_journal_pages = figures.pages;
-	info->pmem_journal_full = figures.journal_full;
+	info->pmem_rebases = figures.rebases;
 	info->pmem_sync_waits = figures.sync_waits;
 	info->pmem_waiting = kroot->commits - durable_commits;
 	info->pmem_waiting_max = figures.waiting_max;

@@ -16,7 +16,9 @@
  *   [0, heap_size)                         the heap, the WORKING COPY the
  *                                          kernel runs on, as on an NVDIMM
  *   [base_offset, base_offset + heap_size) the BASE COPY: the working copy
- *                                          as of a past group commit
+ *                                          as of a past group commit (at
+ *                                          heap_size; 0 only during a
+ *                                          rebase, below)
  *   [journal_offset, + journal_size)       the JOURNAL: 4 KiB slots
  *   [device_size - 4096, device_size)      struct jn_header
  *
@@ -185,6 +187,30 @@ int jn_recover(uint8_t *dev, const struct jn_header *h, struct jn_recovery *out,
  * only the pages that differ; how many it wrote */
 uint64_t jn_restore_heap(uint8_t *dev, const struct jn_header *h);
 
+/*
+ * A REBASE, when a group does not fit the journal (one system call may
+ * change more pages than it holds): with every CPU stopped, so that the
+ * working copy does not change, and the device flushed so that it is
+ * durable, the header names the working copy as the base (base_offset 0,
+ * a new generation: no record is replayed onto it); the base copy's place
+ * is made equal to it and flushed; the header names it again (a new
+ * generation) and is flushed. A cut anywhere leaves one whole base. A
+ * power-on that finds base_offset 0 finishes the rebase before anything
+ * runs. The caller flushes between the steps.
+ */
+
+/* jn_rebase_begin -- the working copy is the base from now on (the
+ * working copy durable, the caller flushes the header) */
+void jn_rebase_begin(struct jn_header *h);
+
+/* jn_rebase_copy -- the base copy's place made equal to the working copy;
+ * the pages written */
+uint64_t jn_rebase_copy(uint8_t *dev, const struct jn_header *h);
+
+/* jn_rebase_end -- the base copy is in its place again (it durable, the
+ * caller flushes the header) */
+void jn_rebase_end(struct jn_header *h);
+
 /* The writer's state: volatile, rebuilt at every power-on (jn_writer_init). */
 struct jn_writer {
 	uint8_t *dev;
@@ -213,8 +239,7 @@ uint32_t jn_slots_free(const struct jn_writer *w);
 
 /* jn_write -- write the working copy's `n` pages `pages` as the next
  * record: 0 and its number in *seq, or -ERR_NOSPC (nothing written) when
- * it needs more than jn_slots_free slots (a record of pages leaves one
- * free, for an empty record) */
+ * it needs more than jn_slots_free slots */
 int jn_write(struct jn_writer *w, const uint32_t *pages, uint32_t n, uint64_t *seq);
 
 /* jn_flushed -- a flush completed that covered every record through `seq`

@@ -86,9 +86,9 @@ static void print_flushes(const struct fe_sysinfo *si)
 		   si->pmem_waiting, si->pmem_waiting_max, si->pmem_sync_waits);
 	if (si->pmem_mode == 2)
 		out_printf("journal: %lu page images written, a group's copy %s us mean, %s us max "
-			   "(every cpu stopped); drained %lu times when full\n",
+			   "(every cpu stopped); %lu rebases (a group it could not hold)\n",
 			   si->pmem_journal_pages, us(si->pmem_copy_mean_ns, a, sizeof(a)),
-			   us(si->pmem_copy_max_ns, b, sizeof(b)), si->pmem_journal_full);
+			   us(si->pmem_copy_max_ns, b, sizeof(b)), si->pmem_rebases);
 	else
 		out_printf("journal: none (the heap fills the device): a host crash may damage the heap\n");
 }
