@@ -75,7 +75,7 @@ static bool journaled;                 /* ... and a journal protects the heap */
 static struct jn_writer writer;
 static uint64_t *dirty;                /* a bit per heap page (arch_flush_track) */
 static uint64_t heap_pages;
-static uint32_t *group_pages;          /* the next record's pages */
+static uint32_t *group_pages;          /* the next record's pages (up to every heap page) */
 static struct {
 	bool busy;
 	uint64_t seq;                  /* its record (0: no journal) */
@@ -100,14 +100,14 @@ static struct {
 
 /* --- power-on --------------------------------------------------------------- */
 
-/* flush_or_stop -- a flush at power-on; a device that fails it cannot hold the heap */
+/* flush_or_stop -- a flush waited for, at a step that must not go on
+ * without it (power-on stops; a rebase keeps the base it has) */
 static int flush_or_stop(const char *when)
 {
 	int err = pmem_flush_wait();
 
 	if (err)
-		pr_err("journal: the device failed a flush %s (%s); not going on\n", when,
-		       err_str(err));
+		pr_err("journal: the device failed a flush %s (%s)\n", when, err_str(err));
 	return err;
 }
 
@@ -131,7 +131,7 @@ static int start_tracking(struct nvm *nvm, struct jn_header *h, uint64_t newest)
 {
 	heap_pages = h->heap_size / JN_PAGE;
 	dirty = alloc_dram((heap_pages + 63) / 64 * 8);
-	group_pages = alloc_dram(h->journal_size / JN_PAGE * sizeof(uint32_t));
+	group_pages = alloc_dram(heap_pages * sizeof(uint32_t)); /* a group may exceed the journal */
 	if (!dirty || !group_pages) {
 		pr_err("journal: out of DRAM for the page bitmap of a %llu MiB heap\n",
 		       (unsigned long long)(h->heap_size >> 20));

@@ -5,14 +5,6 @@ import fcntl
 from ferrite import run_launcher
 
 
-def test_size_mismatch_is_refused(image):
-    with open(image, "wb") as f:
-        f.truncate(64 << 20)
-    status, out = run_launcher("--image", str(image), "--size", "1G", "--dry-run")
-    assert status == 2
-    assert out.startswith("run-qemu: ") and "64" in out, out
-
-
 def test_locked_image_is_refused(image):
     with open(image, "wb") as f:
         f.truncate(64 << 20)

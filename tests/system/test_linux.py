@@ -1125,7 +1125,7 @@ def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     block = os.urandom(1 << 20)
     data.write_bytes(b"".join(bytes([i]) + block[1:] for i in range(96)))
     want = subprocess.run(["md5sum", str(data)], capture_output=True, text=True).stdout.split()[0]
-    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="128M")
+    image, m = linux_image(machines, tmp_path, {"bin/busybox": BUSYBOX}, size="136M")
     m.send("poweroff\n")
     assert m.wait_exit(timeout=STEP) == 0
     r = subprocess.run([OBJTOOL, str(image), "import", "big.bin", str(data)],

@@ -20,6 +20,7 @@ persist-check) the long one.
 
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -92,7 +93,7 @@ def host_crash_campaign(machines, tmp_path, trace, kinds, random_places, boot, s
     return checked, problems, powered
 
 
-@pytest.mark.slow(36)
+@pytest.mark.slow(25)
 def test_host_crash_states_of_a_session(machines, tmp_path):
     # A heap made on virtio-pmem by an untraced power-on, then the osh
     # session of test_persistence traced from it: at the flush requests'
@@ -110,16 +111,17 @@ def test_host_crash_states_of_a_session(machines, tmp_path):
         # A flush is sent right after the commit it covers: "flush begins"
         # is the state of "commit ended".
         checked, problems, powered = host_crash_campaign(
-            machines, tmp_path, trace, {"flush ends": None, "flush ended": 8,
-                                        "commit ended": 8, "output": None},
-            6, 4, seed=31, subsets=1, singles=1, check=reported_names)
+            machines, tmp_path, trace, {"flush ends": 10, "flush ended": 5,
+                                        "commit ended": 5, "output": 10},
+            4, 4, seed=31, subsets=1, singles=1, check=reported_names)
     assert_clean(checked, problems)
     # Every place gave at least its base image; the flushes of the
     # session's commits wrote pages (the journal's records, the base copy).
-    assert len([w for _, _, w in checked if w.endswith(": base")]) >= 50
-    assert len([w for _, _, w in checked if ": only-0x" in w]) >= 20
+    assert len([w for _, _, w in checked if w.endswith(": base")]) >= 25
+    assert len([w for _, _, w in checked if ": only-0x" in w]) >= 10
     for _, console, where in powered:
-        assert "journal: recovered through record" in console, where + ":\n" + console
+        assert re.search(r"journal: (replayed records \d+ to \d+|no record to replay)",
+                         console), where + ":\n" + console
         assert "ferrite: resumed at epoch" in console, where + ":\n" + console
 
 
@@ -128,10 +130,12 @@ def may_repeat_from(point):
     index into point.console. The console moves its durable `sent` cursor
     (console.c) as it sends a group's output, once the group's flush
     completed; that store reaches the journal with the NEXT group's
-    record. So the newest record recovered -- at least that of the newest
-    completed flush -- holds the cursor as of the answer to the flush
-    before, and the output sent since may go out again (at least once,
-    never lost). On an NVDIMM only the line in flight may repeat."""
+    record, and its copy outside the heap (the journal header's page) is
+    one more page a host crash may lose. So the cursor recovered may be
+    as of the answer to the flush before the newest completed one, and
+    the output sent since may go out again (at least once, never lost).
+    After a kill of QEMU, as on an NVDIMM, only the line in flight may
+    repeat."""
     return point.answered[-2] if len(point.answered) >= 2 else 0
 
 

@@ -134,7 +134,7 @@ def test_power_cuts(tmp_path):
     assert not failures, "\n".join(said)
 
 
-@pytest.mark.slow(28)
+@pytest.mark.slow(30)
 def test_power_cuts_changing_cpus_on_virtio_pmem(tmp_path):
     """The quick campaign on a virtio-pmem device (every power-on rebuilds
     the heap from its base copy and journal: docs/virtio-pmem.md), with
@@ -142,7 +142,7 @@ def test_power_cuts_changing_cpus_on_virtio_pmem(tmp_path):
     last one did not have."""
     seed = default_seed()
     said = []
-    campaign = Campaign(str(tmp_path), QUICK_CUTS, seed, log=said.append,
+    campaign = Campaign(str(tmp_path), QUICK_CUTS // 2, seed, log=said.append,
                         cpus=(2, 1), pmem="virtio")
     failures = campaign.run()
     assert not failures, "\n".join(said)
