@@ -137,6 +137,17 @@ def write_fixture(directory, linux=True):
                    what="getpid")
     lxprog.write(directory)
 
+    pmem = Results("pmem", "virtio-pmem against the NVDIMM")
+    pmem.figure("pause", "Commit pause, virtio-pmem against the NVDIMM", "ckptbench pause",
+                x="dirty pages")
+    for device, values in (("nvdimm", [13.0, 14.0]), ("virtio", [129.0, 130.0])):
+        pmem.add("pause", "%s 1 pages" % device, "us", "tcg", values, x=1)
+    pmem.figure("overhead", "Checkpoint overhead on each device", "ckptbench write")
+    pmem.add("overhead", "virtio ckpt=1000", "cycles/op", "tcg", [364, 370])
+    pmem.figure("flushes", "Flushes on virtio-pmem", "during the writes")
+    pmem.add("flushes", "flush mean", "us", "tcg", [42651.0, 40000.0])
+    pmem.write(directory)
+
     nvm = Results("nvm", "NVM write accounting")
     nvm.figure("nvm-writes", "NVM writes per workload", "traced power-ons")
     for column, values in (("guest ms", [45.7, 45.7, 45.8]),
@@ -166,7 +177,9 @@ def test_report_has_every_section_table_and_plot(tmp_path):
                     "## Power-on time",
                     "### Resume time against heap size", "### Resume time against object count",
                     "### Wall time to a resumed program", "### Commit pause against dirty pages",
-                    "### Checkpoint overhead", "## Every CPU (`make bench-smp`)",
+                    "### Checkpoint overhead",
+                    "## virtio-pmem against the NVDIMM (`make bench-pmem`)",
+                    "## Every CPU (`make bench-smp`)",
                     "## Linux + busybox boot",
                     "## The host link: bulk transfers and latency (`make bench-link`)",
                     "## NVM write accounting (`make nvm-stats`)",
@@ -178,6 +191,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "| `tx_alloc_64` | 750.0 ns | 700.0 ns – 800.0 ns | 1050.0 ns |" in text
     assert "| `null-syscall` | SYS_NULL round trip | 2,292 | 2,353,859 |" in text
     assert "| 4 GiB | 0 | 12,100 us | 11,400 us – 20,000 us | 3 |" in text
+    assert "| virtio 1 pages | 130 us | 129 us – 130 us | 2 |" in text
+    assert "| flush mean | 41,326 us | 40,000 us – 42,651 us | 2 |" in text
     assert "| 1,024 | 813 us | 732 us – 1,220 us | 1,025 | 0.79 us | 1,500 us | 0.54x |" in text
     assert "| 1 | 8.4 us | 7.6 us – 12.6 us | 2 | 8.40 us | 4.2 us | 2.00x |" in text
     assert "| malloc/free | 710 | 760 | 759 – 770 | 1,267 | 1,200 – 1,300 | +78.5 % | +66.7 % |" in text
