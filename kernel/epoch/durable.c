@@ -283,31 +283,50 @@ static void wait_inflight(void)
 	finish_inflight(r);
 }
 
+/* give_back -- the group's `n` pages, not made durable, marked again for
+ * the next group */
+static void give_back(uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_fetch_or(&dirty[group_pages[i] / 64], 1ull << (group_pages[i] % 64),
+				  __ATOMIC_ACQ_REL);
+}
+
 /* rebase -- a group the journal cannot hold, every CPU stopped and no
  * flush in flight: the base copy made equal to the working copy through a
- * rebase (objstore/journal.h), three flushes waited for; the journal is
- * empty after it */
-static void rebase(void)
+ * rebase (objstore/journal.h), four flushes waited for; the journal is
+ * empty after it. Whether it was done: a flush the device failed leaves
+ * the header as it was, the journal's records valid. */
+static bool rebase(void)
 {
-	struct jn_header *h = writer.header;
+	struct jn_header *h = writer.header, before = *h;
 
 	figures.rebases++;
 	if (flush_or_stop("before a rebase"))
-		return; /* the header still names the base copy: nothing changed */
+		return false;
 	jn_rebase_begin(h);
 	if (flush_or_stop("for a rebase's header"))
-		return;
+		goto out_restore;
 	jn_rebase_copy(writer.dev, h);
 	if (flush_or_stop("for a rebase's copy"))
-		return;
+		goto out_restore;
 	jn_rebase_end(h);
-	flush_or_stop("for a rebase's end");
+	if (flush_or_stop("for a rebase's end"))
+		goto out_restore;
 	jn_writer_init(&writer, writer.dev, h, 0);
+	return true;
+
+out_restore:
+	/* The device failed a flush: the header names the base copy again,
+	 * with the generation whose records are live (the next flush covers it). */
+	*h = before;
+	return false;
 }
 
 /* write_record -- the group's pages as the journal's next record, its
  * number; 0 when the journal had no room and a rebase made the group
- * durable instead */
+ * durable instead (or the device failed it: the pages wait for the next
+ * group) */
 static uint64_t write_record(void)
 {
 	uint32_t n = take_dirty();
@@ -317,7 +336,8 @@ static uint64_t write_record(void)
 		figures.pages += n;
 		return seq;
 	}
-	rebase();
+	if (!rebase())
+		give_back(n);
 	return 0;
 }
 
