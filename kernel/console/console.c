@@ -65,8 +65,6 @@
 #include "task/sched.h"
 #include "uvm/uvm.h"
 
-#define CTRL_C 0x03
-#define CTRL_Z 0x1a
 #define CTRL_U 0x15
 #define CTRL_D 0x04                    /* the end of input (Linux's VEOF) */
 #define PAGE FE_PAGE_SIZE
@@ -569,11 +567,11 @@ static bool interrupt_foreground(char c)
 {
 	struct pctx *p = foreground();
 
-	if (!p || (c == CTRL_Z && !p->lx))
+	if (!p || (c == CONSOLE_CTRL_Z && !p->lx))
 		return false;
 	if (p->lx && linux_interrupt && linux_interrupt(p, c) == CONSOLE_INTR_BYTE)
 		return false;
-	console_emit(c == CTRL_Z ? "^Z\n" : "^C\n", 3);
+	console_emit(c == CONSOLE_CTRL_Z ? "^Z\n" : "^C\n", 3);
 	if (!p->lx)
 		proc_end(p, FE_EXIT_INTERRUPT, 0, "interrupted (Ctrl-C)");
 	return true;
@@ -592,7 +590,7 @@ void console_input_poll(void)
 
 	while ((in_count() + n < KCONSOLE_IN_BYTES || foreground()) &&
 	       uart_read_byte(&c)) {
-		if ((c == CTRL_C || c == CTRL_Z) && interrupt_foreground(c))
+		if ((c == CONSOLE_CTRL_C || c == CONSOLE_CTRL_Z) && interrupt_foreground(c))
 			continue;
 		if (in_count() + n == KCONSOLE_IN_BYTES)
 			continue; /* the foreground reads nothing: drop, like a full UART FIFO */
@@ -638,7 +636,7 @@ static bool edit_line(bool echo)
 		} else if (c == CTRL_D) { /* echoes nothing, as a terminal */
 			KLOG(&kroot->line_ready);
 			kroot->line_ready = KCONSOLE_LINE_EOF;
-		} else if (c == CTRL_C) {
+		} else if (c == CONSOLE_CTRL_C) {
 			console_emit("^C\n", 3);
 			KLOG(&kroot->line_len);
 			kroot->line_len = 0;

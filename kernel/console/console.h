@@ -109,6 +109,10 @@ void console_set_foreground(uint64_t pid);
  * the console's foreground group, or as a byte it reads (its terminal
  * modes lack ISIG). */
 enum console_intr { CONSOLE_INTR_SIGNAL, CONSOLE_INTR_BYTE };
+
+/* The two bytes the hook is called for. */
+#define CONSOLE_CTRL_C 0x03            /* interrupt: SIGINT */
+#define CONSOLE_CTRL_Z 0x1a            /* suspend: SIGTSTP */
 struct pctx;
 typedef enum console_intr (*console_intr_hook)(struct pctx *p, char c);
 

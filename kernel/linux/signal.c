@@ -592,12 +592,12 @@ enum console_intr lx_ctrl_c(struct pctx *p, char c)
 	/* Ctrl-Z stops only a job a job-control shell gave the console
 	 * (tcsetpgrp), which is there to take it back: osh, which started
 	 * p, has no jobs, and would wait for a stopped p for ever */
-	if (c == 0x1a && !(kroot->console_pgrp &&
+	if (c == CONSOLE_CTRL_Z && !(kroot->console_pgrp &&
 			   lx_group_exists(kroot->console_pgrp, lx_sid(p))))
 		return CONSOLE_INTR_BYTE;
 	/* to the console's foreground group: a shell's pipeline, or the job
 	 * a job-control shell gave the console */
-	signal_group(lx_console_pgrp(p), lx_sid(p), c == 0x1a ? LX_SIGTSTP : LX_SIGINT,
+	signal_group(lx_console_pgrp(p), lx_sid(p), c == CONSOLE_CTRL_Z ? LX_SIGTSTP : LX_SIGINT,
 		     LX_BY_KERNEL);
 	return CONSOLE_INTR_SIGNAL;
 }
