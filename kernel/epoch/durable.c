@@ -90,7 +90,6 @@ static struct {
 	uint64_t commits;              /* commits that waited for a flush */
 	uint64_t groups;               /* flushes asked for */
 	uint64_t flushes;              /* flushes completed (their cost: pmem_stats) */
-	uint64_t failed;               /* flushes the device failed */
 	uint64_t pages;                /* page images written to the journal */
 	uint64_t rebases;              /* groups the journal could not hold */
 	uint64_t sync_waits;           /* sync calls that blocked for a flush */
@@ -380,7 +379,6 @@ static void finish_inflight(int result)
 {
 	inflight.busy = false;
 	if (result < 0) {
-		figures.failed++;
 		pending = true; /* the next group's flush covers it again */
 		pending_marks = inflight.marks.commits > pending_marks.commits ? inflight.marks
 									      : pending_marks;
@@ -480,12 +478,6 @@ void durable_release_link(void)
 		pending_marks.link = hostlink_commit_mark();
 	else
 		inflight.marks.link = hostlink_commit_mark();
-}
-
-/* durable_output_waiting -- whether output waits for a flush */
-bool durable_output_waiting(void)
-{
-	return requests && (inflight.busy || pending);
 }
 
 /* --- sync ------------------------------------------------------------------- */

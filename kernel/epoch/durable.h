@@ -48,9 +48,6 @@ void durable_settle(void);
  * since the last commit: with the flush that covers that commit */
 void durable_release_link(void);
 
-/* durable_output_waiting -- whether output waits for a flush */
-bool durable_output_waiting(void);
-
 /* durable_sync -- SYS_SYNC, fsync: a commit is asked for; whether the
  * caller's state is durable now (else it is blocked, issued again when a
  * flush completes) */
