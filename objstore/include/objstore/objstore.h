@@ -227,9 +227,10 @@ int os_tx_commit(struct objstore *os);
 
 /* os_commit_by_redo -- whether small transactions may commit by redo: one
  * wait for write-backs instead of two, for twice the log writes of their
- * ranges (format.h). On by default; a handle that wants every commit to
- * write the log only once (the kernel's) turns it off. Recovery handles
- * both kinds whatever this says. */
+ * logged ranges (format.h), and whether os_tx_set keeps its bytes aside
+ * until the commit. On by default; a handle that wants every commit to
+ * write the log only once (the kernel's) turns it off, and its sets are
+ * logged writes. Recovery handles both kinds whatever this says. */
 void os_commit_by_redo(struct objstore *os, bool on);
 
 /* os_tx_abort -- undo everything the transaction did (its pending sets
