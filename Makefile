@@ -179,7 +179,7 @@ debug: deps all
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
 .PHONY: test-build test-kvm
-test-build: all plant trace-kernel mutants linux-programs
+test-build: all plant trace-kernel mutants crash-mutants linux-programs
 
 test: deps
 	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build

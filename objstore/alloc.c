@@ -15,13 +15,22 @@
  * the root block; a slab is taken off when it fills and its page is freed
  * when it empties. Allocation and free are O(1).
  *
- * Crash consistency: everything changed (root block, descriptors, stack
- * slots) is logged with os_tx_log before it is written, so rollback
- * restores the allocator exactly; each block handed out gets a FRESH
- * record so the commit flushes what the caller wrote into it -- unless the
- * block was freed earlier in the same transaction (the descriptor's
- * free_epoch says so): then its old bytes belong to an owner that rollback
- * brings back, and the block is logged (UNDO) instead.
+ * Crash consistency: a slab's descriptor (its slot map, count, list
+ * links, free_epoch) changes through os_tx_set: read back with os_tx_read
+ * (slab_get), so that a second allocation in the same transaction sees
+ * the first one's bit, and published at the commit, which takes one wait
+ * (tx.c). A free so is deferred to the commit, as PMDK defers a
+ * transaction's frees. What other files read in place changes the undo
+ * way, logged with os_tx_log before it is written: the root block, the
+ * free-page stack and a whole page's descriptor (page_alloc, page_free:
+ * object.c and the catalogue read a page's kind and count in place); a
+ * slab descriptor with a pending set is written in place first when it is
+ * logged so (tx.c). Rollback thus restores the allocator exactly; each
+ * block handed out gets a FRESH record so the commit flushes what the
+ * caller wrote into it -- unless the block was freed earlier in the same
+ * transaction (the descriptor's free_epoch says so): then its old bytes
+ * belong to an owner that rollback brings back, and the block is logged
+ * (UNDO) instead.
  *
  * Invariants (verified by the checker): free_top <= os_formatted_pages <=
  * page_count (the tail counted to the descriptors' room, format.h); the stack holds free_top distinct page numbers below the tail
@@ -34,22 +43,35 @@
 
 #include "internal.h"
 
-/* log_desc -- log a page descriptor before changing it */
+/* log_desc -- log a page descriptor before changing it in place */
 static int log_desc(struct objstore *os, uint64_t page)
 {
 	return os_tx_log(os, &os->desc[page], sizeof(os->desc[page]));
 }
 
-/* seal_desc -- recompute a descriptor's checksum after changing it */
+/* seal_desc -- recompute a descriptor's checksum after changing it in place */
 static void seal_desc(struct objstore *os, uint64_t page)
 {
 	os->desc[page].crc = os_desc_crc(&os->desc[page]);
 }
 
-/* freed_this_tx -- whether page's descriptor says this transaction freed something there */
-static bool freed_this_tx(const struct objstore *os, uint64_t page)
+/* slab_get -- a slab's descriptor as the transaction sees it */
+static void slab_get(const struct objstore *os, uint64_t page, struct os_page_desc *d)
 {
-	return os->desc[page].free_epoch == (uint32_t)os->tx_epoch;
+	os_tx_read(os, d, &os->desc[page], sizeof(*d));
+}
+
+/* slab_set -- a slab's descriptor, sealed, set for the commit */
+static int slab_set(struct objstore *os, uint64_t page, struct os_page_desc *d)
+{
+	d->crc = os_desc_crc(d);
+	return os_tx_set(os, &os->desc[page], d, sizeof(*d));
+}
+
+/* freed_this_tx -- whether descriptor d says this transaction freed something in its page */
+static bool freed_this_tx(const struct objstore *os, const struct os_page_desc *d)
+{
+	return d->free_epoch == (uint32_t)os->tx_epoch;
 }
 
 /* hand_out -- record a block given to the caller: UNDO if it was freed in
@@ -89,7 +111,7 @@ static int page_alloc(struct objstore *os, uint8_t kind, uint64_t *page,
 		return err;
 	if (from_stack) {
 		root->free_top--;
-		*reused = freed_this_tx(os, p);
+		*reused = freed_this_tx(os, &os->desc[p]);
 	} else {
 		root->pages_unformatted--;
 		*reused = false;
@@ -138,50 +160,47 @@ static unsigned class_for(uint64_t size)
 	return c;
 }
 
-/* slab_unlink -- take slab `page` off its class list */
-static int slab_unlink(struct objstore *os, uint64_t page)
+/* slab_unlink -- take the slab described by d (the caller's copy, which
+ * the caller stores) off its class list */
+static int slab_unlink(struct objstore *os, struct os_page_desc *d)
 {
-	struct os_page_desc *d = &os->desc[page];
-	int err = 0;
+	struct os_page_desc n;
+	int err;
 
 	if (d->prev) {
-		err = log_desc(os, d->prev - 1);
-		if (err)
-			return err;
-		os->desc[d->prev - 1].next = d->next;
-		seal_desc(os, d->prev - 1);
+		slab_get(os, d->prev - 1, &n);
+		n.next = d->next;
+		err = slab_set(os, d->prev - 1, &n);
 	} else {
 		err = os_log_root(os);
-		if (err)
-			return err;
-		os->root->slab_partial[d->size_class] = d->next;
+		if (!err)
+			os->root->slab_partial[d->size_class] = d->next;
 	}
-	if (d->next) {
-		err = log_desc(os, d->next - 1);
-		if (err)
-			return err;
-		os->desc[d->next - 1].prev = d->prev;
-		seal_desc(os, d->next - 1);
+	if (!err && d->next) {
+		slab_get(os, d->next - 1, &n);
+		n.prev = d->prev;
+		err = slab_set(os, d->next - 1, &n);
 	}
-	d->next = d->prev = 0; /* the caller logged d */
-	return 0;
+	d->next = d->prev = 0;
+	return err;
 }
 
-/* slab_push -- put slab `page` at the head of its class list (d already logged) */
-static int slab_push(struct objstore *os, uint64_t page)
+/* slab_push -- put slab `page`, described by d (the caller's copy, which
+ * the caller stores), at the head of its class list */
+static int slab_push(struct objstore *os, uint64_t page, struct os_page_desc *d)
 {
-	struct os_page_desc *d = &os->desc[page];
 	uint64_t head = os->root->slab_partial[d->size_class];
+	struct os_page_desc h;
 	int err = os_log_root(os);
 
 	if (err)
 		return err;
 	if (head) {
-		err = log_desc(os, head - 1);
+		slab_get(os, head - 1, &h);
+		h.prev = (uint32_t)(page + 1);
+		err = slab_set(os, head - 1, &h);
 		if (err)
 			return err;
-		os->desc[head - 1].prev = (uint32_t)(page + 1);
-		seal_desc(os, head - 1);
 	}
 	d->next = (uint32_t)head;
 	d->prev = 0;
@@ -189,30 +208,35 @@ static int slab_push(struct objstore *os, uint64_t page)
 	return 0;
 }
 
-/* slab_new -- a fresh empty slab of class c, on its list */
+/* slab_new -- a fresh empty slab of class c, on its list (its descriptor
+ * written in place: page_alloc logged it) */
 static int slab_new(struct objstore *os, unsigned c, uint64_t *page)
 {
 	bool reused;
+	struct os_page_desc *d;
 	int err = page_alloc(os, OS_PAGE_SLAB, page, &reused);
 
 	if (err)
 		return err;
-	os->desc[*page].size_class = (uint8_t)c;
+	d = &os->desc[*page];
+	d->size_class = (uint8_t)c;
 	if (reused) /* every block of it may hold a freed owner's bytes */
-		os->desc[*page].free_epoch = (uint32_t)os->tx_epoch;
-	err = slab_push(os, *page);
+		d->free_epoch = (uint32_t)os->tx_epoch;
+	err = slab_push(os, *page, d);
 	seal_desc(os, *page);
 	return err;
 }
 
-/* small_alloc -- one block of class c */
+/* small_alloc -- one block of class c: its bit set in the slab's
+ * descriptor, a set published at the commit (a later allocation of this
+ * transaction reads it back) */
 static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 {
 	uint64_t page = os->root->slab_partial[c];
-	struct os_page_desc *d;
+	struct os_page_desc d;
 	unsigned slot;
 	bool reused;
-	int err;
+	int err = 0;
 
 	if (page) {
 		page--;
@@ -223,19 +247,17 @@ static int small_alloc(struct objstore *os, unsigned c, uint64_t *off)
 		if (err)
 			return err;
 	}
-	d = &os->desc[page];
-	if (d->kind != OS_PAGE_SLAB || d->size_class != c || d->used >= os_class_slots(c))
+	slab_get(os, page, &d);
+	if (d.kind != OS_PAGE_SLAB || d.size_class != c || d.used >= os_class_slots(c))
 		return -ERR_CORRUPT;
-	reused = freed_this_tx(os, page);
-	err = log_desc(os, page);
-	if (err)
-		return err;
-	slot = (unsigned)__builtin_ctzll(~d->slot_map);
-	d->slot_map |= 1ull << slot;
-	d->used++;
-	if (d->used == os_class_slots(c))
-		err = slab_unlink(os, page);
-	seal_desc(os, page);
+	reused = freed_this_tx(os, &d);
+	slot = (unsigned)__builtin_ctzll(~d.slot_map);
+	d.slot_map |= 1ull << slot;
+	d.used++;
+	if (d.used == os_class_slots(c))
+		err = slab_unlink(os, &d);
+	if (!err)
+		err = slab_set(os, page, &d);
 	if (err)
 		return err;
 	*off = os_page_off(os, page) + (uint64_t)slot * os_class_size(c);
@@ -267,37 +289,39 @@ int os_alloc(struct objstore *os, uint64_t size, uint64_t *off)
 	return hand_out(os, *off, OS_PAGE_SIZE, reused);
 }
 
-/* small_free -- give back a block of a slab */
+/* small_free -- give back a block of a slab: its bit cleared in the
+ * slab's descriptor, a set published at the commit (PMDK defers a
+ * transaction's frees so too); the page itself freed the undo way */
 static int small_free(struct objstore *os, uint64_t page, uint64_t off)
 {
-	struct os_page_desc *d = &os->desc[page];
+	struct os_page_desc d;
 	uint64_t in_page = off - os_page_off(os, page);
-	unsigned c = d->size_class, slot;
+	unsigned c, slot;
 	bool was_full;
-	int err;
+	int err = 0;
 
+	slab_get(os, page, &d);
+	c = d.size_class;
 	if (c >= OS_SIZE_CLASSES || in_page % os_class_size(c))
 		return -ERR_INVAL;
 	slot = (unsigned)(in_page / os_class_size(c));
-	if (!(d->slot_map & (1ull << slot)))
+	if (!(d.slot_map & (1ull << slot)))
 		return -ERR_INVAL; /* double free */
 	/* The block's bytes may be a snapshot's (format.h, I1). */
 	os_snap_capture(os, off, os_class_size(c));
-	err = log_desc(os, page);
+	was_full = d.used == os_class_slots(c);
+	d.slot_map &= ~(1ull << slot);
+	d.used--;
+	d.free_epoch = (uint32_t)os->tx_epoch;
+	if (was_full && d.used > 0)
+		err = slab_push(os, page, &d);
+	else if (d.used == 0 && !was_full)
+		err = slab_unlink(os, &d);
+	if (!err)
+		err = slab_set(os, page, &d);
 	if (err)
 		return err;
-	was_full = d->used == os_class_slots(c);
-	d->slot_map &= ~(1ull << slot);
-	d->used--;
-	d->free_epoch = (uint32_t)os->tx_epoch;
-	if (was_full && d->used > 0)
-		err = slab_push(os, page);
-	else if (d->used == 0 && !was_full)
-		err = slab_unlink(os, page);
-	seal_desc(os, page);
-	if (err)
-		return err;
-	return d->used == 0 ? page_free(os, page) : 0;
+	return d.used == 0 ? page_free(os, page) : 0;
 }
 
 /* os_free -- give back a block from os_alloc */

@@ -288,7 +288,8 @@ uint64_t os_check(const void *base, uint64_t size, void *scratch,
 	/* The snapshot area's header and nodes, as the rollback leaves them too. */
 	if (os_snap_after_rollback_problem(ck.base, ck.sb, &scan, message, sizeof(message)))
 		os_check_problem(&ck, "%s", message);
-	if (scan.replay_records)
+	ck.committed_epoch = scan.replay_epoch ? scan.replay_epoch : ck.sb->committed_epoch;
+	if (scan.replay_records && os_log_replay_changes(ck.base, ck.sb, &scan))
 		os_check_problem(&ck, "log: committed transactions of %llu redo records (%llu bytes) await replay; open the heap first",
 				 (unsigned long long)scan.replay_records,
 				 (unsigned long long)scan.replay_bytes);

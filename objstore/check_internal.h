@@ -43,6 +43,7 @@ struct os_checker {
 	const uint8_t *base;
 	uint64_t size;
 	const struct os_superblock *sb;
+	uint64_t committed_epoch;  /* the last committed, its chain replayed or not */
 	const struct os_root *root;
 	const struct os_page_desc *desc;
 	const uint32_t *stack;

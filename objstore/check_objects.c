@@ -177,9 +177,9 @@ static bool ck_fields(struct os_checker *ck, const struct os_obj_header *h,
 				 ULL(id), h->mode, OS_MODE_SET);
 	if (h->placement == OS_PLACE_SMALL && (h->mode || h->mtime_ns))
 		os_check_problem(ck, "object #%llu: a small object with a mode or an mtime", ULL(id));
-	if (h->modified_epoch > ck->sb->committed_epoch)
+	if (h->modified_epoch > ck->committed_epoch)
 		os_check_problem(ck, "object #%llu: modified in epoch %llu, after the committed epoch %llu",
-				 ULL(id), ULL(h->modified_epoch), ULL(ck->sb->committed_epoch));
+				 ULL(id), ULL(h->modified_epoch), ULL(ck->committed_epoch));
 	if (!os_obj_placement(h->type)) {
 		os_check_problem(ck, "object #%llu: unknown type %u", ULL(id), h->type);
 		return false;

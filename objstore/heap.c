@@ -295,6 +295,7 @@ static void attach(struct objstore *os, void *base, uint64_t size,
 	os->stack = (uint32_t *)((uint8_t *)base + g->stack_offset);
 	os->data = (uint8_t *)base + g->data_offset;
 	os->redo_commits = true;
+	os->epoch = g->committed_epoch;
 	os_snap_attach(os, g);
 }
 
@@ -425,7 +426,7 @@ int os_create(struct objstore *os, void *base, uint64_t size,
 /* os_epoch -- the committed epoch */
 uint64_t os_epoch(const struct objstore *os)
 {
-	return os->sb->committed_epoch;
+	return os->epoch;
 }
 
 /* os_app_root -- app_roots[i], 0 if unset or out of range */
@@ -477,7 +478,7 @@ int os_repair_counts(struct objstore *os, uint64_t objects, uint64_t names)
 /* os_log_free -- what callers may still log */
 uint64_t os_log_free(const struct objstore *os)
 {
-	return os->log_size - os->log_tail - os_snap_log_reserve(os);
+	return os->log_size - os->log_tail - os_snap_log_reserve(os) - os->set_reserve;
 }
 
 /* os_stats -- counts from the root block and the running transaction */
@@ -491,7 +492,7 @@ void os_stats(const struct objstore *os, struct os_stats *out)
 	out->pages_free = os_pages_free(os->sb, os->root);
 	out->objects = os->root->object_count;
 	out->names = os->root->catalogue_count;
-	out->epoch = os->sb->committed_epoch;
+	out->epoch = os->epoch;
 	out->log_size = os->log_size;
 	out->log_used = os->log_tail;
 	out->log_free = os_log_free(os);

@@ -182,10 +182,13 @@ const char *os_snap_after_rollback_problem(const uint8_t *base, const struct os_
 					   const struct os_log_scan *scan, char *why,
 					   size_t why_size);
 
-/* os_log_room -- 0 if `bytes` more of log fit, else -ERR_NOSPC */
+/* os_log_room -- 0 if `bytes` more of log fit, else -ERR_NOSPC: besides
+ * the snapshot reserve and what the caller keeps, the records the pending
+ * sets will take at the commit */
 static inline int os_log_room(const struct objstore *os, uint64_t bytes)
 {
-	return os->log_size - os->log_tail >= bytes + os_snap_log_reserve(os) + os->log_kept ?
+	return os->log_size - os->log_tail >=
+		bytes + os_snap_log_reserve(os) + os->log_kept + os->set_reserve ?
 		0 : -ERR_NOSPC;
 }
 
@@ -291,6 +294,11 @@ static inline uint64_t os_log_record_size(unsigned kind, uint64_t len)
  * (os_diagnosis.undo_bytes) unless NULL. -ERR_CORRUPT (nothing written)
  * if the log fails os_log_scan. */
 int os_rollback(struct objstore *os, bool commit, uint8_t *save);
+
+/* os_log_replay_changes -- whether replaying the committed chains of a
+ * scanned log would change a byte of the heap at base (log.c) */
+bool os_log_replay_changes(const uint8_t *base, const struct os_superblock *sb,
+			   const struct os_log_scan *scan);
 
 /* os_root_problem -- the first thing wrong with a root block, NULL if none */
 const char *os_root_problem(const struct os_root *r, const struct os_superblock *sb,

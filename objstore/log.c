@@ -225,7 +225,13 @@ int os_log_scan(const struct os_superblock *sb, const uint8_t *log,
 		}
 		walked += c.records;
 		out->bytes = c.end;
+#ifdef FERRITE_MUTANT_REPLAYED_DONE
+		if (epoch <= durable && !c.committed)
+			break;
+		if (0) {
+#else
 		if (epoch <= durable) {
+#endif
 			if (!c.committed)
 				break; /* committed by the epoch store: the log started over after it */
 		} else if (!c.committed) {
@@ -273,6 +279,9 @@ int os_log_append(struct objstore *os, unsigned kind, uint64_t off,
 	e->crc = record_checksum(e, e + 1, data_len);
 #ifdef FERRITE_MUTANT_UNFLUSHED_UNDO
 	if (os->log_tail > os->chain_start) /* the transaction's first record stays unflushed */
+#endif
+#ifdef FERRITE_MUTANT_UNFLUSHED_REDO
+	if (kind != OS_LOG_REDO)
 #endif
 	os_flush(os, e, size);
 	if (kind == OS_LOG_UNDO)
@@ -382,4 +391,38 @@ void os_after_rollback(const uint8_t *base, const struct os_superblock *sb,
 	memcpy(out, base + off, len);
 	os_log_each_replayed(base + sb->log_offset, scan, overlay_one, &o);
 	os_log_each_undone(base + sb->log_offset, scan, overlay_one, &o);
+}
+
+/* A check of one replayed record's range against what replay leaves there. */
+struct replay_check {
+	const uint8_t *base;
+	const struct os_superblock *sb;
+	const struct os_log_scan *scan;
+	bool changes;
+};
+
+/* check_replayed -- whether replay leaves record e's range other than it is */
+static void check_replayed(void *ctx, const struct os_log_entry *e)
+{
+	struct replay_check *rc = ctx;
+	uint8_t after[256];
+
+	for (uint64_t at = 0; at < e->length && !rc->changes; at += sizeof(after)) {
+		uint64_t n = e->length - at < sizeof(after) ? e->length - at : sizeof(after);
+
+		os_after_rollback(rc->base, rc->sb, rc->scan, e->offset + at, n, after);
+		rc->changes = memcmp(after, rc->base + e->offset + at, n) != 0;
+	}
+}
+
+/* os_log_replay_changes -- whether replaying the committed chains of a
+ * scanned log would change a byte of the heap (not when the heap already
+ * holds what they wrote: a running heap, or one closed without os_settle) */
+bool os_log_replay_changes(const uint8_t *base, const struct os_superblock *sb,
+			   const struct os_log_scan *scan)
+{
+	struct replay_check rc = { base, sb, scan, false };
+
+	os_log_each_replayed(base + sb->log_offset, scan, check_replayed, &rc);
+	return rc.changes;
 }

@@ -61,3 +61,31 @@ $(BUILD)/tests/unit/test_os_crash: tests/objstore/test_crash.c tests/objstore/cr
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_SAN_CFLAGS) -Itests/unit -Itests/objstore -o $@ \
 		tests/objstore/test_crash.c tests/objstore/crashsim.c $(BUILD)/host-san/libobjstore.a
+
+# Crash mutants: the crash simulator built on an objstore with one
+# persistence bug of the commit by redo planted on purpose (tx.c, log.c:
+# FERRITE_MUTANT_NAME, upper case, '_' for '-'), which its crash states
+# must catch (tests/system/test_crash_mutants.py, docs/crash-testing.md):
+#   unfenced-redo-commit  no fence at the commit by redo
+#   unreplayed-chains     recovery does not replay the committed chains
+#   unflushed-redo        REDO records are not written back
+#   replayed-done         recovery replays chains its epoch store retired
+#   unflushed-apply       the deferred bytes are written in place unflushed,
+#                         so the log starts over without them durable
+# Only tx.c and log.c (where the macros live) are compiled again; the
+# rest are the tests' objects.
+CRASH_MUTANTS := unfenced-redo-commit unreplayed-chains unflushed-redo replayed-done \
+	unflushed-apply
+CRASH_MUTANT_BINS := $(foreach m,$(CRASH_MUTANTS),$(BUILD)/crash-mutant-$(m)/test_os_crash)
+CRASH_MUTANT_SHARED := $(filter-out $(BUILD)/host-san/objstore/tx.o $(BUILD)/host-san/objstore/log.o,\
+	$(OBJSTORE_SAN_OBJS))
+
+.PHONY: crash-mutants
+crash-mutants: $(CRASH_MUTANT_BINS)
+$(BUILD)/crash-mutant-%/test_os_crash: tests/objstore/test_crash.c tests/objstore/crashsim.c \
+		tests/objstore/crashsim.h tests/objstore/os_test.h tests/objstore/test_rand.h \
+		tests/unit/check.h objstore/tx.c objstore/log.c $(CRASH_MUTANT_SHARED)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_SAN_CFLAGS) -DFERRITE_MUTANT_$$(echo $* | tr a-z- A-Z_) \
+		-Itests/unit -Itests/objstore -o $@ tests/objstore/test_crash.c \
+		tests/objstore/crashsim.c objstore/tx.c objstore/log.c $(CRASH_MUTANT_SHARED)

@@ -185,7 +185,7 @@ int os_resize(struct objstore *os, uint64_t size, struct os_resize_plan *p)
 	memcpy(&next, os->sb, sizeof(next));
 	next.page_count = p->new_page_count;
 	next.heap_size = p->new_size;
-	next.resize_epoch = os->sb->committed_epoch + 1;
+	next.resize_epoch = os->epoch + 1;
 	next.crc = os_sb_crc(&next);
 	err = os_commit_superblock(os, &next);
 	if (err)

@@ -250,7 +250,7 @@ int os_snap_restore(struct objstore *os, const char *name, const char *before,
 	b = os_snap_node(os, (unsigned)slot);
 	memset(b, 0, sizeof(*b));
 	memcpy(b->name, before, strlen(before));
-	b->epoch = os->sb->committed_epoch;
+	b->epoch = os->epoch;
 	b->time_ns = time_ns;
 	b->gen = a->table_gen;
 	b->parent = (uint16_t)(target + 1);

@@ -501,7 +501,12 @@ int heap_init(const struct nvm *nvm)
 	exempt_capture();
 	/* An epoch commits by the epoch store: its log written once (the NVM
 	 * write accounting's figures), and a wait more every millisecond is
-	 * nothing to a commit that pauses the machine anyway. */
+	 * nothing to a commit that pauses the machine anyway. So objstore's
+	 * sets (os_tx_set: the allocator's) are logged writes here, and
+	 * heap_log's callers stay undo: for the epoch's millisecond they read
+	 * back in place what they wrote (user pages through the MMU, kernel
+	 * objects through plain pointers), which bytes kept aside until the
+	 * commit would not show them. */
 	os_commit_by_redo(&kheap, false);
 	err = os_tx_begin(&kheap);
 	KASSERT(err == 0);

@@ -9,8 +9,8 @@
  *
  *   tx_alloc_64   os_tx_begin + os_alloc(64) + os_tx_commit
  *   tx_free_64    os_tx_begin + os_free (of one of those) + os_tx_commit
- *   tx_update_8   os_tx_begin + os_tx_log(8) + an 8-byte store + os_tx_commit
- *   tx_update_4k  the same for 4 KiB
+ *   tx_update_8   os_tx_begin + os_tx_set(8 bytes) + os_tx_commit
+ *   tx_update_4k  the same for 4 KiB (the bytes memset into a buffer first)
  *   open_empty    open + mmap the file + os_open, an empty heap (the median
  *                 of --opens opens per run)
  *   open_full     the same, a heap holding --big-objects blob objects
@@ -154,16 +154,18 @@ static void tx_free(struct objstore *os, const uint64_t *off, uint64_t n)
 	}
 }
 
-/* tx_update -- n transactions logging and rewriting `len` bytes at p */
+/* tx_update -- n transactions setting `len` bytes at p (os_tx_set) */
 static void tx_update(struct objstore *os, uint8_t *p, size_t len, uint64_t n)
 {
+	static uint8_t bytes[OS_PAGE_SIZE];
+
 	for (uint64_t i = 0; i < n; i++) {
 		check(os_tx_begin(os), "os_tx_begin");
-		check(os_tx_log(os, p, len), "os_tx_log");
 		if (len == 8)
-			*(volatile uint64_t *)p = i;
+			memcpy(bytes, &i, 8);
 		else
-			memset(p, (int)i, len);
+			memset(bytes, (int)i, len);
+		check(os_tx_set(os, p, bytes, len), "os_tx_set");
 		check(os_tx_commit(os), "os_tx_commit");
 	}
 }

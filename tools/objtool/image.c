@@ -372,6 +372,9 @@ int image_close(struct image *img)
 	bool wrote = img->base && img->opened &&
 		     (img->access == ACCESS_WRITE || img->access == ACCESS_REPAIR);
 
+	/* The chains committed by redo retired: the image left needs no replay. */
+	if (wrote && !img->os.in_tx)
+		os_settle(&img->os);
 	if (wrote && img->journal)
 		status = close_journal(img);
 	else if (wrote && msync(img->base, img->size, MS_SYNC) != 0)

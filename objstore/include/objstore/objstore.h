@@ -7,14 +7,17 @@
  * table below. The kernel, the host tool objtool, the crash simulator and
  * the benchmarks each supply their own platform.
  *
- * Consistency: every change happens inside a transaction. os_tx_log()
- * saves a range's old bytes in the persistent undo log (and makes them
- * durable) before the caller writes the range; os_tx_commit() flushes what
- * the transaction wrote, then advances the superblock's committed epoch
- * with one 8-byte store -- or, for a small transaction, writes the new
- * bytes of its ranges to the log with a commit record, all durable after
- * one wait, and lets the epoch store follow (os_commit_by_redo). Opening a
- * heap replays transactions committed so and rolls back one that did not
+ * Consistency: every change happens inside a transaction, made in one of
+ * two ways. os_tx_set() hands objstore the new bytes of a range, which it
+ * keeps aside and writes in place only once the transaction committed
+ * (read back meanwhile with os_tx_read()); os_tx_log() saves a range's old
+ * bytes in the persistent undo log (and makes them durable) before the
+ * caller writes the range in place. os_tx_commit() writes the new bytes of
+ * the transaction's ranges to the log with a commit record, all durable
+ * after one wait, then the deferred bytes in place (os_commit_by_redo) --
+ * or, for a large transaction, flushes what it wrote and advances the
+ * superblock's committed epoch with one 8-byte store. Opening a heap
+ * replays transactions committed by redo and rolls back one that did not
  * commit. The same log serves short transactions (objtool) and one long
  * transaction per checkpoint epoch (the kernel). A full log is -ERR_NOSPC,
  * which the caller answers by committing (or aborting) early.
@@ -51,6 +54,20 @@ struct os_platform {
  * platform's crc32c must equal (the kernel's self-test checks its CPU's) */
 uint32_t os_crc32c_reference(uint32_t crc, const void *p, size_t len);
 
+/* What a transaction may keep aside for os_tx_set: OS_TX_SETS_MAX sets of
+ * OS_TX_SET_BYTES bytes in all (a page and some metadata); a set past
+ * either is made the undo way (os_tx_set). */
+#define OS_TX_SETS_MAX 32u
+#define OS_TX_SET_BYTES 4608u
+
+/* One pending set: heap range [off, off+len), its new bytes at `at` in
+ * the handle's set_bytes. */
+struct os_tx_set {
+	uint64_t off;
+	uint32_t len;
+	uint32_t at;
+};
+
 /*
  * An open heap. Volatile: it lives in the caller's memory and is rebuilt
  * by os_open() at every power-on. Fields are private to objstore.
@@ -72,7 +89,9 @@ struct objstore {
 	bool redo_commits;             /* small transactions may commit by redo (os_commit_by_redo) */
 	uint64_t log_high_water;       /* largest log_tail seen since open */
 	uint32_t last_record_size;     /* bytes of the last record appended */
-	uint64_t tx_epoch;             /* committed_epoch + 1 while a transaction runs */
+	uint64_t epoch;                /* the last committed epoch; the superblock's lags it
+					* while chains committed by redo wait in the log (tx.c) */
+	uint64_t tx_epoch;             /* epoch + 1 while a transaction runs */
 	int64_t tx_wall_ns;            /* the mtime this transaction stamps (os_tx_wall_ns) */
 	bool tx_wall_read;             /* tx_wall_ns read from the clock in this transaction */
 	bool in_tx;
@@ -84,6 +103,14 @@ struct objstore {
 	bool pending;                  /* os_open_tentative: the rollback awaits confirm or retract */
 	uint64_t pending_epoch;        /* ... and the epoch its confirm stores */
 	uint8_t *pending_save;         /* the bytes it overwrote, or NULL */
+	/* the running transaction's pending sets (os_tx_set), in the order
+	 * they were made; their bytes in set_bytes. Volatile: written in
+	 * place at the commit, dropped by it and by an abort */
+	struct os_tx_set sets[OS_TX_SETS_MAX];
+	uint32_t set_count;
+	uint32_t set_bytes_used;
+	uint64_t set_reserve;          /* log bytes their records and the COMMIT record need */
+	uint8_t set_bytes[OS_TX_SET_BYTES];
 	/* the snapshot area (found by snapshot_area.c, the flags kept by
 	 * snapshot_capture.c); snap is NULL in a heap without one */
 	struct os_snap_area *snap;
@@ -174,6 +201,22 @@ int os_tx_begin(struct objstore *os);
  * -ERR_NOSPC when the log is full (nothing was logged) */
 int os_tx_log(struct objstore *os, const void *p, size_t len);
 
+/* os_tx_set -- make [dst, dst+len) (inside the heap) hold the `len` bytes
+ * at src when the transaction commits. With commits by redo on, the bytes
+ * are kept aside and written in place only after the commit point (no
+ * wait now; read them back with os_tx_read, not at dst); otherwise, or
+ * past what a transaction keeps aside (OS_TX_SETS_MAX, OS_TX_SET_BYTES),
+ * the range is logged (os_tx_log) and written at once. A later write of
+ * the range must be another os_tx_set, or an os_tx_log first (which
+ * writes the pending sets it overlaps in place, the undo way). -ERR_INVAL
+ * outside a transaction, -ERR_FAULT outside the heap's loggable ranges,
+ * -ERR_NOSPC when the log has no room for its record (nothing changed). */
+int os_tx_set(struct objstore *os, void *dst, const void *src, size_t len);
+
+/* os_tx_read -- copy [src, src+len) of the heap to dst as the running
+ * transaction sees it: the bytes in place with its pending sets over them */
+void os_tx_read(const struct objstore *os, void *dst, const void *src, size_t len);
+
 /* os_tx_wall_ns -- the wall time this transaction stamps as the mtime of
  * what it changes (format.h): the platform's clock at the first call in
  * the transaction, 0 without a clock */
@@ -184,13 +227,20 @@ int os_tx_commit(struct objstore *os);
 
 /* os_commit_by_redo -- whether small transactions may commit by redo: one
  * wait for write-backs instead of two, for twice the log writes of their
- * ranges (format.h). On by default; a handle that wants every commit to
- * write the log only once (the kernel's) turns it off. Recovery handles
- * both kinds whatever this says. */
+ * logged ranges (format.h), and whether os_tx_set keeps its bytes aside
+ * until the commit. On by default; a handle that wants every commit to
+ * write the log only once (the kernel's) turns it off, and its sets are
+ * logged writes. Recovery handles both kinds whatever this says. */
 void os_commit_by_redo(struct objstore *os, bool on);
 
-/* os_tx_abort -- undo everything the transaction did */
+/* os_tx_abort -- undo everything the transaction did (its pending sets
+ * are dropped: they were never written in place) */
 int os_tx_abort(struct objstore *os);
+
+/* os_settle -- retire the transactions committed by redo: their epoch
+ * store made durable (two fences), the log empty, so that the image needs
+ * no replay (a writer closing it). -ERR_BUSY while a transaction runs. */
+int os_settle(struct objstore *os);
 
 /* os_log_keep -- keep `bytes` of the log from every later call (until
  * changed): a call that would need them fails as on a full log
@@ -208,8 +258,8 @@ int os_store_durable(struct objstore *os, uint64_t *word, uint64_t value);
 
 /* os_tx_each_range -- call fn(ctx, off, len) with the heap range of every
  * record of the running transaction, UNDO and FRESH alike, in the order
- * they were logged (ranges may overlap and repeat); what the transaction
- * may have written. A transaction has at most log_size / OS_CACHE_LINE
+ * they were logged, then of every pending set (ranges may overlap and
+ * repeat); what the transaction may have written. A transaction has at most log_size / OS_CACHE_LINE
  * records (os_stats: each takes at least one cache line). -ERR_INVAL if
  * no transaction runs. */
 int os_tx_each_range(const struct objstore *os,
