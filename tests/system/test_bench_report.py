@@ -225,6 +225,11 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "| put: window / frames | 540.00x | - | - | - |" in text
     assert "| LS in a session (the request) | 2,100 us | 1,900 us – 2,500 us | 3 |" in text
     assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
+    # Issue 34's targets gathered at the top, each from its benchmark's run
+    assert text.index("## Issue 34's targets") < text.index("## objstore against PMDK")
+    assert "| objstore | `tx_alloc_64`, PMDK / objstore | 1.40x | >= 2x | missed |" in text
+    assert "| write path | commit pause at 1024 pages / bare | 0.54x | <= 2x | met |" in text
+    assert "| host link | put 64 MiB (MB/s) | 61.0 MB/s | >= 50 | met |" in text
     assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
             in text)
     assert "| getpid | 5000.0 ns | 2000.0 ns | 2.50x | 2.00x – 3.00x | <= 1x | **MISSED** |" in text
