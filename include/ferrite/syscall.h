@@ -448,9 +448,15 @@ struct fe_sysinfo {
 				     * the most epochs a host crash could have lost */
 	uint64_t pmem_copy_mean_ns; /* a group's copy into the journal, every CPU stopped */
 	uint64_t pmem_copy_max_ns;
+	/* The kernel lock (docs/processes.md, "Every CPU"); the fields above
+	 * are the fourth version (FE_SYSINFO_SIZE_4 bytes). Since this
+	 * power-on. */
+	uint64_t klock_held_ns[FE_MAX_CPUS]; /* time each CPU held the kernel lock */
+	uint64_t klock_wait_ns[FE_MAX_CPUS]; /* time each CPU waited for it, spinning or halted */
 };
 #define FE_SYSINFO_SIZE_1 200
 #define FE_SYSINFO_SIZE_2 360
 #define FE_SYSINFO_SIZE_3 440
+#define FE_SYSINFO_SIZE_4 544
 
 #endif

@@ -152,6 +152,7 @@ static void wait_halted(struct cpu *c, uint32_t ticket)
 void klock_enter(struct trap_frame *tf)
 {
 	struct cpu *c = cpu_self();
+	uint64_t asked = arch_cycles();
 	uint32_t ticket = __atomic_fetch_add(&lock.next, 1, __ATOMIC_RELAXED);
 	unsigned spins = 0;
 
@@ -166,6 +167,8 @@ void klock_enter(struct trap_frame *tf)
 		}
 	}
 	lock.holder = (int)c->index;
+	c->lock_taken_at = arch_cycles();
+	c->lock_wait_cycles += c->lock_taken_at - asked;
 	arch_run_deferred_interrupts();
 }
 
@@ -173,6 +176,7 @@ void klock_enter(struct trap_frame *tf)
 void klock_leave(void)
 {
 	KASSERT(klock_held());
+	cpu_self()->lock_held_cycles += arch_cycles() - cpu_self()->lock_taken_at;
 	lock.holder = -1;
 	__atomic_store_n(&lock.serving, lock.serving + 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -26,6 +26,9 @@ struct cpu {
 	struct trap_frame *entry_frame; /* the frame of its entry in progress; NULL at idle */
 	uint64_t parked;               /* the last stop it answered (smp_stop_others) */
 	bool lock_waiting;             /* halted waiting for the kernel lock: kick it */
+	uint64_t lock_taken_at;        /* TSC when it last took the kernel lock */
+	uint64_t lock_held_cycles;     /* TSC cycles it held the lock, this power-on */
+	uint64_t lock_wait_cycles;     /* TSC cycles it waited for the lock, this power-on */
 };
 
 extern struct cpu cpus[ARCH_MAX_CPUS];

@@ -154,6 +154,7 @@ static const struct call_kind kinds[LX_NR_LIMIT] = {
 	[LX_execve] = CALL(R_INT, A_PATH, A_PTR, A_PTR),
 	[LX_exit] = CALL(R_NONE, A_INT),
 	[LX_wait4] = CALL(R_INT, A_INT, A_PTR, A_HEX, A_PTR),
+	[LX_waitid] = CALL(R_INT, A_INT, A_INT, A_PTR, A_HEX, A_PTR),
 	[LX_kill] = CALL(R_INT, A_INT, A_INT),
 	[LX_uname] = CALL(R_INT, A_PTR),
 	[LX_fcntl] = CALL(R_FCNTL, A_INT, A_FCNTL),

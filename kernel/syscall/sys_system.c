@@ -146,6 +146,8 @@ _Static_assert(__builtin_offsetof(struct fe_sysinfo, cache_pages_max) == FE_SYSI
 	       "the second version of struct fe_sysinfo ends where the cache's figures begin");
 _Static_assert(__builtin_offsetof(struct fe_sysinfo, pmem_mode) == FE_SYSINFO_SIZE_3,
 	       "the third version ends where the flush figures begin");
+_Static_assert(__builtin_offsetof(struct fe_sysinfo, klock_held_ns) == FE_SYSINFO_SIZE_4,
+	       "the fourth version ends where the kernel lock's figures begin");
 _Static_assert(FE_MAX_CPUS == ARCH_MAX_CPUS, "one CPU limit");
 
 /* sysinfo_size -- the bytes of struct fe_sysinfo the caller knows: it
@@ -153,7 +155,7 @@ _Static_assert(FE_MAX_CPUS == ARCH_MAX_CPUS, "one CPU limit");
 static uint64_t sysinfo_size(uint64_t asked)
 {
 	if (asked == sizeof(struct fe_sysinfo) || asked == FE_SYSINFO_SIZE_2 ||
-	    asked == FE_SYSINFO_SIZE_3)
+	    asked == FE_SYSINFO_SIZE_3 || asked == FE_SYSINFO_SIZE_4)
 		return asked;
 	return FE_SYSINFO_SIZE_1;
 }

@@ -502,6 +502,10 @@ void sched_cpu_figures(struct fe_sysinfo *info)
 
 		info->cpu_busy_ns[i] = c->busy_ns +
 				       (c->running >= 0 ? now - c->run_start_ns : 0);
+		/* This CPU holds the lock now: its hold so far counts. */
+		info->klock_held_ns[i] = time_cycles_to_ns(c->lock_held_cycles +
+			(klock_held() && c == cpu_self() ? arch_cycles() - c->lock_taken_at : 0));
+		info->klock_wait_ns[i] = time_cycles_to_ns(c->lock_wait_cycles);
 	}
 }
 

@@ -100,6 +100,15 @@ def write_fixture(directory, linux=True):
     for ckpt, values in ((0, [400, 410, 420]), (1000, [440, 450, 460])):
         smp.add("overhead", "2 CPUs ckpt=%d" % ckpt, "cycles/op", "tcg", values, cpus=2,
                 ckpt=ckpt, label="2 CPUs, a spin busy on the other")
+    smp.figure("threads", "Two writer threads of one process on 1 CPU and on 2",
+               "ckptbench threads")
+    for cpus, ms, held, waited in ((1, [200, 210, 190], [9.0, 9.5, 8.5], [0.0, 0.1, 0.0]),
+                                   (2, [110, 120, 100], [8.0, 8.5, 7.5], [4.0, 5.0, 3.0])):
+        smp.add("threads", "%d CPU(s)" % cpus, "ms", "tcg", ms, cpus=cpus)
+        smp.add("threads", "%d CPU(s): kernel lock held" % cpus, "ms", "tcg", held, cpus=cpus,
+                part="lock held")
+        smp.add("threads", "%d CPU(s): kernel lock waited for" % cpus, "ms", "tcg", waited,
+                cpus=cpus, part="lock waited")
     smp.write(directory)
 
     link = Results("link", "The host link: bulk transfers and latency")
@@ -209,10 +218,18 @@ def test_report_has_every_section_table_and_plot(tmp_path):
             "10.0 us – 30.0 us | 67.0 us | 65 |" in text)
     assert ("| 2 CPUs, a spin busy on the other | 410 | 400 – 420 | 450 | 440 – 460 | +9.8 % |"
             in text)
+    assert "| two writer threads | 200 ms | 190 ms – 210 ms | 110 ms | 100 ms – 120 ms | 1.82x |" in text
+    assert ("| the kernel lock waited for, every CPU | 0 ms | 0 ms – 0 ms | 4 ms | 3 ms – 5 ms | - |"
+            in text)
     assert "| put 64 MiB (MB/s) | 61.0 MB/s | 58.5 MB/s – 63.2 MB/s | >= 50 | met |" in text
     assert "| put: window / frames | 540.00x | - | - | - |" in text
     assert "| LS in a session (the request) | 2,100 us | 1,900 us – 2,500 us | 3 |" in text
     assert "takes 5.300 s to its first line, 17x Ferrite's 0.310 s" in text
+    # Issue 34's targets gathered at the top, each from its benchmark's run
+    assert text.index("## Issue 34's targets") < text.index("## objstore against PMDK")
+    assert "| objstore | `tx_alloc_64`, PMDK / objstore | 1.40x | >= 2x | missed |" in text
+    assert "| write path | commit pause at 1024 pages / bare | 0.54x | <= 2x | met |" in text
+    assert "| host link | put 64 MiB (MB/s) | 61.0 MB/s | >= 50 | met |" in text
     assert ("| genesis | 45.7 | 4,336,482 | 0x100 (superblock (committed epoch)), 18 |"
             in text)
     assert "| getpid | 5000.0 ns | 2000.0 ns | 2.50x | 2.00x – 3.00x | <= 1x | **MISSED** |" in text

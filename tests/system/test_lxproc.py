@@ -78,6 +78,15 @@ def test_processes_as_on_the_host(lxproc, program):
     assert (FAULT_LINE.sub("", out), status) == want
 
 
+def test_trace_shows_waitid(lxproc):
+    """trace of procs: its waitid(P_PID, pid, &info, WEXITED) with each
+    argument (P_PID is 1, WEXITED 4; glibc passes no rusage)."""
+    m, work = lxproc
+    out, status = ferrite_run(m, ["trace", "procs-glibc", "/bin/busybox", "s-trace"])
+    assert status == 0, out
+    assert re.search(r"^waitid\(1, \d+, 0x[0-9a-f]+, 0x4, NULL\) += 0$", out, re.M), out
+
+
 @pytest.mark.parametrize("line", SH_LINES)
 def test_busybox_sh_forks_as_on_the_host(lxproc, line):
     m, work = lxproc

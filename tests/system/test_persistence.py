@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from ferrite import PROMPT, ROOT, command, run, run_launcher, traced_session
+from ferrite import PROMPT, ROOT, command, run_launcher, traced_session
 from powercut import LineChecker, Program, counter, program_text
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "nvmtrace"))

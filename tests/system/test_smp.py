@@ -68,6 +68,11 @@ def test_two_programs_compute_on_two_cpus(machines, image):
     assert sums == [alone, alone], m.output[-600:]
     cpus, busy = cpu_figures(m)
     assert cpus == 2 and all(b > 0 for b in busy), (busy, m.output[-600:])
+    # Both ran kernel code (each took the lock at least to start its spin).
+    held = [float(h) for h in re.findall(r" cpu\d+ ([\d.]+)/[\d.]+", run(
+        m, "stats", r"kernel lock since power-on, us held/waited:((?: cpu\d+ [\d.]+/[\d.]+)+)\n"
+    ).group(1))]
+    assert len(held) == 2 and all(h > 0 for h in held), (held, m.output[-600:])
 
 
 def test_output_is_seen_beside_a_busy_cpu(machines, image):

@@ -28,7 +28,9 @@
  *                      random 8-byte writes over its own half of MIB
  *                      (default 64) MiB of mapped anonymous memory
  *                      (touched once beforehand): the guest time from the
- *                      start of both to the end of the last, in ms
+ *                      start of both to the end of the last, in ms, and
+ *                      how long every CPU held and waited for the kernel
+ *                      lock meanwhile (sysinfo)
  *   ckptbench malloc [OPS]
  *                      OPS (default MALLOC_OPS) malloc/free pairs of
  *                      16..1039 bytes, a pool of MALLOC_LIVE blocks live,
@@ -41,6 +43,7 @@
  *              TOTAL_NS ns (MIN..MAX ns)        (one line; more than one CPU)
  *   ckptbench: write|malloc CYCLES cycles/op (OPS ops)
  *   ckptbench: threads 2 MS ms (OPS ops each, MIB MiB)
+ *   ckptbench: kernel lock HELD us held, WAITED us waited (...)
  * Cycles are the TSC's, read in user mode; compare ckpt=1000 with ckpt=0
  * on the same machine (tests/bench/run-ckpt-bench prints the slowdown).
  */
@@ -236,9 +239,14 @@ static void bench_threads(unsigned ops, unsigned mib)
 		{p, bytes / 16, ops},
 		{p + bytes / 16, bytes / 16, ops},
 	};
-	uint64_t t0 = fe_now();
+	struct fe_sysinfo before, after;
+	uint64_t t0, held = 0, waited = 0;
 	int64_t status;
-	long tid = fe_thread_start(write_half, &w[1]);
+	long tid;
+
+	sysinfo(&before);
+	t0 = fe_now();
+	tid = fe_thread_start(write_half, &w[1]);
 
 	if (tid < 0) {
 		fe_perror("ckptbench: thread", tid);
@@ -248,6 +256,13 @@ static void bench_threads(unsigned ops, unsigned mib)
 	fe_thread_wait(tid, &status);
 	printf("ckptbench: threads 2 %lu ms (%u ops each, %u MiB)\n",
 	       (fe_now() - t0) / 1000000, ops, mib);
+	sysinfo(&after);
+	for (unsigned i = 0; i < after.cpus && i < FE_MAX_CPUS; i++) {
+		held += after.klock_held_ns[i] - before.klock_held_ns[i];
+		waited += after.klock_wait_ns[i] - before.klock_wait_ns[i];
+	}
+	printf("ckptbench: kernel lock %lu us held, %lu us waited (every CPU, while the threads ran)\n",
+	       held / 1000, waited / 1000);
 }
 
 /* bench_malloc -- `ops` malloc/free pairs over a pool of live blocks, each block written */

@@ -54,6 +54,11 @@ static void print_cpus(const struct fe_sysinfo *si)
 	if (si->cpus > 1)
 		out_printf("stopping the other cpus at a commit: last %s us, max %s us\n",
 			   us(si->stop_last_ns, a, sizeof(a)), us(si->stop_max_ns, b, sizeof(b)));
+	out_printf("kernel lock since power-on, us held/waited:");
+	for (uint64_t i = 0; i < si->cpus && i < FE_MAX_CPUS; i++)
+		out_printf(" cpu%lu %s/%s", i, us(si->klock_held_ns[i], a, sizeof(a)),
+			   us(si->klock_wait_ns[i], b, sizeof(b)));
+	out_printf("\n");
 }
 
 /* print_cache -- the DRAM cache's lines of `stats` */
