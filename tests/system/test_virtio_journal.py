@@ -28,10 +28,13 @@ def objtool(image, *args, rc=0):
 
 
 def osh(m, line, answer=PROMPT):
-    """Type `line` at osh's prompt; what it printed up to the next prompt."""
+    """Type `line` at osh's prompt; what it printed up to the next prompt.
+    The answer is looked for after the line's echo: a resumed osh draws
+    its prompt again when the first key comes, which is no answer."""
     start = len(m.output)
     m.send(line + "\n")
-    end = m.expect(answer, timeout=TIMEOUT, start=start).end()
+    echo = m.expect(re.escape(line) + r"\n", timeout=TIMEOUT, start=start).end()
+    end = m.expect(answer, timeout=TIMEOUT, start=echo).end()
     if answer != PROMPT:
         m.expect(PROMPT, timeout=TIMEOUT, start=end)
     return m.output[start:]
