@@ -244,17 +244,18 @@ static double bucket_ticks(int b)
 	return ((double)(b - octave * SUB_BUCKETS) + 0.5) * (double)(1ULL << octave);
 }
 
-/* rank -- the latency (ticks) at fraction p of the n counted, by the nearest rank */
-static double rank(const uint64_t *histogram, long n, double p)
+/* rank -- the latency (ticks) at fraction p of the n counted, by the
+ * nearest rank; no more than the longest */
+static double rank(const uint64_t *histogram, long n, double p, uint64_t longest)
 {
 	long want = (long)(p * (double)n + 0.999999), seen = 0;
 
 	for (int b = 0; b < BUCKETS; b++) {
 		seen += (long)histogram[b];
 		if (seen >= want)
-			return bucket_ticks(b);
+			return bucket_ticks(b) < (double)longest ? bucket_ticks(b) : (double)longest;
 	}
-	return 0;
+	return (double)longest;
 }
 
 /* table_sum -- FNV-1a of every entry in order */
@@ -376,9 +377,9 @@ int main(int argc, char **argv)
 	printf("kvbench: ops %ld gets %ld sets %ld ns %lld ops/s %.0f p50 %.0f p99 %.0f p999 %.0f "
 	       "max %.0f table %016llx reads %016llx fsyncs %ld\n", o.ops, gets, o.ops - gets,
 	       (long long)took, (double)o.ops * 1e9 / (double)(took ? took : 1),
-	       rank(histogram, o.ops, 0.50) * ns_per_tick,
-	       rank(histogram, o.ops, 0.99) * ns_per_tick,
-	       rank(histogram, o.ops, 0.999) * ns_per_tick, (double)longest * ns_per_tick,
+	       rank(histogram, o.ops, 0.50, longest) * ns_per_tick,
+	       rank(histogram, o.ops, 0.99, longest) * ns_per_tick,
+	       rank(histogram, o.ops, 0.999, longest) * ns_per_tick, (double)longest * ns_per_tick,
 	       (unsigned long long)table_sum(&s, count), (unsigned long long)reads, s.fsyncs);
 	if (s.aof >= 0 && close(s.aof)) {
 		perror("kvbench: close of the AOF");
