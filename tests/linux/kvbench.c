@@ -5,6 +5,7 @@
  * "Ferrite on its peers' workload").
  *
  *   kvbench [--keys K] [--ops N] [--seed S] [--aof FILE [--fsync always|no]]
+ *           [--stalls US]
  *
  * The store: KEYS entries of a 16-byte key ("key:" and 12 digits) and a
  * 100-byte value, in one array, found through an open-addressing hash
@@ -41,7 +42,12 @@
  * buckets an octave: a quantile is known to 1/32, about 3 %, and the
  * histogram's few KiB are all the memory the timing writes, so that the
  * checkpoints see the store's pages alone), turned into ns by the run's
- * ticks per ns.
+ * ticks per ns. With --stalls US each operation that took longer than US
+ * microseconds (by the ticks per ns of the load) is also told as it
+ * happens -- a checkpoint's pause shows as one:
+ *
+ *   kvbench: stall of D us at op I, T ms into the run
+ *
  * Not clock_gettime for each: Ferrite has no vDSO, so there it is a system
  * call, which under TCG costs more than the operation it would time (the
  * figures would be the clock's, and unequal: Linux reads its clock in user
@@ -88,8 +94,16 @@ struct store {
 	long fsyncs;
 };
 
+struct run {
+	uint64_t histogram[BUCKETS];
+	uint64_t reads, longest;     /* longest: ticks */
+	long gets;
+	int64_t ns;
+	double ns_per_tick;          /* over the run */
+};
+
 struct options {
-	long keys, ops;
+	long keys, ops, stall_us;
 	uint64_t seed;
 	const char *aof;
 	int fsync_always;
@@ -279,6 +293,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->ops = atol(val);
 		else if (!strcmp(arg, "--seed"))
 			o->seed = strtoull(val, NULL, 0);
+		else if (!strcmp(arg, "--stalls"))
+			o->stall_us = atol(val);
 		else if (!strcmp(arg, "--aof"))
 			o->aof = val;
 		else if (!strcmp(arg, "--fsync") && !strcmp(val, "always"))
@@ -287,12 +303,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			goto usage;
 		i++;
 	}
-	if (o->keys > 0 && o->keys < (1L << 30) && o->ops > 0 && o->seed &&
+	if (o->keys > 0 && o->keys < (1L << 30) && o->ops > 0 && o->seed && o->stall_us >= 0 &&
 	    (o->aof || !o->fsync_always))
 		return 0;
 usage:
 	fprintf(stderr, "usage: kvbench [--keys K] [--ops N] [--seed S] "
-		"[--aof FILE [--fsync always|no]]\n");
+		"[--aof FILE [--fsync always|no]] [--stalls US]\n");
 	return -1;
 }
 
@@ -336,51 +352,69 @@ static int load(struct store *s, long keys, long *count)
 	return 0;
 }
 
+/* run -- the workload's operations, each timed into r; 0 or -1 */
+static int run(struct store *s, const struct options *o, double ns_per_tick, struct run *r)
+{
+	uint64_t state = o->seed, first, last, stall = (uint64_t)(o->stall_us * 1e3 / ns_per_tick);
+	int64_t start = now_ns();
+	char reply[VALUE_LEN];
+	long count = o->keys;        /* every key is in: no SET of the run inserts */
+
+	first = last = ticks();
+	for (long op = 1; op <= o->ops; op++) {
+		uint64_t draw = next_random(&state), t;
+		long k = (long)((draw >> 1) % (uint64_t)o->keys);
+
+		if (draw & 1) {
+			if (set(s, k, op, &count))
+				return -1;
+		} else {
+			r->reads += get(s, k, reply);
+			r->gets++;
+		}
+		t = ticks();
+		r->histogram[bucket(t - last)]++;
+		if (t - last > r->longest)
+			r->longest = t - last;
+		if (o->stall_us && t - last > stall)
+			fprintf(stderr, "kvbench: stall of %.0f us at op %ld, %.0f ms into the run\n",
+				(double)(t - last) * ns_per_tick / 1e3, op,
+				(double)(t - first) * ns_per_tick / 1e6);
+		last = t;
+	}
+	r->ns = now_ns() - start;
+	r->ns_per_tick = (double)r->ns / (double)(last - first ? last - first : 1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	static struct run r;
 	struct options o;
 	struct store s;
-	static uint64_t histogram[BUCKETS];
-	uint64_t state, reads = 0, first, last, longest = 0;
-	int64_t start, took;
-	double ns_per_tick;
-	long count = 0, gets = 0;
-	char reply[VALUE_LEN];
+	long count = 0;
+	uint64_t load_ticks;
+	int64_t load_ns;
 
 	if (parse_options(argc, argv, &o) || open_store(&s, &o))
 		return 2;
+	load_ns = now_ns();
+	load_ticks = ticks();
 	if (load(&s, o.keys, &count))
 		return 1;
+	load_ticks = ticks() - load_ticks;
+	load_ns = now_ns() - load_ns;
 	s.fsync_always = o.fsync_always;
-	state = o.seed;
-	start = now_ns();
-	first = last = ticks();
-	for (long op = 1; op <= o.ops; op++) {
-		uint64_t r = next_random(&state), t;
-		long k = (long)((r >> 1) % (uint64_t)o.keys);
-
-		if (r & 1) {
-			if (set(&s, k, op, &count))
-				return 1;
-		} else {
-			reads += get(&s, k, reply);
-			gets++;
-		}
-		t = ticks();
-		histogram[bucket(t - last)]++;
-		if (t - last > longest)
-			longest = t - last;
-		last = t;
-	}
-	took = now_ns() - start;
-	ns_per_tick = (double)took / (double)(last - first ? last - first : 1);
+	if (run(&s, &o, (double)load_ns / (double)(load_ticks ? load_ticks : 1), &r))
+		return 1;
 	printf("kvbench: ops %ld gets %ld sets %ld ns %lld ops/s %.0f p50 %.0f p99 %.0f p999 %.0f "
-	       "max %.0f table %016llx reads %016llx fsyncs %ld\n", o.ops, gets, o.ops - gets,
-	       (long long)took, (double)o.ops * 1e9 / (double)(took ? took : 1),
-	       rank(histogram, o.ops, 0.50, longest) * ns_per_tick,
-	       rank(histogram, o.ops, 0.99, longest) * ns_per_tick,
-	       rank(histogram, o.ops, 0.999, longest) * ns_per_tick, (double)longest * ns_per_tick,
-	       (unsigned long long)table_sum(&s, count), (unsigned long long)reads, s.fsyncs);
+	       "max %.0f table %016llx reads %016llx fsyncs %ld\n", o.ops, r.gets, o.ops - r.gets,
+	       (long long)r.ns, (double)o.ops * 1e9 / (double)(r.ns ? r.ns : 1),
+	       rank(r.histogram, o.ops, 0.50, r.longest) * r.ns_per_tick,
+	       rank(r.histogram, o.ops, 0.99, r.longest) * r.ns_per_tick,
+	       rank(r.histogram, o.ops, 0.999, r.longest) * r.ns_per_tick,
+	       (double)r.longest * r.ns_per_tick, (unsigned long long)table_sum(&s, count),
+	       (unsigned long long)r.reads, s.fsyncs);
 	if (s.aof >= 0 && close(s.aof)) {
 		perror("kvbench: close of the AOF");
 		return 1;
