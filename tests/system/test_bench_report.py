@@ -147,11 +147,13 @@ def write_fixture(directory, linux=True):
     peers.add("periods", "ckpt=1000", "ops/s", "tcg", [730000.0, 700000.0, 760000.0],
               setting="ckpt=1000", period_ms=1, cost=31.5, cost_lo=28.0, cost_hi=40.25,
               p99=6.2, p99_ratio=3.4, linux_ratio=700.0, linux_lo=650.0, linux_hi=720.0,
-              commits_per_s=12.25, pages_per_s=13672.0, interval_ms=16.3)
+              commits_per_s=12.25, pages_per_s=13672.0, interval_ms=16.3, stalls=2,
+              stall_ms=430.4, longest_ms=262.1)
     peers.add("periods", "nopersist", "ops/s", "tcg", [1080000.0, 1000000.0, 1100000.0],
               setting="nopersist", period_ms=None, cost=0.0, cost_lo=0.0, cost_hi=0.0,
               p99=1.8, p99_ratio=1.0, linux_ratio=1040.0, linux_lo=1000.0, linux_hi=1100.0,
-              commits_per_s=11.9, pages_per_s=None, interval_ms=None)
+              commits_per_s=11.9, pages_per_s=None, interval_ms=None, stalls=0,
+              stall_ms=0, longest_ms=0.2)
     peers.figure("throughput", "kvbench's throughput", "in-process")
     peers.figure("latency", "kvbench's latency quantiles", "the TSC")
     for side, config, ops, speed, quantiles in (
@@ -254,9 +256,10 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert ("| Ferrite at 1 ms against Linux's fsync always | 700.00x | 650.00x – 720.00x | "
             ">= 5x | met |" in text)
     assert ("| ckpt=1000 | 730,000 | 31.5 % | 28.0 – 40.2 % | 6.2 us | 3.40x | 700.00x | "
-            "650.00x – 720.00x | 12.2 | 13,672 | 16.3 ms |" in text)
+            "650.00x – 720.00x | 12.2 | 13,672 | 16.3 ms | 2, 430 ms in all, the longest "
+            "262 ms |" in text)
     assert ("| nopersist | 1,080,000 | 0.0 % | 0.0 – 0.0 % | 1.8 us | 1.00x | 1040.00x | "
-            "1000.00x – 1100.00x | 11.9 | - | - |" in text)
+            "1000.00x – 1100.00x | 11.9 | - | - | 0, 0 ms in all, the longest 0 ms |" in text)
     assert ("| ferrite ckpt=1000 | 2,000,000 | 730,000 | 0.8 us | 6.2 us | 22.2 us | 74,341 us |"
             in text)
     assert ("| linux fsync always | 2,000 | 1,035 | 1,330 us | 4,068 us | 4,100 us | 4,185 us |"
