@@ -5,7 +5,7 @@
  * "Ferrite on its peers' workload").
  *
  *   kvbench [--keys K] [--ops N] [--seed S] [--aof FILE [--fsync always|no]]
- *           [--stalls US]
+ *           [--stalls US] [--serve]
  *
  * The store: KEYS entries of a 16-byte key ("key:" and 12 digits) and a
  * 100-byte value, in one array, found through an open-addressing hash
@@ -47,6 +47,13 @@
  * happens -- a checkpoint's pause shows as one:
  *
  *   kvbench: stall of D us at op I, T ms into the run
+ *
+ * With --serve, after the load, the store answers requests read from its
+ * standard input instead of running the workload, a line each: `GET K`
+ * prints the value of key number K, `SET K` gives it a new value and
+ * prints OK, anything else ERR; it ends at the end of the input. A client
+ * outside the machine times the replies (tests/bench/run-peers-bench: the
+ * output commit, which holds a reply until the commit after it).
  *
  * Not clock_gettime for each: Ferrite has no vDSO, so there it is a system
  * call, which under TCG costs more than the operation it would time (the
@@ -106,7 +113,7 @@ struct options {
 	long keys, ops, stall_us;
 	uint64_t seed;
 	const char *aof;
-	int fsync_always;
+	int fsync_always, serve;
 };
 
 /* now_ns -- CLOCK_MONOTONIC in ns */
@@ -285,6 +292,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (!strcmp(arg, "--serve")) {
+			o->serve = 1;
+			continue;
+		}
 		if (!val)
 			goto usage;
 		if (!strcmp(arg, "--keys"))
@@ -308,7 +319,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return 0;
 usage:
 	fprintf(stderr, "usage: kvbench [--keys K] [--ops N] [--seed S] "
-		"[--aof FILE [--fsync always|no]] [--stalls US]\n");
+		"[--aof FILE [--fsync always|no]] [--stalls US] [--serve]\n");
 	return -1;
 }
 
@@ -387,6 +398,29 @@ static int run(struct store *s, const struct options *o, double ns_per_tick, str
 	return 0;
 }
 
+/* serve -- answer GET K and SET K lines from standard input until its end; 0 or -1 */
+static int serve(struct store *s, long keys)
+{
+	char line[64], reply[VALUE_LEN];
+	long count = keys, requests = 0, k;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		requests++;
+		if (sscanf(line, "GET %ld", &k) == 1 && k >= 0 && k < keys) {
+			get(s, k, reply);
+			printf("%.*s\n", VALUE_LEN, reply);
+		} else if (sscanf(line, "SET %ld", &k) == 1 && k >= 0 && k < keys) {
+			if (set(s, k, requests, &count))
+				return -1;
+			printf("OK\n");
+		} else {
+			printf("ERR\n");
+		}
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct run r;
@@ -405,6 +439,8 @@ int main(int argc, char **argv)
 	load_ticks = ticks() - load_ticks;
 	load_ns = now_ns() - load_ns;
 	s.fsync_always = o.fsync_always;
+	if (o.serve)
+		return serve(&s, o.keys) ? 1 : 0;
 	if (run(&s, &o, (double)load_ns / (double)(load_ticks ? load_ticks : 1), &r))
 		return 1;
 	printf("kvbench: ops %ld gets %ld sets %ld ns %lld ops/s %.0f p50 %.0f p99 %.0f p999 %.0f "
