@@ -166,6 +166,12 @@ def write_fixture(directory, linux=True):
         for q, v in zip(("p50", "p99", "p99.9", "max"), quantiles):
             peers.add("latency", "%s: %s %s" % (side, config, q), "us", "tcg", [v, v, v],
                       side=side, config=config, quantile=q)
+    peers.figure("replies", "A reply leaving the machine", "the host's clock")
+    for neighbour, trips in (("none", [1.2, 1.0, 6.5]), ("spin", [26.3, 20.0, 130.5])):
+        peers.add("replies", "ckpt=1000, beside " + neighbour, "ms", "tcg", trips,
+                  setting="ckpt=1000", neighbour=neighbour)
+    peers.add("replies", "ckpt=50000, beside spin", "ms", "tcg", [51.0, 50.2, 56.1],
+              setting="ckpt=50000", neighbour="spin")
     peers.write(directory)
 
     pmem = Results("pmem", "virtio-pmem against the NVDIMM")
@@ -264,6 +270,9 @@ def test_report_has_every_section_table_and_plot(tmp_path):
             in text)
     assert ("| linux fsync always | 2,000 | 1,035 | 1,330 us | 4,068 us | 4,100 us | 4,185 us |"
             in text)
+    assert ("| setting | beside none: median (max) | beside spin: median (max) |" in text)
+    assert "| ckpt=1000 | 1.2 ms (6.5 ms) | 26.3 ms (130.5 ms) |" in text
+    assert "| ckpt=50000 | - | 51.0 ms (56.1 ms) |" in text
     assert "Not run" not in text
     for plot in PLOTS:
         svg = (plots / plot).read_text()
