@@ -65,9 +65,15 @@
  *            table T reads U fsyncs F
  *
  * (on one line): NS the run's time, R = N / NS, the latencies in ns by the
- * nearest rank (D exact), T the FNV-1a of every entry in order (the same on any
- * machine for the same K, N and S: what the tests compare with the
- * host's), U the sum of what the GETs read, F the run's fdatasyncs.
+ * nearest rank (D exact), T the FNV-1a of every entry in order (the same
+ * on any machine for the same K, N and S: what the tests compare with the
+ * host's), U the sum of what the GETs read, F the run's fdatasyncs. Then
+ * where the run's time went, by how long its operations took:
+ *
+ *   kvbench: ms in operations under 10 us A, 10-100 us B, 0.1-1 ms C,
+ *            1-10 ms D, 10 ms or more E
+ *
+ * (on one line; from the histogram, each bucket at its middle).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -421,6 +427,25 @@ static int serve(struct store *s, long keys)
 	return 0;
 }
 
+/* print_time_by_length -- the run's time in its operations, a decade of
+ * their length at a time */
+static void print_time_by_length(const struct run *r)
+{
+	static const double ends_us[] = {10, 100, 1000, 10000, 1e300};
+	double ms[5] = {0};
+	int decade = 0;
+
+	for (int b = 0; b < BUCKETS; b++) {
+		double ns = bucket_ticks(b) * r->ns_per_tick;
+
+		while (ns >= ends_us[decade] * 1e3)
+			decade++;
+		ms[decade] += (double)r->histogram[b] * ns / 1e6;
+	}
+	printf("kvbench: ms in operations under 10 us %.1f, 10-100 us %.1f, 0.1-1 ms %.1f, "
+	       "1-10 ms %.1f, 10 ms or more %.1f\n", ms[0], ms[1], ms[2], ms[3], ms[4]);
+}
+
 int main(int argc, char **argv)
 {
 	static struct run r;
@@ -451,6 +476,7 @@ int main(int argc, char **argv)
 	       rank(r.histogram, o.ops, 0.999, r.longest) * r.ns_per_tick,
 	       (double)r.longest * r.ns_per_tick, (unsigned long long)table_sum(&s, count),
 	       (unsigned long long)r.reads, s.fsyncs);
+	print_time_by_length(&r);
 	if (s.aof >= 0 && close(s.aof)) {
 		perror("kvbench: close of the AOF");
 		return 1;
