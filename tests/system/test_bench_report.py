@@ -166,6 +166,10 @@ def write_fixture(directory, linux=True):
         for q, v in zip(("p50", "p99", "p99.9", "max"), quantiles):
             peers.add("latency", "%s: %s %s" % (side, config, q), "us", "tcg", [v, v, v],
                       side=side, config=config, quantile=q)
+    peers.figure("by-length", "Where the run's time went", "kvbench's histogram")
+    for length, ms in (("under 10 us", [2000.0, 1900.0, 2100.0]), ("10 ms or more", [0, 0, 0])):
+        peers.add("by-length", "ferrite: ckpt=1000 " + length, "ms", "tcg", ms, side="ferrite",
+                  config="ckpt=1000", length=length)
     peers.figure("replies", "A reply leaving the machine", "the host's clock")
     for neighbour, trips in (("none", [1.2, 1.0, 6.5]), ("spin", [26.3, 20.0, 130.5])):
         peers.add("replies", "ckpt=1000, beside " + neighbour, "ms", "tcg", trips,
@@ -273,6 +277,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert ("| setting | beside none: median (max) | beside spin: median (max) |" in text)
     assert "| ckpt=1000 | 1.2 ms (6.5 ms) | 26.3 ms (130.5 ms) |" in text
     assert "| ckpt=50000 | - | 51.0 ms (56.1 ms) |" in text
+    assert "| configuration | under 10 us | 10 ms or more | in all |" in text
+    assert "| ferrite ckpt=1000 | 2,000.0 | 0.0 | 2,000.0 |" in text
     assert "Not run" not in text
     for plot in PLOTS:
         svg = (plots / plot).read_text()
