@@ -36,6 +36,13 @@
 #                         transactions (sqlbench) against ext4 on
 #                         virtio-blk, against issue 31's targets
 #                         (tests/bench/run-lxprog-bench)
+#   make bench-peers      Ferrite measured the way TreeSLS and Aurora measured
+#                         themselves: a Redis-like key-value store (kvbench)
+#                         at ckpt= 1, 5, 10 and 50 ms against nopersist, and
+#                         against the same binary in the Linux guest with its
+#                         append-only file fsynced on every write (ext4 on
+#                         virtio-blk), side by side, against issue 34's
+#                         targets (tests/bench/run-peers-bench)
 #   make bench-pmem       the heap on virtio-pmem against the NVDIMM, side
 #                         by side: the commit pause against dirty pages,
 #                         the checkpoint overhead, flushes a second, commits
@@ -83,7 +90,7 @@ BENCH_SNAPSHOT := $(BENCH_DIR)/bench_snapshot
 
 .PHONY: bench bench-objstore bench-objstore-bins bench-kernel bench-ckpt \
 	bench-boot bench-linux bench-report bench-deps nvm-stats bench-snapshot bench-smp \
-	bench-link bench-lxprog bench-pmem
+	bench-link bench-lxprog bench-pmem bench-peers
 
 # Each script writes build/bench/NAME.json; old ones go first, so that the
 # report shows this run only and says which benchmark did not run. A
@@ -99,11 +106,12 @@ BENCH_RUNS := \
 	"tests/bench/run-link-bench $(LINK_BENCH_ARGS)" \
 	"tests/bench/linux-boot-time" \
 	"tests/bench/run-lxprog-bench $(LXPROG_BENCH_ARGS)" \
+	"tests/bench/run-peers-bench $(PEERS_BENCH_ARGS)" \
 	"tests/bench/nvm-stats"
 
 bench: bench-deps
 	@$(MAKE) --no-print-directory all trace-kernel bench-objstore-bins $(BENCH_FILL_HEAP) \
-		$(BENCH_SNAPSHOT) $(BENCH_LXPROGS)
+		$(BENCH_SNAPSHOT) $(BENCH_LXPROGS) $(BENCH_KVBENCH)
 	@rm -f $(BENCH_DIR)/*.json
 	@start=$$(date +%s); status=0; \
 	for run in $(BENCH_RUNS); do \
@@ -130,6 +138,13 @@ BENCH_LXPROGS := $(BUILD)/linux/lxbench $(BUILD)/linux/sqlbench
 bench-lxprog: bench-deps
 	@$(MAKE) --no-print-directory all $(BENCH_LXPROGS)
 	@tests/bench/run-lxprog-bench $(LXPROG_BENCH_ARGS)
+
+# the key-value store run on both sides (tests/linux/linux.mk)
+BENCH_KVBENCH := $(BUILD)/linux/kvbench
+
+bench-peers: bench-deps
+	@$(MAKE) --no-print-directory all $(BENCH_KVBENCH)
+	@tests/bench/run-peers-bench $(PEERS_BENCH_ARGS)
 
 # the traced kernel and the plugin (tools/nvmtrace/nvmtrace.mk)
 nvm-stats: all trace-kernel

@@ -19,8 +19,14 @@ and its /init. QEMU runs with the machine Ferrite's launcher gives it (pc,
 -cpu max under TCG, 256 MiB, serial on stdio, no display, no default
 devices, the qboot firmware) but without an NVDIMM.
 
-Used by linux-boot-time (the boot's wall time) and run-lxprog-bench
-(Linux programs, side by side with Ferrite).
+A DiskGuest is that machine with a program's files in its initramfs and
+an ext4 disk on /mnt: a raw image made by the host's mkfs.ext4
+(e2fsprogs), on virtio-blk with QEMU's default cache=writeback, so that
+the guest's flush is the host's fdatasync.
+
+Used by linux-boot-time (the boot's wall time), run-lxprog-bench (Linux
+programs, side by side with Ferrite) and run-peers-bench (a key-value
+store, durable on every write).
 """
 
 import glob
@@ -49,6 +55,24 @@ MODULE_PATTERNS = ("./lib/modules/*/kernel/drivers/virtio/*",
                    "./lib/modules/*/kernel/fs/mbcache.ko*", "./lib/modules/*/kernel/lib/crc16.ko*",
                    "./lib/modules/*/kernel/crypto/crc32c_generic.ko*",
                    "./lib/modules/*/modules.builtin")
+
+
+# /init of a DiskGuest: busybox's applets, the modules, the disk on /mnt,
+# then a shell reading the console
+DISK_INIT = b"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /mnt
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $(cat /modules.list); do insmod /modules/$m.ko || echo "lxguest: insmod $m failed"; done
+mount -t ext4 /dev/vda /mnt || echo "lxguest: no ext4 on /dev/vda"
+echo "lxguest: mitigations: $(cd /sys/devices/system/cpu/vulnerabilities && grep -H . meltdown spectre_v2 | tr '\\n' ' ')"
+echo "lxguest: ready, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+exec sh -c 'cat /dev/console | sh'
+"""
+DISK_SIZE = 256 << 20
 
 
 def cpio_entry(name, mode, data=b"", rdev=(0, 0), ino=1):
@@ -337,3 +361,43 @@ class Guest:
             self.proc.kill()
         self.proc.wait()
         self._reader.join(5)
+
+
+class DiskGuest(Guest):
+    """The guest powered on with `files` ((name, bytes, executable) each) in
+    its initramfs, `modules` ([(name, bytes)], modules_in_order's) loaded,
+    and a fresh ext4 disk mounted on /mnt; its images in `work`. Exits the
+    script (saying why, as `who`) if a module or the disk failed."""
+
+    def __init__(self, kernel, modules, files, work, who, timeout):
+        os.makedirs(work, exist_ok=True)
+        initramfs = os.path.join(work, "initramfs.cpio")
+        disk = os.path.join(work, "ext4.img")
+        files = list(files) + [("modules.list", "".join(n + "\n" for n, _ in modules).encode(),
+                                False)]
+        files += [("modules/%s.ko" % n, ko, False) for n, ko in modules]
+        make_initramfs(initramfs, DISK_INIT, files)
+        if os.path.exists(disk):
+            os.unlink(disk)
+        with open(disk, "wb") as f:
+            f.truncate(DISK_SIZE)
+        r = subprocess.run(["mkfs.ext4", "-q", "-F", disk], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("%s: mkfs.ext4: %s" % (who, r.stderr))
+        super().__init__(qemu_command(kernel, initramfs, "tcg", extra=(
+            "-drive", "file=%s,if=none,id=disk,format=raw" % disk,
+            "-device", "virtio-blk-pci,drive=disk")))
+        ready = self.expect(rb"lxguest: ready, clocksource (\S+)\n", timeout)
+        failed = re.findall(rb"lxguest: [^\n]*failed|lxguest: no ext4[^\n]*", self.output)
+        if failed:
+            sys.exit("%s: the Linux guest: %s" % (who, failed))
+        self.clocksource = ready.group(1).decode()
+        found = re.search(rb"lxguest: mitigations: ([^\n]*)\n", self.output)
+        self.mitigations = found.group(1).decode().strip() if found else "unknown"
+
+
+def disk_guest_missing():
+    """None if a DiskGuest can be made here, else why not (busybox-static
+    or mkfs.ext4 missing)."""
+    return busybox_static() or (None if shutil.which("mkfs.ext4") else
+                                "no mkfs.ext4 (e2fsprogs; tools/deps.sh --bench)")

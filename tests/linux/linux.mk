@@ -24,6 +24,9 @@
 #                            (tests/bench/run-lxprog-bench; glibc, -pthread)
 #   build/linux/sqlbench     SQLite inserts, a transaction each, timed
 #                            in-process (Debian's libsqlite3.a; the same)
+#   build/linux/kvbench      a Redis-like key-value store and its workload,
+#                            each operation timed (tests/bench/run-peers-bench;
+#                            glibc)
 #
 # (glibc's static libraries warn that dlopen, which liblua's `require` of C
 # modules and libsqlite3's extensions could use, needs shared libraries at
@@ -32,7 +35,7 @@
 LINUX_DIR := $(BUILD)/linux
 LINUX_PROGRAMS := $(addprefix $(LINUX_DIR)/,hello-glibc hello-glibc-pie hello-musl hello-dynamic lua-repl sql \
 		  pipes-glibc pipes-musl signals-glibc signals-musl lxfuzz lxcount threads-glibc threads-musl \
-		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench \
+		  remap-glibc remap-musl locks meta-glibc meta-musl lxbench sqlbench kvbench \
 		  procs-glibc procs-musl)
 LINUX_LIBS := /usr/lib/x86_64-linux-gnu
 LINUX_CFLAGS := -O2 -Wall -Wextra -Werror
@@ -95,6 +98,9 @@ $(LINUX_DIR)/lxbench: tests/linux/lxbench.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -pthread -o $@ $<
 $(LINUX_DIR)/sqlbench: tests/linux/sqlbench.c | $(LINUX_DIR)/
 	gcc $(LINUX_CFLAGS) -static -o $@ $< $(LINUX_LIBS)/libsqlite3.a -lm
+
+$(LINUX_DIR)/kvbench: tests/linux/kvbench.c | $(LINUX_DIR)/
+	gcc $(LINUX_CFLAGS) -static -o $@ $<
 
 $(LINUX_DIR)/:
 	mkdir -p $@

@@ -146,6 +146,47 @@ def write_fixture(directory, linux=True):
                    what="getpid")
     lxprog.write(directory)
 
+    peers = Results("peers", "Ferrite on its peers' workload: a key-value store")
+    peers.figure("targets", "The targets of issue 34", "the ratio of the medians")
+    peers.add("targets", "the checkpoint's throughput cost at 1 ms, against nopersist", "%",
+              "tcg", runs=3, median=31.5, lo=28.0, hi=40.25, target="<= 10 %", result="MISSED")
+    peers.add("targets", "Ferrite at 1 ms against Linux's fsync always", "x", "tcg", runs=3,
+              median=700.0, lo=650.0, hi=720.0, target=">= 5x", result="met")
+    peers.figure("periods", "Ferrite at each checkpoint period", "kvbench")
+    peers.add("periods", "ckpt=1000", "ops/s", "tcg", [730000.0, 700000.0, 760000.0],
+              setting="ckpt=1000", period_ms=1, cost=31.5, cost_lo=28.0, cost_hi=40.25,
+              p99=6.2, p99_ratio=3.4, linux_ratio=700.0, linux_lo=650.0, linux_hi=720.0,
+              commits_per_s=12.25, pages_per_s=13672.0, interval_ms=16.3, stalls=2,
+              stall_ms=430.4, longest_ms=262.1)
+    peers.add("periods", "nopersist", "ops/s", "tcg", [1080000.0, 1000000.0, 1100000.0],
+              setting="nopersist", period_ms=None, cost=0.0, cost_lo=0.0, cost_hi=0.0,
+              p99=1.8, p99_ratio=1.0, linux_ratio=1040.0, linux_lo=1000.0, linux_hi=1100.0,
+              commits_per_s=11.9, pages_per_s=None, interval_ms=None, stalls=0,
+              stall_ms=0, longest_ms=0.2)
+    peers.figure("throughput", "kvbench's throughput", "in-process")
+    peers.figure("latency", "kvbench's latency quantiles", "the TSC")
+    for side, config, ops, speed, quantiles in (
+            ("ferrite", "ckpt=1000", 2000000, [730000.0, 700000.0, 760000.0],
+             (0.8, 6.2, 22.2, 74341.0)),
+            ("linux", "fsync always", 2000, [1035.0, 1000.0, 1100.0],
+             (1330.0, 4068.0, 4100.0, 4185.0))):
+        peers.add("throughput", "%s: %s" % (side, config), "ops/s", "tcg", speed, side=side,
+                  config=config, ops=ops)
+        for q, v in zip(("p50", "p99", "p99.9", "max"), quantiles):
+            peers.add("latency", "%s: %s %s" % (side, config, q), "us", "tcg", [v, v, v],
+                      side=side, config=config, quantile=q)
+    peers.figure("by-length", "Where the run's time went", "kvbench's histogram")
+    for length, ms in (("under 10 us", [2000.0, 1900.0, 2100.0]), ("10 ms or more", [0, 0, 0])):
+        peers.add("by-length", "ferrite: ckpt=1000 " + length, "ms", "tcg", ms, side="ferrite",
+                  config="ckpt=1000", length=length)
+    peers.figure("replies", "A reply leaving the machine", "the host's clock")
+    for neighbour, trips in (("none", [1.2, 1.0, 6.5]), ("spin", [26.3, 20.0, 130.5])):
+        peers.add("replies", "ckpt=1000, beside " + neighbour, "ms", "tcg", trips,
+                  setting="ckpt=1000", neighbour=neighbour)
+    peers.add("replies", "ckpt=50000, beside spin", "ms", "tcg", [51.0, 50.2, 56.1],
+              setting="ckpt=50000", neighbour="spin")
+    peers.write(directory)
+
     pmem = Results("pmem", "virtio-pmem against the NVDIMM")
     pmem.figure("pause", "Commit pause, virtio-pmem against the NVDIMM", "ckptbench pause",
                 x="dirty pages")
@@ -192,7 +233,8 @@ def test_report_has_every_section_table_and_plot(tmp_path):
                     "## Linux + busybox boot",
                     "## The host link: bulk transfers and latency (`make bench-link`)",
                     "## NVM write accounting (`make nvm-stats`)",
-                    "## Linux programs: Ferrite against Linux (`make bench-lxprog`)"):
+                    "## Linux programs: Ferrite against Linux (`make bench-lxprog`)",
+                    "## Ferrite on its peers' workload: a key-value store (`make bench-peers`)"):
         assert heading in text, heading
     # what was measured, where, median of how many runs, the spread
     assert "accelerator: tcg; median of 3 runs" in text
@@ -236,6 +278,24 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "| md5sum of 16 MiB | 550.0 ms | 500.0 ms | 1.10x | 1.00x – 1.15x | <= 1.2x | met |" in text
     assert "Missed: getpid." in text
     assert "| getpid | 5000.0 ns | 4000.0 ns – 6000.0 ns | 2000.0 ns | 1900.0 ns – 2100.0 ns |" in text
+    assert ("| the checkpoint's throughput cost at 1 ms, against nopersist | 31.5 % | "
+            "28.0 – 40.2 % | <= 10 % | **MISSED** |" in text)
+    assert ("| Ferrite at 1 ms against Linux's fsync always | 700.00x | 650.00x – 720.00x | "
+            ">= 5x | met |" in text)
+    assert ("| ckpt=1000 | 730,000 | 31.5 % | 28.0 – 40.2 % | 6.2 us | 3.40x | 700.00x | "
+            "650.00x – 720.00x | 12.2 | 13,672 | 16.3 ms | 2, 430 ms in all, the longest "
+            "262 ms |" in text)
+    assert ("| nopersist | 1,080,000 | 0.0 % | 0.0 – 0.0 % | 1.8 us | 1.00x | 1040.00x | "
+            "1000.00x – 1100.00x | 11.9 | - | - | 0, 0 ms in all, the longest 0 ms |" in text)
+    assert ("| ferrite ckpt=1000 | 2,000,000 | 730,000 | 0.8 us | 6.2 us | 22.2 us | 74,341 us |"
+            in text)
+    assert ("| linux fsync always | 2,000 | 1,035 | 1,330 us | 4,068 us | 4,100 us | 4,185 us |"
+            in text)
+    assert ("| setting | beside none: median (max) | beside spin: median (max) |" in text)
+    assert "| ckpt=1000 | 1.2 ms (6.5 ms) | 26.3 ms (130.5 ms) |" in text
+    assert "| ckpt=50000 | - | 51.0 ms (56.1 ms) |" in text
+    assert "| configuration | under 10 us | 10 ms or more | in all |" in text
+    assert "| ferrite ckpt=1000 | 2,000.0 | 0.0 | 2,000.0 |" in text
     assert "Not run" not in text
     for plot in PLOTS:
         svg = (plots / plot).read_text()

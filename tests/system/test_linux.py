@@ -53,6 +53,8 @@ REMAP = ("remap-glibc", "remap-musl")
 # record locks and flock between programs (tests/linux/locks.c)
 LOCKS = os.path.join(LINUX, "locks")
 KLXPIPE = H.F.layout("klxpipe")
+# the key-value store of make bench-peers (tests/linux/kvbench.c)
+KVBENCH = os.path.join(LINUX, "kvbench")
 # tests/linux/pipes.c, by each C library
 PIPES = ("pipes-glibc", "pipes-musl")
 # tests/linux/meta.c, by each C library
@@ -1145,6 +1147,43 @@ def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     m = machines(image=image)
     m.expect(r"ferrite: resumed", timeout=STEP)
     start = m.expect(r"%s  big\.bin\n" % want, timeout=STEP).start()
+    reply(m, "wait")                                # osh reports the job's end
+    assert re.search(r"\[\d+\] done, status 0\n", m.output[start:]), m.output
+    m.send("poweroff\n")
+    assert m.wait_exit(timeout=STEP) == 0
+    check_image(image)
+
+
+def kvbench_sums(args):
+    """The 'table T reads U' kvbench prints on the host for args."""
+    out = subprocess.run([KVBENCH] + args, capture_output=True, text=True, timeout=60).stdout
+    return re.search(r"table \w+ reads \w+", out).group(0)
+
+
+def test_kvbench_keeps_the_host_s_table_across_a_power_cut(machines, tmp_path):
+    """tests/linux/kvbench.c, the key-value store make bench-peers times:
+    its table and what its GETs read are the host's, under the log
+    checker; and a run cut by power in the middle goes on after the next
+    power-on to the host's table -- the store, its generator's state and
+    its histogram are the process's memory, kept by the checkpoints alone.
+    The cut comes once `ps` shows the run has had a second of CPU, about a
+    quarter of its work under TCG."""
+    image, m = linux_image(machines, tmp_path, {"bin/kvbench": KVBENCH})
+    args = ["--keys", "20000", "--ops", "100000"]
+    out, status = ferrite_run(m, ["kvbench"] + args)
+    assert status == 0 and kvbench_sums(args) in out, out
+    args = ["--keys", "20000", "--ops", "3000000"]
+    want = kvbench_sums(args)
+    m.send("kvbench %s &\n" % " ".join(args))
+    m.expect(r"\[\d+\] started", timeout=STEP)
+    for _ in range(200):
+        ps = reply(m, "ps")
+        row = re.search(r"^\s*\d+\s+\d+\s+\w+\s+(\d+)\s+\d+\s+kvbench$", ps, re.M)
+        assert row, "kvbench ended before the cut:\n" + m.output
+        if int(row.group(1)) > 0:
+            break
+    m = power_cycle(machines, m, image)
+    start = m.expect(r"kvbench: ops 3000000 .*%s" % want, timeout=STEP).start()
     reply(m, "wait")                                # osh reports the job's end
     assert re.search(r"\[\d+\] done, status 0\n", m.output[start:]), m.output
     m.send("poweroff\n")
