@@ -1113,6 +1113,17 @@ def test_sqlite_in_the_catalogue_and_a_transaction_across_a_power_cut(machines, 
     check_image(image)
 
 
+def until_it_has_run(m, name):
+    """Wait (200 looks at most) until `ps` shows background program `name`
+    charged a second of CPU; it must not have ended meanwhile."""
+    for _ in range(200):
+        ps = reply(m, "ps")
+        row = re.search(r"^\s*\d+\s+\d+\s+\w+\s+(\d+)\s+\d+\s+%s$" % name, ps, re.M)
+        assert row, "%s ended before the cut:\n%s" % (name, m.output)
+        if int(row.group(1)) > 0:
+            return
+
+
 def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     """busybox md5sum reading a 96 MiB object four times over, cut by power
     while it reads: it goes on after the next power-on from where it was
@@ -1137,12 +1148,7 @@ def test_md5sum_cut_in_the_middle_gives_the_host_s_sum(machines, tmp_path):
     m.expect(PROMPT, timeout=STEP)
     m.send("busybox md5sum big.bin big.bin big.bin big.bin &\n")
     m.expect(r"\[\d+\] started", timeout=STEP)
-    for _ in range(200):
-        ps = reply(m, "ps")
-        row = re.search(r"^\s*\d+\s+\d+\s+\w+\s+(\d+)\s+\d+\s+busybox$", ps, re.M)
-        assert row, "md5sum ended before the cut:\n" + m.output
-        if int(row.group(1)) > 0:
-            break
+    until_it_has_run(m, "busybox")
     m.power_cut()
     m = machines(image=image)
     m.expect(r"ferrite: resumed", timeout=STEP)
@@ -1176,12 +1182,7 @@ def test_kvbench_keeps_the_host_s_table_across_a_power_cut(machines, tmp_path):
     want = kvbench_sums(args)
     m.send("kvbench %s &\n" % " ".join(args))
     m.expect(r"\[\d+\] started", timeout=STEP)
-    for _ in range(200):
-        ps = reply(m, "ps")
-        row = re.search(r"^\s*\d+\s+\d+\s+\w+\s+(\d+)\s+\d+\s+kvbench$", ps, re.M)
-        assert row, "kvbench ended before the cut:\n" + m.output
-        if int(row.group(1)) > 0:
-            break
+    until_it_has_run(m, "kvbench")
     m = power_cycle(machines, m, image)
     start = m.expect(r"kvbench: ops 3000000 .*%s" % want, timeout=STEP).start()
     reply(m, "wait")                                # osh reports the job's end
