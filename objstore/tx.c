@@ -455,9 +455,9 @@ static bool redo_fits(const struct objstore *os)
 	}
 	for (uint32_t i = 0; i < os->set_count; i++)
 		need += os_log_record_size(OS_LOG_REDO, os->sets[i].len);
-	/* The room the sets reserved is part of what is free for this. */
-	return bytes <= OS_LOG_REDO_MAX &&
-	       os->log_size - os->log_tail >= need + os_snap_log_reserve(os) + os->log_kept;
+	/* The room the sets reserved (their records and the COMMIT record,
+	 * all counted in need) is part of what is free for this. */
+	return bytes <= OS_LOG_REDO_MAX && os_log_room(os, need - os->set_reserve) == 0;
 }
 
 /* append_redo -- a REDO record of `len` bytes for heap offset `off`,
